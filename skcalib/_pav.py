@@ -1,0 +1,341 @@
+"""The PAV kernel: one sort, tie pooling, pool-adjacent-violators.
+
+Everything in skcalib that needs isotonic regression, PAV-LLRs or the ROC
+convex hull calls :func:`pav_blocks` and derives its result from the returned
+:class:`BlockSummary` (SPEC §2). Functions here take clean arrays (float64
+scores, boolean labels, optional positive float64 weights) and do math only;
+validation lives in the public wrappers.
+
+How the O(n log n) part is kept to value sorts
+----------------------------------------------
+For unweighted data the two classes are value-sorted separately (``np.sort``
+is several times faster than ``np.argsort``), and only the minority class is
+located in the majority class with ``np.searchsorted``. The majority-class
+samples between two consecutive minority values form a *pure run*, which can
+be pooled into one point without changing the isotonic solution (adjacent
+points with equal labels always end up in the same block). The sequence handed
+to PAV therefore has at most ``2 * min(n_tar, n_non) + 1`` points. Weighted
+data take one ``np.argsort``.
+
+PAV proper runs in scipy's compiled ``isotonic_regression`` on that short
+sequence. Block totals are then re-summed exactly from the points, and any
+adjacent blocks whose exact ratios are not strictly increasing (equal ratios,
+or a rounding slip in the solver's running means) are pooled again; pooling
+adjacent violators in any order converges to the same unique solution, so
+this yields the canonical block partition: maximal runs of equal fitted value.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy.optimize import isotonic_regression
+
+__all__ = [
+    "BlockSummary",
+    "pav_points",
+    "pav_merge",
+    "pav_blocks",
+    "block_proba",
+    "block_llr",
+    "rocch_from_blocks",
+]
+
+
+class BlockSummary(NamedTuple):
+    """Ordered blocks of an isotonic (PAV) fit, or points before PAV.
+
+    Attributes
+    ----------
+    lo : ndarray of shape (n_blocks,)
+        Lowest score in each block.
+    hi : ndarray of shape (n_blocks,)
+        Highest score in each block.
+    tar : ndarray of shape (n_blocks,)
+        Total target weight in each block.
+    non : ndarray of shape (n_blocks,)
+        Total non-target weight in each block.
+    """
+
+    lo: np.ndarray
+    hi: np.ndarray
+    tar: np.ndarray
+    non: np.ndarray
+
+    def __len__(self) -> int:  # number of blocks, not of fields
+        return int(self.lo.shape[0])
+
+    @property
+    def n_blocks(self) -> int:
+        return int(self.lo.shape[0])
+
+
+def _run_starts(changed: np.ndarray) -> np.ndarray:
+    """Start indices of runs, given ``changed[i] = (x[i+1] != x[i])``."""
+    starts = np.empty(changed.shape[0] + 1, dtype=bool)
+    starts[0] = True
+    starts[1:] = changed
+    return np.flatnonzero(starts)
+
+
+def _pool(points: BlockSummary, starts: np.ndarray) -> BlockSummary:
+    """Pool the contiguous groups of points that begin at ``starts``."""
+    n = points.lo.shape[0]
+    if starts.shape[0] == n:
+        return points
+    ends = np.empty_like(starts)
+    ends[:-1] = starts[1:] - 1
+    ends[-1] = n - 1
+    return BlockSummary(
+        points.lo[starts],
+        points.hi[ends],
+        np.add.reduceat(points.tar, starts),
+        np.add.reduceat(points.non, starts),
+    )
+
+
+def _compress_pure_runs(points: BlockSummary) -> BlockSummary:
+    """Pool adjacent points that hold only targets, or only non-targets."""
+    if points.lo.shape[0] <= 1:
+        return points
+    kind = np.where(points.non == 0, 1, np.where(points.tar == 0, 0, 2))
+    changed = (kind[1:] != kind[:-1]) | (kind[1:] == 2)
+    return _pool(points, _run_starts(changed))
+
+
+def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
+    tar = scores[is_target]
+    non = scores[~is_target]
+    tar.sort()
+    non.sort()
+    # q: the minority class, located in b: the majority class.
+    q_is_tar = tar.shape[0] <= non.shape[0]
+    q, b = (tar, non) if q_is_tar else (non, tar)
+    if q.shape[0] == 0:
+        one = np.array([float(b.shape[0])])
+        zero = np.zeros(1)
+        counts = (zero, one) if q_is_tar else (one, zero)
+        return BlockSummary(b[:1].copy(), b[-1:].copy(), *counts)
+
+    q_starts = _run_starts(q[1:] != q[:-1])
+    uq = q[q_starts]
+    q_count = np.diff(np.append(q_starts, q.shape[0]))
+    left = np.searchsorted(b, uq, side="left")
+    right = np.searchsorted(b, uq, side="right")
+
+    m = uq.shape[0]
+    # Interleave: slot 2i is the pure run of b before minority value i, slot
+    # 2i+1 is the point at minority value i (with any b samples tied to it),
+    # slot 2m is the run after the last minority value.
+    gap_start = np.empty(m + 1, dtype=np.intp)
+    gap_start[0] = 0
+    gap_start[1:] = right
+    gap_end = np.empty(m + 1, dtype=np.intp)
+    gap_end[:-1] = left
+    gap_end[-1] = b.shape[0]
+    gap_count = gap_end - gap_start
+
+    size = 2 * m + 1
+    lo = np.empty(size)
+    hi = np.empty(size)
+    b_count = np.empty(size)
+    q_cnt = np.zeros(size)
+    lo[1::2] = uq
+    hi[1::2] = uq
+    b_count[1::2] = right - left
+    q_cnt[1::2] = q_count
+    last = b.shape[0] - 1
+    lo[0::2] = b[np.minimum(gap_start, last)]
+    hi[0::2] = b[np.clip(gap_end - 1, 0, last)]
+    b_count[0::2] = gap_count
+
+    keep = (gap_count > 0)
+    keep_all = np.ones(size, dtype=bool)
+    keep_all[0::2] = keep
+    lo, hi, b_count, q_cnt = lo[keep_all], hi[keep_all], b_count[keep_all], q_cnt[
+        keep_all
+    ]
+    if q_is_tar:
+        return BlockSummary(lo, hi, q_cnt, b_count)
+    return BlockSummary(lo, hi, b_count, q_cnt)
+
+
+def _points_weighted(
+    scores: np.ndarray, is_target: np.ndarray, sample_weight: np.ndarray
+) -> BlockSummary:
+    positive = sample_weight > 0
+    if not positive.all():
+        scores = scores[positive]
+        is_target = is_target[positive]
+        sample_weight = sample_weight[positive]
+    order = np.argsort(scores)
+    s = scores[order]
+    t = is_target[order]
+    w = sample_weight[order]
+    starts = _run_starts(s[1:] != s[:-1])
+    ends = np.empty_like(starts)
+    ends[:-1] = starts[1:] - 1
+    ends[-1] = s.shape[0] - 1
+    return BlockSummary(
+        s[starts],
+        s[ends],
+        np.add.reduceat(np.where(t, w, 0.0), starts),
+        np.add.reduceat(np.where(t, 0.0, w), starts),
+    )
+
+
+def pav_points(
+    scores: np.ndarray,
+    is_target: np.ndarray,
+    sample_weight: np.ndarray | None = None,
+) -> BlockSummary:
+    """Sort, pool ties and pure runs: the ordered points that PAV works on.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples,), float64
+        Scores; +/-inf allowed, NaN not.
+    is_target : ndarray of shape (n_samples,), bool
+    sample_weight : ndarray of shape (n_samples,) or None
+        Non-negative weights; zero-weight samples are dropped.
+
+    Returns
+    -------
+    points : BlockSummary
+        Points in increasing score order. Tied scores are always in one point.
+    """
+    if sample_weight is None:
+        points = _points_unweighted(scores, is_target)
+    else:
+        points = _points_weighted(scores, is_target, sample_weight)
+    return _compress_pure_runs(points)
+
+
+def pav_merge(points: BlockSummary) -> BlockSummary:
+    """PAV over an ordered sequence of points (or of blocks).
+
+    The input may be any sequence in increasing score order whose entries have
+    positive total weight, for instance the concatenated block summaries of
+    contiguous score ranges solved separately: PAV of those blocks equals PAV
+    of all the underlying samples.
+
+    Returns
+    -------
+    blocks : BlockSummary
+        The canonical blocks: block ratios ``tar / (tar + non)`` strictly
+        increase.
+    """
+    n = points.lo.shape[0]
+    if n <= 1:
+        return points
+    total = points.tar + points.non
+    result = isotonic_regression(points.tar / total, weights=total, increasing=True)
+    blocks = _pool(points, np.asarray(result.blocks[:-1], dtype=np.intp))
+    while blocks.lo.shape[0] > 1:
+        ratio = blocks.tar / (blocks.tar + blocks.non)
+        not_increasing = ratio[1:] <= ratio[:-1]
+        if not not_increasing.any():
+            break
+        blocks = _pool(blocks, _run_starts(~not_increasing))
+    return blocks
+
+
+def pav_blocks(
+    scores: np.ndarray,
+    is_target: np.ndarray,
+    sample_weight: np.ndarray | None = None,
+    *,
+    pseudo_count: float = 0.0,
+) -> BlockSummary:
+    """Block summary of the PAV (isotonic) fit of target fraction on score.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples,), float64
+        Scores; +/-inf allowed, NaN not. Higher favours the target class.
+    is_target : ndarray of shape (n_samples,), bool
+    sample_weight : ndarray of shape (n_samples,) or None
+        Non-negative weights; zero-weight samples are dropped before PAV.
+    pseudo_count : float, default=0.0
+        If positive, one virtual target and one virtual non-target, each of
+        this weight, are placed below every score and again above every score
+        before PAV (the rule of succession with ``pseudo_count=1``). A block
+        that holds only the virtual points has ``lo = hi = -inf`` (or
+        ``+inf``); a block that absorbed them keeps its real score range.
+
+    Returns
+    -------
+    blocks : BlockSummary
+        Blocks in increasing score order with strictly increasing target
+        fraction ``tar / (tar + non)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib._pav import pav_blocks
+    >>> s = np.array([0.1, 0.2, 0.3, 0.3, 0.4])
+    >>> y = np.array([False, True, False, True, True])
+    >>> b = pav_blocks(s, y)
+    >>> (b.tar / (b.tar + b.non)).round(3).tolist()
+    [0.0, 0.5, 1.0]
+    >>> b.lo.tolist(), b.hi.tolist()
+    ([0.1, 0.2, 0.4], [0.1, 0.3, 0.4])
+    """
+    points = pav_points(scores, is_target, sample_weight)
+    if pseudo_count > 0:
+        c = np.array([float(pseudo_count)])
+        low = BlockSummary(np.array([-np.inf]), np.array([-np.inf]), c, c)
+        high = BlockSummary(np.array([np.inf]), np.array([np.inf]), c, c)
+        points = BlockSummary(
+            *(np.concatenate(parts) for parts in zip(low, points, high))
+        )
+        blocks = pav_merge(points)
+        # A block that absorbed a virtual point keeps its real score range.
+        lo, hi = blocks.lo.copy(), blocks.hi.copy()
+        real_lo = points.lo[1]
+        real_hi = points.hi[-2]
+        if lo.shape[0] and lo[0] == -np.inf and hi[0] > -np.inf:
+            lo[0] = real_lo
+        if hi.shape[0] and hi[-1] == np.inf and lo[-1] < np.inf:
+            hi[-1] = real_hi
+        return BlockSummary(lo, hi, blocks.tar, blocks.non)
+    return pav_merge(points)
+
+
+def block_proba(blocks: BlockSummary) -> np.ndarray:
+    """PAV probability of each block, ``tar / (tar + non)``."""
+    return blocks.tar / (blocks.tar + blocks.non)
+
+
+def block_llr(blocks: BlockSummary, n_tar: float, n_non: float) -> np.ndarray:
+    """PAV-LLR of each block: ``log(tar/non) - log(n_tar/n_non)``.
+
+    Blocks without non-targets give ``+inf``, blocks without targets ``-inf``.
+    ``n_tar`` and ``n_non`` are the class totals of the *real* data (they set
+    the prior odds that the LLR removes).
+    """
+    with np.errstate(divide="ignore"):
+        return (np.log(blocks.tar) - np.log(blocks.non)) - (
+            np.log(n_tar) - np.log(n_non)
+        )
+
+
+def rocch_from_blocks(blocks: BlockSummary) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices of the ROC convex hull as ``(pmiss, pfa)``.
+
+    Vertex ``k`` is the operating point that rejects the ``k`` lowest blocks
+    and accepts the rest, from ``(0, 1)`` (accept all) to ``(1, 0)`` (reject
+    all). Segment ``b`` has slope ``(tar_b/n_tar) / (non_b/n_non)``.
+    """
+    n_blocks = blocks.tar.shape[0]
+    cum_tar = np.zeros(n_blocks + 1)
+    cum_non = np.zeros(n_blocks + 1)
+    np.cumsum(blocks.tar, out=cum_tar[1:])
+    np.cumsum(blocks.non, out=cum_non[1:])
+    n_tar, n_non = cum_tar[-1], cum_non[-1]
+    pmiss = cum_tar / n_tar
+    pfa = (n_non - cum_non) / n_non
+    pmiss[-1] = 1.0
+    pfa[-1] = 0.0
+    return pmiss, pfa

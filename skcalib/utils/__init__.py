@@ -1,0 +1,1 @@
+"""Internal utilities of skcalib (private API, no stability guarantee)."""

@@ -1,0 +1,27 @@
+"""The one module that imports scikit-learn's private API.
+
+Everything skcalib needs from ``sklearn.utils._*`` goes through here, so a
+scikit-learn release that moves a helper breaks one file, not the package.
+"""
+
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Hidden,
+    Interval,
+    Options,
+    StrOptions,
+    validate_params,
+)
+from sklearn.utils._tags import ClassifierTags
+from sklearn.utils.validation import validate_data
+
+__all__ = [
+    "ClassifierTags",
+    "HasMethods",
+    "Hidden",
+    "Interval",
+    "Options",
+    "StrOptions",
+    "validate_data",
+    "validate_params",
+]

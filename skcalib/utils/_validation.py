@@ -1,0 +1,190 @@
+"""Input validation shared by the metrics and the estimators.
+
+Kernels take clean float64 arrays; everything public validates here first so
+that bad input is a ``ValueError`` that names the argument, never a wrong
+answer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils import check_consistent_length, column_or_1d
+
+__all__ = [
+    "check_binary_target",
+    "check_scores",
+    "check_weights",
+    "check_metric_inputs",
+]
+
+
+def _is_implicit_binary(classes: np.ndarray) -> bool:
+    """Labels whose positive class is obvious: {0, 1}, {-1, 1} or booleans."""
+    if classes.dtype.kind == "b":
+        return True
+    if classes.dtype.kind in "iuf":
+        values = set(classes.tolist())
+        return values <= {0, 1} or values <= {-1, 1}
+    return False
+
+
+def check_binary_target(
+    y_true, *, pos_label=None, name: str = "y_true", require_both: bool = True
+) -> np.ndarray:
+    """Validate binary labels and return a boolean "is target" array.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Labels, any two distinct values.
+    pos_label : int, float, bool or str, default=None
+        The target (positive) label. May be omitted only for labels in
+        {0, 1}, {-1, 1} or booleans, as in scikit-learn.
+    name : str, default="y_true"
+        Argument name used in error messages.
+    require_both : bool, default=True
+        Whether both classes must be present.
+
+    Returns
+    -------
+    is_target : ndarray of shape (n_samples,), dtype=bool
+    """
+    y = column_or_1d(y_true, warn=False)
+    if y.shape[0] == 0:
+        raise ValueError(f"`{name}` is empty; at least one sample is required.")
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        raise ValueError(f"Input {name} contains NaN.")
+    try:
+        classes = np.unique(y)
+    except TypeError as exc:
+        raise ValueError(
+            f"`{name}` mixes label types that cannot be compared: {exc}"
+        ) from exc
+    if classes.shape[0] > 2:
+        raise ValueError(
+            f"`{name}` has {classes.shape[0]} classes ({_show(classes)}); "
+            "only binary targets are supported."
+        )
+    if pos_label is None:
+        if not _is_implicit_binary(classes):
+            raise ValueError(
+                f"`{name}` takes values in {{{_show(classes)}}} and `pos_label` is "
+                "not specified: either make y_true take values in {0, 1} or "
+                "{-1, 1} or pass pos_label explicitly."
+            )
+        pos_label = True if classes.dtype.kind == "b" else 1
+    elif classes.shape[0] == 2 and pos_label not in classes.tolist():
+        raise ValueError(
+            f"`pos_label`={pos_label!r} is not a valid label of `{name}`: "
+            f"it must be one of {{{_show(classes)}}}."
+        )
+    is_target = y == pos_label
+    if require_both:
+        n_tar = int(np.count_nonzero(is_target))
+        if n_tar == 0 or n_tar == y.shape[0]:
+            missing = "non-target" if n_tar else "target"
+            raise ValueError(
+                f"`{name}` contains only one class ({_show(classes)}); both target "
+                f"and non-target samples are required (no {missing} samples)."
+            )
+    return np.asarray(is_target, dtype=bool)
+
+
+def _show(classes: np.ndarray) -> str:
+    return ", ".join(repr(c) for c in classes.tolist()[:5]) + (
+        ", ..." if classes.shape[0] > 5 else ""
+    )
+
+
+def check_scores(x, *, name: str = "y_score", allow_inf: bool = True) -> np.ndarray:
+    """Validate a 1-D array of scores or LLRs as contiguous float64.
+
+    NaN is always a ``ValueError``; +/-inf only when ``allow_inf=False``.
+    """
+    try:
+        x = column_or_1d(x, warn=False)
+    except ValueError as exc:
+        raise ValueError(f"`{name}` must be 1-D: {exc}") from exc
+    if x.dtype.kind not in "biuf":
+        try:
+            x = x.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"`{name}` must be numeric; got dtype {x.dtype}.") from exc
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    if x.shape[0] == 0:
+        raise ValueError(f"`{name}` is empty; at least one sample is required.")
+    if np.isnan(x).any():
+        raise ValueError(f"Input {name} contains NaN.")
+    if not allow_inf and np.isinf(x).any():
+        raise ValueError(f"Input {name} contains infinity.")
+    return x
+
+
+def check_weights(sample_weight, n_samples: int, *, name: str = "sample_weight"):
+    """Validate sample weights; ``None`` stays ``None`` (the unweighted path).
+
+    Returns
+    -------
+    sample_weight : ndarray of shape (n_samples,), float64, or None
+    """
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight)
+    if w.ndim == 0:
+        w = np.full(n_samples, float(w))
+    try:
+        w = column_or_1d(w, warn=False).astype(np.float64, copy=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"`{name}` must be a 1-D array of numbers: {exc}") from exc
+    if w.shape[0] != n_samples:
+        raise ValueError(
+            f"`{name}`.shape == ({w.shape[0]},), expected ({n_samples},)! "
+            "Found input variables with inconsistent numbers of samples."
+        )
+    if not np.isfinite(w).all():
+        raise ValueError(f"`{name}` contains NaN or infinity.")
+    if (w < 0).any():
+        raise ValueError(f"Negative values in data passed to `{name}`.")
+    if not (w > 0).any():
+        raise ValueError(
+            "Sample weights must contain at least one non-zero number "
+            f"(`{name}` is all zero)."
+        )
+    return np.ascontiguousarray(w)
+
+
+def check_metric_inputs(
+    y_true,
+    y_score,
+    sample_weight=None,
+    *,
+    pos_label=None,
+    score_name: str = "y_score",
+    require_both: bool = True,
+):
+    """Validate ``(y_true, y_score, sample_weight)`` of a binary metric.
+
+    Returns
+    -------
+    is_target : ndarray of bool
+    scores : ndarray of float64 (may contain +/-inf)
+    sample_weight : ndarray of float64 or None
+    """
+    scores = check_scores(y_score, name=score_name)
+    is_target = check_binary_target(y_true, pos_label=pos_label, require_both=False)
+    check_consistent_length(is_target, scores)
+    w = check_weights(sample_weight, scores.shape[0])
+    if require_both:
+        if w is None:
+            n_tar = np.count_nonzero(is_target)
+            has_tar, has_non = n_tar > 0, n_tar < is_target.shape[0]
+        else:
+            has_tar = bool((w[is_target] > 0).any())
+            has_non = bool((w[~is_target] > 0).any())
+        if not (has_tar and has_non):
+            missing = "target" if not has_tar else "non-target"
+            raise ValueError(
+                f"`y_true` has no {missing} samples (with non-zero weight); both "
+                "target and non-target samples are required."
+            )
+    return is_target, scores, w
