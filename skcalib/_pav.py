@@ -150,12 +150,15 @@ def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummar
     hi[0::2] = b[np.clip(gap_end - 1, 0, last)]
     b_count[0::2] = gap_count
 
-    keep = (gap_count > 0)
+    keep = gap_count > 0
     keep_all = np.ones(size, dtype=bool)
     keep_all[0::2] = keep
-    lo, hi, b_count, q_cnt = lo[keep_all], hi[keep_all], b_count[keep_all], q_cnt[
-        keep_all
-    ]
+    lo, hi, b_count, q_cnt = (
+        lo[keep_all],
+        hi[keep_all],
+        b_count[keep_all],
+        q_cnt[keep_all],
+    )
     if q_is_tar:
         return BlockSummary(lo, hi, q_cnt, b_count)
     return BlockSummary(lo, hi, b_count, q_cnt)
@@ -277,8 +280,8 @@ def pav_blocks(
     >>> s = np.array([0.1, 0.2, 0.3, 0.3, 0.4])
     >>> y = np.array([False, True, False, True, True])
     >>> b = pav_blocks(s, y)
-    >>> (b.tar / (b.tar + b.non)).round(3).tolist()
-    [0.0, 0.5, 1.0]
+    >>> (b.tar / (b.tar + b.non)).round(3).tolist()   # 0.2 pooled with the tie
+    [0.0, 0.667, 1.0]
     >>> b.lo.tolist(), b.hi.tolist()
     ([0.1, 0.2, 0.4], [0.1, 0.3, 0.4])
     """

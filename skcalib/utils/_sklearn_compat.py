@@ -4,6 +4,7 @@ Everything skcalib needs from ``sklearn.utils._*`` goes through here, so a
 scikit-learn release that moves a helper breaks one file, not the package.
 """
 
+from sklearn.base import _fit_context
 from sklearn.utils._param_validation import (
     HasMethods,
     Hidden,
@@ -16,6 +17,7 @@ from sklearn.utils._tags import ClassifierTags
 from sklearn.utils.validation import validate_data
 
 __all__ = [
+    "_fit_context",
     "ClassifierTags",
     "HasMethods",
     "Hidden",

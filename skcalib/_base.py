@@ -1,0 +1,261 @@
+"""The calibrator base class: the interface shared by every skcalib calibrator.
+
+Subclasses implement ``_fit(X, is_target, sample_weight)`` and
+``_transform(X)`` on validated float64 arrays of shape ``(n, k)`` and declare
+what ``transform`` returns with the class attribute ``_output`` (``"proba"``
+or ``"llr"``). Everything else (validation, labels, 1-D input, the LLR and
+posterior views, Bayes decisions, tags) lives here.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+from scipy.special import expit
+from scipy.special import logit as _logit
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from .utils._sklearn_compat import (
+    ClassifierTags,
+    Interval,
+    _fit_context,
+    validate_data,
+)
+from .utils._validation import check_weights
+
+__all__ = ["BaseCalibrator", "SingleColumnError"]
+
+
+def _as_2d(X):
+    """Return ``(X, was_1d)``; a 1-D vector of scores becomes one column."""
+    if hasattr(X, "shape"):
+        ndim = len(X.shape)
+    elif hasattr(X, "__array__") or isinstance(X, (list, tuple)):
+        try:
+            X = np.asarray(X)
+        except ValueError:  # ragged nested lists: let validate_data complain
+            return X, False
+        ndim = X.ndim
+    else:
+        return X, False
+    if ndim == 1:
+        return np.asarray(X).reshape(-1, 1), True
+    return X, False
+
+
+class SingleColumnError(ValueError, AttributeError):
+    """Raised by the LLR views of a calibrator fitted on several columns.
+
+    A ``ValueError`` for callers, and an ``AttributeError`` so that
+    ``hasattr`` (and scikit-learn's ``available_if``) hide those methods.
+    """
+
+
+def _single_column(self):
+    """``available_if`` check: the LLR views need a fitted one-column model."""
+    check_is_fitted(self)
+    if self.n_features_in_ != 1:
+        raise SingleColumnError(
+            f"This {type(self).__name__} was fitted on {self.n_features_in_} "
+            "columns of scores; decision_function, predict_proba and predict "
+            "need exactly one column. Fit one calibrator per system to use them."
+        )
+    return True
+
+
+class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Base class for binary score calibrators (transformers).
+
+    ``X`` holds scores, higher favouring the target class ``classes_[1]``,
+    either as a vector of shape ``(n_samples,)`` or as ``(n_samples, k)``
+    with each column calibrated independently against the same labels.
+
+    Attributes set by ``fit`` for every calibrator: ``classes_``,
+    ``n_features_in_``, ``calibration_prior_`` (weighted target proportion of
+    the calibration data) and ``prior_`` (the prior of ``predict_proba`` and
+    ``predict``: ``prior`` if given, else ``calibration_prior_``).
+    """
+
+    _output = "llr"
+
+    _parameter_constraints: dict = {
+        "prior": [Interval(Real, 0, 1, closed="neither"), None],
+    }
+
+    # ------------------------------------------------------------ subclass API
+    def _fit(self, X, is_target, sample_weight):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _transform(self, X):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -------------------------------------------------------------- public API
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the calibrator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, n_columns)
+            Uncalibrated scores; each column is calibrated independently.
+        y : array-like of shape (n_samples,)
+            Binary labels (any two values); ``classes_[1]`` is the target.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; fitting with integer weights equals fitting
+            on repeated rows.
+
+        Returns
+        -------
+        self : object
+            The fitted calibrator.
+        """
+        X, _ = _as_2d(X)
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            dtype=np.float64,
+            ensure_all_finite=True,
+            y_numeric=False,
+            order="F",
+        )
+        check_classification_targets(y)
+        classes, y_index = np.unique(y, return_inverse=True)
+        if classes.shape[0] != 2:
+            if classes.shape[0] < 2:
+                raise ValueError(
+                    f"{type(self).__name__} needs samples of 2 classes in `y`; "
+                    f"got 1 class ({classes[0]!r}). Calibration needs both "
+                    "target and non-target scores."
+                )
+            raise ValueError(
+                f"{type(self).__name__} is binary: `y` must have 2 classes; got "
+                f"{classes.shape[0]} classes. Calibrate one-vs-rest scores "
+                "separately for multiclass problems."
+            )
+        is_target = y_index.astype(bool).reshape(-1)
+        sample_weight = check_weights(sample_weight, X.shape[0])
+        if sample_weight is None:
+            n_tar = float(np.count_nonzero(is_target))
+            n_all = float(is_target.shape[0])
+        else:
+            n_tar = float(sample_weight[is_target].sum())
+            n_all = float(sample_weight.sum())
+        if n_tar == 0 or n_tar == n_all:
+            raise ValueError(
+                "`sample_weight` leaves only one class with positive weight; "
+                "both target and non-target scores are needed."
+            )
+        self.classes_ = classes
+        self.calibration_prior_ = n_tar / n_all
+        self.prior_ = self.calibration_prior_ if self.prior is None else self.prior
+        self._fit(X, is_target, sample_weight)
+        return self
+
+    def transform(self, X):
+        """Calibrate scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, n_columns)
+            Scores, with as many columns as at ``fit``.
+
+        Returns
+        -------
+        X_calibrated : ndarray of the same shape as ``X``
+            Calibrated probabilities or LLRs, depending on the calibrator.
+        """
+        X, was_1d = self._validate_X(X)
+        out = self._transform(X)
+        return out.reshape(-1) if was_1d else out
+
+    @available_if(_single_column)
+    def decision_function(self, X):
+        """Calibrated log-likelihood-ratios (natural log).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, 1)
+            Scores.
+
+        Returns
+        -------
+        llr : ndarray of shape (n_samples,)
+            ``log p(s|target) - log p(s|non-target)`` as calibrated. For a
+            calibrator that outputs probabilities ``p`` this is
+            ``logit(p) - logit(calibration_prior_)``.
+        """
+        X, _ = self._validate_X(X)
+        out = self._transform(X)[:, 0]
+        if self._output == "proba":
+            with np.errstate(divide="ignore"):
+                return _logit(out) - _logit(self.calibration_prior_)
+        return out
+
+    @available_if(_single_column)
+    def predict_proba(self, X):
+        """Posterior probabilities at ``prior_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, 1)
+            Scores.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, 2)
+            Columns in the order of ``classes_``:
+            ``sigmoid(llr + logit(prior_))`` for ``classes_[1]``.
+        """
+        log_odds = self.decision_function(X) + _logit(self.prior_)
+        proba = np.empty((log_odds.shape[0], 2))
+        proba[:, 1] = expit(log_odds)
+        proba[:, 0] = expit(-log_odds)
+        return proba
+
+    @available_if(_single_column)
+    def predict(self, X):
+        """Bayes decisions at ``prior_`` (equal costs).
+
+        ``classes_[1]`` is decided iff ``llr >= -logit(prior_)``, ties at the
+        threshold included.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, 1)
+            Scores.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        accept = self.decision_function(X) >= -_logit(self.prior_)
+        return self.classes_[accept.astype(np.intp)]
+
+    # ---------------------------------------------------------------- helpers
+    def _validate_X(self, X):
+        check_is_fitted(self)
+        X, was_1d = _as_2d(X)
+        if was_1d and self.n_features_in_ != 1:
+            raise ValueError(
+                f"Expected 2D array with {self.n_features_in_} columns, got a 1D "
+                "array instead. Reshape your data to (n_samples, "
+                f"{self.n_features_in_}): this calibrator was fitted on "
+                f"{self.n_features_in_} columns of scores."
+            )
+        X = validate_data(
+            self, X, reset=False, dtype=np.float64, ensure_all_finite=True
+        )
+        return X, was_1d
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.classifier_tags = ClassifierTags(multi_class=False)
+        tags.input_tags.allow_nan = False
+        return tags

@@ -1,0 +1,467 @@
+"""Non-parametric calibrators from the PAV block summary: probabilities and LLRs."""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+from scipy.special import expit
+from scipy.special import logit as _logit
+
+from ._base import BaseCalibrator
+from ._pav import BlockSummary, block_llr, block_proba, pav_blocks
+from .utils._sklearn_compat import Interval, StrOptions
+
+__all__ = ["PAVCalibrator", "PAVLLRCalibrator"]
+
+#: Relative size of the tilt that ``strict=True`` gives each flat PAV step.
+STRICT_TILT = 1e-6
+
+
+def _interp(x, knot_x, knot_v):
+    """Piecewise-linear interpolation that understands infinite knot values.
+
+    Between a finite and an infinite knot value the line is the limit of the
+    interpolation, i.e. the infinite value everywhere except at the finite
+    knot itself; between ``-inf`` and ``+inf`` (perfectly separated data) the
+    sign flips at the midpoint, where the value is 0.
+    """
+    finite = np.isfinite(knot_v)
+    if finite.all():
+        return np.interp(x, knot_x, knot_v)
+    out = np.interp(x, knot_x, np.where(finite, knot_v, 0.0))
+    n = knot_x.shape[0]
+    right = np.clip(np.searchsorted(knot_x, x, side="left"), 0, n - 1)
+    left = np.clip(right - 1, 0, n - 1)
+    at_knot = knot_x[right] == x
+    v_left = knot_v[left]
+    v_right = knot_v[right]
+    inside = (x > knot_x[0]) & (x < knot_x[-1]) & ~at_knot
+    either_inf = ~(np.isfinite(v_left) & np.isfinite(v_right))
+    fix = inside & either_inf
+    if fix.any():
+        vl, vr = v_left[fix], v_right[fix]
+        xs = x[fix]
+        mid = 0.5 * (knot_x[left][fix] + knot_x[right][fix])
+        both = ~np.isfinite(vl) & ~np.isfinite(vr)
+        val = np.where(np.isfinite(vl), vr, vl)
+        val = np.where(both, np.where(xs < mid, vl, np.where(xs > mid, vr, 0.0)), val)
+        out[fix] = val
+    # at a knot or outside the range: the knot value (clipped ends)
+    exact = at_knot | (x <= knot_x[0]) | (x >= knot_x[-1])
+    idx = np.where(x <= knot_x[0], 0, np.where(x >= knot_x[-1], n - 1, right))
+    out[exact] = knot_v[idx[exact]]
+    return out
+
+
+class _BasePAVCalibrator(BaseCalibrator):
+    """Shared fitting and interpolation of the two PAV calibrators."""
+
+    _parameter_constraints: dict = {
+        **BaseCalibrator._parameter_constraints,
+        "interpolation": [StrOptions({"linear", "step"})],
+        "out_of_bounds": [StrOptions({"clip", "nan", "raise"})],
+        "extremes": [StrOptions({"raw", "succession", "bound"})],
+        "max_abs_llr": [Interval(Real, 0, None, closed="neither")],
+        "strict": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        *,
+        interpolation="linear",
+        out_of_bounds="clip",
+        extremes="raw",
+        max_abs_llr=20.0,
+        strict=False,
+        prior=None,
+    ):
+        self.interpolation = interpolation
+        self.out_of_bounds = out_of_bounds
+        self.extremes = extremes
+        self.max_abs_llr = max_abs_llr
+        self.strict = strict
+        self.prior = prior
+
+    # ------------------------------------------------------------------ fit
+    def _block_values(self, blocks: BlockSummary, n_tar: float, n_non: float):
+        """Calibrated output of each block (probability or LLR)."""
+        raise NotImplementedError
+
+    def _fit(self, X, is_target, sample_weight):
+        pseudo = 1.0 if self.extremes == "succession" else 0.0
+        self.blocks_ = []
+        self.X_thresholds_ = []
+        self.y_thresholds_ = []
+        self._tilt = []
+        x_min = np.empty(X.shape[1])
+        x_max = np.empty(X.shape[1])
+        if sample_weight is None:
+            n_tar = float(np.count_nonzero(is_target))
+            n_non = float(is_target.shape[0]) - n_tar
+        else:
+            n_tar = float(sample_weight[is_target].sum())
+            n_non = float(sample_weight[~is_target].sum())
+        for j in range(X.shape[1]):
+            blocks = pav_blocks(X[:, j], is_target, sample_weight, pseudo_count=pseudo)
+            values = self._block_values(blocks, n_tar, n_non)
+            if pseudo:
+                # Blocks holding only the virtual points lie at +/-inf, outside
+                # every finite score: they carry no knot.
+                real = np.isfinite(blocks.lo) & np.isfinite(blocks.hi)
+                blocks = BlockSummary(*(a[real] for a in blocks))
+                values = values[real]
+            self.blocks_.append(blocks)
+            kx, kv, tilt = self._knots(blocks, values)
+            self.X_thresholds_.append(kx)
+            self.y_thresholds_.append(kv)
+            self._tilt.append(tilt)
+            x_min[j], x_max[j] = blocks.lo[0], blocks.hi[-1]
+        self.X_min_ = x_min
+        self.X_max_ = x_max
+        return self
+
+    def _bounds(self, values):
+        """Outer neighbours used to size the end tilts of ``strict=True``."""
+        if self._output == "proba":
+            return 0.0, 1.0
+        finite = values[np.isfinite(values)]
+        if finite.shape[0] == 0:
+            return -1.0, 1.0
+        return finite[0] - 1.0, finite[-1] + 1.0
+
+    def _knots(self, blocks: BlockSummary, values: np.ndarray):
+        """Knots (first and last score of each block) and their values."""
+        lo, hi = blocks.lo, blocks.hi
+        v_lo = values.copy()
+        v_hi = values.copy()
+        tilt = (0.0, 0.0)
+        if self.strict:
+            lower, upper = self._bounds(values)
+            prev = np.concatenate([[lower], values[:-1]])
+            nxt = np.concatenate([values[1:], [upper]])
+            with np.errstate(invalid="ignore"):
+                down = STRICT_TILT * (values - prev)
+                up = STRICT_TILT * (nxt - values)
+            # Infinite values (exact LLRs of pure blocks) cannot be tilted;
+            # a finite value next to one is tilted by a gap of 1 nat.
+            down = np.where(np.isfinite(down), down, STRICT_TILT)
+            up = np.where(np.isfinite(up), up, STRICT_TILT)
+            finite = np.isfinite(values)
+            down = np.where(finite, down, 0.0)
+            up = np.where(finite, up, 0.0)
+            if self._output == "proba":
+                down = np.minimum(down, values - lower)
+                up = np.minimum(up, upper - values)
+            flat = hi > lo
+            v_lo = np.where(flat, values - down, values)
+            v_hi = np.where(flat, values + up, values)
+            # the tails beyond the training range get the same room again
+            tilt = (float(down[0]), float(up[-1]))
+        single = lo == hi
+        kx = np.column_stack([lo, hi]).reshape(-1)
+        kv = np.column_stack([v_lo, v_hi]).reshape(-1)
+        keep = np.ones(kx.shape[0], dtype=bool)
+        keep[1::2] = ~single
+        return kx[keep], kv[keep], tilt
+
+    # ------------------------------------------------------------ transform
+    def _transform(self, X):
+        out = np.empty_like(X)
+        for j in range(X.shape[1]):
+            out[:, j] = self._transform_column(j, X[:, j])
+        return out
+
+    def _transform_column(self, j, x):
+        kx, kv = self.X_thresholds_[j], self.y_thresholds_[j]
+        x_min, x_max = self.X_min_[j], self.X_max_[j]
+        if self.out_of_bounds == "raise":
+            if x.shape[0] and (x.min() < x_min or x.max() > x_max):
+                raise ValueError(
+                    f"Some scores in column {j} of X are outside the training "
+                    f"range [{x_min!r}, {x_max!r}] and out_of_bounds='raise'."
+                )
+        if self.interpolation == "linear":
+            y = _interp(x, kx, kv)
+        else:
+            lo = self.blocks_[j].lo
+            idx = np.clip(np.searchsorted(lo, x, side="right") - 1, 0, lo.shape[0] - 1)
+            if self.strict:
+                # Within a flat block: the tilted line from its first to last
+                # knot; between blocks: the block value (held step).
+                y = _interp(np.clip(x, lo[idx], self.blocks_[j].hi[idx]), kx, kv)
+            else:
+                y = kv[np.searchsorted(kx, lo[idx])]
+        if self.out_of_bounds == "nan":
+            y[(x < x_min) | (x > x_max)] = np.nan
+        elif self.strict and self.out_of_bounds == "clip":
+            self._extend_tails(j, x, y, x_min, x_max)
+        return y
+
+    def _extend_tails(self, j, x, y, x_min, x_max):
+        """Strictly increasing, bounded tails beyond the training range.
+
+        A score at distance ``d`` beyond the range moves the end value by
+        ``tilt * d / (d + width)`` (``width`` the training range), so the map
+        stays strictly increasing and never passes the room reserved by the
+        end tilt.
+        """
+        down, up = self._tilt[j]
+        width = x_max - x_min if x_max > x_min else 1.0
+        below = x < x_min
+        above = x > x_max
+        with np.errstate(over="ignore"):
+            if below.any() and down > 0:
+                d = x_min - x[below]
+                y[below] -= down / (1.0 + width / d)
+            if above.any() and up > 0:
+                d = x[above] - x_max
+                y[above] += up / (1.0 + width / d)
+
+
+_PAV_NOTES = r"""
+    **Extremes.** The exact PAV solution gives probability 0 (LLR
+    :math:`-\infty`) to a lowest block without targets and 1
+    (:math:`+\infty`) to a highest block without non-targets. ``extremes``
+    chooses what new scores there receive:
+
+    - ``'raw'``: the exact optimum, :math:`l_b = \log(T_b/N_b) -
+      \log(N_{tar}/N_{non})`, infinite where a class is absent.
+    - ``'succession'``: the rule of succession (BOSARIS ``opt_loglr``): one
+      virtual target and one virtual non-target of weight 1 are placed below
+      every score, and again above every score, before PAV. Block LLRs still
+      remove the real prior odds, :math:`l_b = \log(T'_b/N'_b) -
+      \log(N_{tar}/N_{non})` with :math:`T', N'` including the virtual
+      weight, so every LLR is finite.
+    - ``'bound'``: the exact LLRs clipped to :math:`[-m, m]` with
+      ``m = max_abs_llr``.
+
+    **Strict.** PAV is flat on each block, which ties the scores of a block
+    and changes ranking metrics such as the AUC. With ``strict=True`` the
+    value of block :math:`b` (range :math:`[a_b, e_b]`, value :math:`v_b`) is
+    replaced on that range by the line from :math:`v_b - \epsilon (v_b -
+    v_{b-1})` at :math:`a_b` to :math:`v_b + \epsilon (v_{b+1} - v_b)` at
+    :math:`e_b`, with :math:`\epsilon = 10^{-6}` (``STRICT_TILT``); the outer
+    neighbours are 0 and 1 for probabilities and the end values -/+ 1 nat for
+    LLRs. Beyond the training range (with ``out_of_bounds='clip'``) the map
+    continues strictly increasing and bounded, moving the end value by at
+    most another tilt. The map is then strictly increasing (invertible) and
+    ranks exactly like the raw scores, while every output moves by at most
+    :math:`10^{-6}` of the gap to a neighbouring block value, so calibration
+    metrics stay within about :math:`10^{-6}` (relative) of the PAV optimum.
+    Values that are exactly 0, 1 or infinite cannot move.
+"""
+
+
+class PAVCalibrator(_BasePAVCalibrator):
+    """Isotonic (PAV) calibration to probabilities.
+
+    Fits the isotonic regression of the target indicator on the scores with
+    the pool-adjacent-violators algorithm. By Brümmer & du Preez (000) the
+    PAV solution minimizes every regular binary proper scoring rule among
+    monotone maps; by Fawcett & Niculescu-Mizil (001) its blocks are the
+    segments of the ROC convex hull.
+
+    With default settings predictions equal scikit-learn's
+    ``IsotonicRegression(out_of_bounds='clip')`` on the same data (skcalib
+    pools only exactly equal scores; scikit-learn also merges scores closer
+    than 1e-15).
+
+    Parameters
+    ----------
+    interpolation : {'linear', 'step'}, default='linear'
+        How scores between knots are mapped: linearly between the knots (the
+        first and last score of every block), or ``'step'``, the value of the
+        last block starting at or below the score.
+    out_of_bounds : {'clip', 'nan', 'raise'}, default='clip'
+        Scores outside the training range: clipped to the end values, mapped
+        to NaN, or a ``ValueError``.
+    extremes : {'raw', 'succession', 'bound'}, default='raw'
+        Treatment of the extreme blocks (see Notes). Under ``'succession'``
+        and ``'bound'`` the probabilities are
+        ``sigmoid(llr + logit(calibration_prior_))``.
+    max_abs_llr : float, default=20.0
+        Bound on ``|llr|`` for ``extremes='bound'`` (nats).
+    strict : bool, default=False
+        Tilt each flat step slightly so the map is strictly increasing
+        (see Notes).
+    prior : float in (0, 1), default=None
+        Target prior of ``predict_proba`` and ``predict``; ``None`` means the
+        weighted target proportion of the calibration data.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the target.
+    n_features_in_ : int
+        Number of score columns seen in ``fit``.
+    calibration_prior_ : float
+        Weighted target proportion of the calibration data.
+    prior_ : float
+        Prior used by ``predict_proba`` and ``predict``.
+    blocks_ : list of BlockSummary
+        Per column, the PAV blocks (score range, target and non-target
+        weight); see :func:`skcalib._pav.pav_blocks`.
+    X_thresholds_ : list of ndarray
+        Per column, the knot scores (first and last score of every block).
+    y_thresholds_ : list of ndarray
+        Per column, the calibrated value at each knot.
+    X_min_, X_max_ : ndarray of shape (n_features_in_,)
+        Training score range per column.
+
+    See Also
+    --------
+    PAVLLRCalibrator : The same fit, output as log-likelihood-ratios.
+    sklearn.isotonic.IsotonicRegression : scikit-learn's isotonic regression.
+
+    Notes
+    -----
+    With :math:`T_b, N_b` the target and non-target weight of block
+    :math:`b`, the calibrated probability is
+
+    .. math:: p_b = \\frac{T_b}{T_b + N_b}.
+    {notes}
+    References
+    ----------
+    .. [1] N. Brümmer and J. du Preez, "The PAV algorithm optimizes binary
+       proper scoring rules", 2013.
+    .. [2] T. Fawcett and A. Niculescu-Mizil, "PAV and the ROC convex hull",
+       Machine Learning 68, 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib import PAVCalibrator
+    >>> s = np.array([0.1, 0.2, 0.3, 0.3, 0.4])
+    >>> y = np.array([0, 1, 0, 1, 1])
+    >>> cal = PAVCalibrator().fit(s, y)
+    >>> cal.transform(s).round(3).tolist()   # tied scores get one value
+    [0.0, 0.667, 0.667, 0.667, 1.0]
+    >>> cal.transform([0.25, 9.0]).round(3).tolist()   # 9.0 is clipped
+    [0.667, 1.0]
+    >>> float(cal.decision_function([0.4])[0])   # exact optimum: infinite LLR
+    inf
+    """
+
+    _output = "proba"
+
+    def _block_values(self, blocks, n_tar, n_non):
+        if self.extremes == "raw":
+            return block_proba(blocks)
+        llr = block_llr(blocks, n_tar, n_non)
+        if self.extremes == "bound":
+            llr = np.clip(llr, -self.max_abs_llr, self.max_abs_llr)
+        return expit(llr + _logit(n_tar / (n_tar + n_non)))
+
+
+class PAVLLRCalibrator(_BasePAVCalibrator):
+    """PAV calibration to log-likelihood-ratios (PAV-LLR).
+
+    The PAV-LLR of a block is its target/non-target weight ratio divided by
+    the prior odds of the calibration data (000 §5). It is optimal for every
+    proper scoring rule *and every prior*, and does not depend on the class
+    proportions of the calibration data. ``transform`` returns natural-log
+    LLRs, linearly interpolated between knots in the LLR domain.
+
+    Parameters
+    ----------
+    interpolation : {'linear', 'step'}, default='linear'
+        How scores between knots are mapped: linearly (in the LLR domain)
+        between the knots (first and last score of every block), or
+        ``'step'``, the value of the last block starting at or below the
+        score.
+    out_of_bounds : {'clip', 'nan', 'raise'}, default='clip'
+        Scores outside the training range: clipped to the end values, mapped
+        to NaN, or a ``ValueError``.
+    extremes : {'succession', 'raw', 'bound'}, default='succession'
+        Treatment of the extreme blocks (see Notes); the default gives finite
+        LLRs, as needed to calibrate new data.
+    max_abs_llr : float, default=20.0
+        Bound on ``|llr|`` for ``extremes='bound'`` (nats).
+    strict : bool, default=False
+        Tilt each flat step slightly so the map is strictly increasing
+        (see Notes).
+    prior : float in (0, 1), default=None
+        Target prior of ``predict_proba`` and ``predict``; ``None`` means the
+        weighted target proportion of the calibration data.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the target.
+    n_features_in_ : int
+        Number of score columns seen in ``fit``.
+    calibration_prior_ : float
+        Weighted target proportion of the calibration data.
+    prior_ : float
+        Prior used by ``predict_proba`` and ``predict``.
+    blocks_ : list of BlockSummary
+        Per column, the PAV blocks with real scores (virtual-only blocks of
+        ``'succession'`` removed).
+    X_thresholds_ : list of ndarray
+        Per column, the knot scores (first and last score of every block).
+    y_thresholds_ : list of ndarray
+        Per column, the LLR at each knot.
+    X_min_, X_max_ : ndarray of shape (n_features_in_,)
+        Training score range per column.
+
+    See Also
+    --------
+    PAVCalibrator : The same fit, output as probabilities.
+
+    Notes
+    -----
+    With :math:`T_b, N_b` the target and non-target weight of block
+    :math:`b` and :math:`N_{tar}, N_{non}` the class totals,
+
+    .. math:: l_b = \\log\\frac{T_b}{N_b} - \\log\\frac{N_{tar}}{N_{non}}.
+    {notes}
+    References
+    ----------
+    .. [1] N. Brümmer and J. du Preez, "The PAV algorithm optimizes binary
+       proper scoring rules", 2013.
+    .. [2] N. Brümmer and G. Doddington, "Likelihood-ratio calibration using
+       prior-weighted proper scoring rules", Interspeech 2013.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib import PAVLLRCalibrator
+    >>> s = np.array([0.1, 0.2, 0.3, 0.3, 0.4])
+    >>> y = np.array([0, 1, 0, 1, 1])
+    >>> cal = PAVLLRCalibrator().fit(s, y)      # rule of succession: finite
+    >>> cal.transform(s).round(3).tolist()
+    [-1.099, 0.288, 0.288, 0.288, 0.288]
+    >>> raw = PAVLLRCalibrator(extremes="raw").fit(s, y)
+    >>> raw.transform([0.1, 0.3, 0.4]).round(3).tolist()
+    [-inf, 0.288, inf]
+    """
+
+    def __init__(
+        self,
+        *,
+        interpolation="linear",
+        out_of_bounds="clip",
+        extremes="succession",
+        max_abs_llr=20.0,
+        strict=False,
+        prior=None,
+    ):
+        super().__init__(
+            interpolation=interpolation,
+            out_of_bounds=out_of_bounds,
+            extremes=extremes,
+            max_abs_llr=max_abs_llr,
+            strict=strict,
+            prior=prior,
+        )
+
+    def _block_values(self, blocks, n_tar, n_non):
+        llr = block_llr(blocks, n_tar, n_non)
+        if self.extremes == "bound":
+            llr = np.clip(llr, -self.max_abs_llr, self.max_abs_llr)
+        return llr
+
+
+PAVCalibrator.__doc__ = PAVCalibrator.__doc__.replace("{notes}", _PAV_NOTES)
+PAVLLRCalibrator.__doc__ = PAVLLRCalibrator.__doc__.replace("{notes}", _PAV_NOTES)
