@@ -291,7 +291,7 @@ def pav_blocks(
         low = BlockSummary(np.array([-np.inf]), np.array([-np.inf]), c, c)
         high = BlockSummary(np.array([np.inf]), np.array([np.inf]), c, c)
         points = BlockSummary(
-            *(np.concatenate(parts) for parts in zip(low, points, high))
+            *(np.concatenate(parts) for parts in zip(low, points, high, strict=True))
         )
         blocks = pav_merge(points)
         # A block that absorbed a virtual point keeps its real score range.
