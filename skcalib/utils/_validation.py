@@ -55,7 +55,7 @@ def check_binary_target(
     if y.dtype.kind == "f" and np.isnan(y).any():
         raise ValueError(f"Input {name} contains NaN.")
     try:
-        classes = np.unique(y)
+        classes = _distinct_labels(y)
     except TypeError as exc:
         raise ValueError(
             f"`{name}` mixes label types that cannot be compared: {exc}"
@@ -90,6 +90,28 @@ def check_binary_target(
     return np.asarray(is_target, dtype=bool)
 
 
+def _distinct_labels(y: np.ndarray) -> np.ndarray:
+    """Sorted distinct values of ``y``, like ``np.unique`` but O(n) for numbers.
+
+    Binary numeric labels are the common case on large metric inputs; a min/max
+    pass (plus one comparison pass for non-consecutive values) avoids the sort
+    in ``np.unique``, which would otherwise dominate cheap metrics.
+    """
+    if y.dtype.kind == "b":
+        present = [v for v, has in ((False, not y.all()), (True, y.any())) if has]
+        return np.array(present, dtype=bool)
+    if y.dtype.kind in "iuf" and y.shape[0]:
+        lo, hi = y.min(), y.max()
+        if lo == hi:
+            return y[:1].copy()
+        consecutive_ints = y.dtype.kind in "iu" and lo + 1 == hi
+        if consecutive_ints or (
+            np.count_nonzero(y == lo) + np.count_nonzero(y == hi) == y.shape[0]
+        ):
+            return np.array([lo, hi], dtype=y.dtype)
+    return np.unique(y)
+
+
 def _show(classes: np.ndarray) -> str:
     return ", ".join(repr(c) for c in classes.tolist()[:5]) + (
         ", ..." if classes.shape[0] > 5 else ""
@@ -113,9 +135,11 @@ def check_scores(x, *, name: str = "y_score", allow_inf: bool = True) -> np.ndar
     x = np.ascontiguousarray(x, dtype=np.float64)
     if x.shape[0] == 0:
         raise ValueError(f"`{name}` is empty; at least one sample is required.")
-    if np.isnan(x).any():
+    # min/max propagate NaN: two reductions, no boolean temporary.
+    lo = x.min()
+    if np.isnan(lo):
         raise ValueError(f"Input {name} contains NaN.")
-    if not allow_inf and np.isinf(x).any():
+    if not allow_inf and (np.isinf(lo) or np.isinf(x.max())):
         raise ValueError(f"Input {name} contains infinity.")
     return x
 
