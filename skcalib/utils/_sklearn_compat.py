@@ -14,9 +14,10 @@ from sklearn.utils._param_validation import (
     validate_params,
 )
 from sklearn.utils._tags import ClassifierTags
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import _check_method_params, validate_data
 
 __all__ = [
+    "_check_method_params",
     "_fit_context",
     "ClassifierTags",
     "HasMethods",

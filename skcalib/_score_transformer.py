@@ -1,0 +1,477 @@
+"""A classifier's scores as a transformer, with honest out-of-fold training scores.
+
+:class:`ScoreTransformer` turns a binary classifier into a one-column
+transformer so that a calibrator can follow it in a ``Pipeline`` (SPEC §6).
+``fit_transform`` returns *out-of-fold* scores (each sample scored by a model
+that never saw it), which is what the next step of a pipeline is trained on;
+``transform`` uses the model fitted on all the data. The cross-fitting helper
+:func:`_cross_fit` is shared with :class:`~skcalib.CalibratedClassifier`.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    MetaEstimatorMixin,
+    TransformerMixin,
+    clone,
+)
+from sklearn.model_selection import check_cv
+from sklearn.utils import _safe_indexing, get_tags, indexable
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import (
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    has_fit_parameter,
+)
+
+from .utils._sklearn_compat import (
+    ClassifierTags,
+    HasMethods,
+    StrOptions,
+    _check_method_params,
+    _fit_context,
+)
+from .utils._validation import check_weights
+
+__all__ = ["ScoreTransformer"]
+
+#: Probabilities are floored at the smallest normal double before taking logs,
+#: so log-odds computed from ``predict_proba`` stay finite:
+#: ``|score| <= log(1 / tiny) ~= 708.4``. Only probabilities that are exactly
+#: 0 (or below 2.2e-308) are affected; anything representable keeps its value.
+_PROBA_FLOOR = float(np.finfo(np.float64).tiny)
+
+
+def _check_binary_y(y, owner: str):
+    """Validate a binary classification target; return ``(y_1d, classes)``."""
+    y = column_or_1d(y, warn=True)
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if classes.shape[0] > 2:
+        raise ValueError(
+            f"{owner} supports binary targets only; `y` has {classes.shape[0]} "
+            "classes. Multiclass calibration is not implemented yet: calibrate "
+            "one-vs-rest scores separately."
+        )
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{owner} needs samples of 2 classes in `y`; got 1 class ({classes[0]!r})."
+        )
+    return y, classes
+
+
+def _resolve_response_method(estimator, response_method: str) -> str:
+    """The scoring method to call on a fitted ``estimator``."""
+    if response_method == "auto":
+        for name in ("decision_function", "predict_proba"):
+            if hasattr(estimator, name):
+                return name
+        raise ValueError(
+            f"{type(estimator).__name__} has neither `decision_function` nor "
+            "`predict_proba`; a score transformer needs one of them."
+        )
+    if not hasattr(estimator, response_method):
+        raise ValueError(
+            f"`response_method`={response_method!r} is not available on "
+            f"{type(estimator).__name__}."
+        )
+    return response_method
+
+
+def _binary_scores(estimator, X, method: str) -> np.ndarray:
+    """One score per sample from a fitted binary classifier, float64 (n,).
+
+    Higher favours ``estimator.classes_[1]``, scikit-learn's convention for
+    ``decision_function``; with ``predict_proba`` the score is the log-odds
+    ``log p1 - log p0`` (both columns, which is more accurate near 0 and 1
+    than ``logit(p1)``), each probability floored at :data:`_PROBA_FLOOR`.
+    """
+    if method == "decision_function":
+        scores = np.asarray(estimator.decision_function(X), dtype=np.float64)
+        if scores.ndim == 2 and scores.shape[1] == 1:
+            scores = scores[:, 0]
+        if scores.ndim != 1:
+            raise ValueError(
+                f"{type(estimator).__name__}.decision_function returned shape "
+                f"{scores.shape}; a binary classifier must return one score per "
+                "sample."
+            )
+        return scores
+    proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
+    if proba.ndim != 2 or proba.shape[1] != 2:
+        raise ValueError(
+            f"{type(estimator).__name__}.predict_proba returned shape "
+            f"{proba.shape}; expected (n_samples, 2). Was it fitted on a single "
+            "class (a cross-validation fold without one of the classes)?"
+        )
+    return np.log(np.maximum(proba[:, 1], _PROBA_FLOOR)) - np.log(
+        np.maximum(proba[:, 0], _PROBA_FLOOR)
+    )
+
+
+def _fit_and_score(estimator, X, y, train, test, sample_weight, fit_params, method):
+    """Fit ``estimator`` on ``train`` (all rows if None), score ``test``.
+
+    Returns ``(fitted_estimator, scores_of_test or None, resolved_method)``.
+    """
+    if train is None:
+        X_train, y_train, params = X, y, dict(fit_params)
+        sw_train = sample_weight
+    else:
+        X_train, y_train = _safe_indexing(X, train), y[train]
+        params = _check_method_params(X, params=fit_params, indices=train)
+        sw_train = None if sample_weight is None else sample_weight[train]
+    if sw_train is not None:
+        params["sample_weight"] = sw_train
+    estimator.fit(X_train, y_train, **params)
+    resolved = _resolve_response_method(estimator, method)
+    if test is None:
+        return estimator, None, resolved
+    scores = _binary_scores(estimator, _safe_indexing(X, test), resolved)
+    return estimator, scores, resolved
+
+
+def _check_partition(splits, n_samples: int) -> None:
+    """Each sample in exactly one test fold, never in its own training fold."""
+    counts = np.zeros(n_samples, dtype=np.intp)
+    in_train = np.zeros(n_samples, dtype=bool)
+    for train, test in splits:
+        in_train[:] = False
+        in_train[train] = True
+        if in_train[test].any():
+            raise ValueError(
+                "`cv` yielded a split whose test fold overlaps its training "
+                "fold; out-of-fold scores would come from a model that saw them."
+            )
+        counts += np.bincount(np.asarray(test, dtype=np.intp), minlength=n_samples)
+    if not (counts == 1).all():
+        raise ValueError(
+            "`cv` must yield test folds that partition the samples (each sample "
+            "in exactly one test fold), as cross_val_predict requires; "
+            f"{int((counts == 0).sum())} samples are in no test fold and "
+            f"{int((counts > 1).sum())} in several."
+        )
+
+
+def _cross_fit(
+    estimator,
+    X,
+    y,
+    *,
+    cv,
+    response_method,
+    sample_weight=None,
+    fit_params=None,
+    n_jobs=None,
+    fit_full=True,
+):
+    """Out-of-fold scores of clones of ``estimator`` over the splits of ``cv``.
+
+    ``cv`` is an already checked splitter (``check_cv``). The fold fits and,
+    with ``fit_full``, the fit on all the data run as one joblib batch, so the
+    full fit overlaps the fold fits when ``n_jobs > 1``.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_samples,)
+        ``scores[test]`` comes from the model fitted on the matching ``train``.
+    splits : list of (train, test) index arrays
+    fold_estimators : list of fitted clones, one per split
+    full_estimator : fitted clone on all rows, or None
+    method : str, the resolved response method
+    """
+    fit_params = {} if fit_params is None else fit_params
+    n_samples = y.shape[0]
+    splits = [
+        (np.asarray(train, dtype=np.intp), np.asarray(test, dtype=np.intp))
+        for train, test in cv.split(X, y)
+    ]
+    _check_partition(splits, n_samples)
+    tasks = ([(None, None)] if fit_full else []) + splits
+    results = Parallel(n_jobs=n_jobs)(
+        delayed(_fit_and_score)(
+            clone(estimator),
+            X,
+            y,
+            train,
+            test,
+            sample_weight,
+            fit_params,
+            response_method,
+        )
+        for train, test in tasks
+    )
+    full_estimator = results[0][0] if fit_full else None
+    fold_results = results[1:] if fit_full else results
+    methods = {method for _, _, method in results}
+    if len(methods) != 1:  # pragma: no cover - only a pathological estimator
+        raise ValueError(
+            f"The folds of {type(estimator).__name__} resolved to different "
+            f"response methods {sorted(methods)}; set `response_method`."
+        )
+    scores = np.empty(n_samples, dtype=np.float64)
+    for (_, test), (_, fold_scores, _) in zip(splits, fold_results, strict=True):
+        scores[test] = fold_scores
+    fold_estimators = [est for est, _, _ in fold_results]
+    return scores, splits, fold_estimators, full_estimator, methods.pop()
+
+
+def _estimator_weights(estimator, sample_weight, owner: str):
+    """``sample_weight`` if ``estimator.fit`` takes it; ``None`` if no weights.
+
+    Raises when weights are given but the estimator cannot use them.
+    """
+    if sample_weight is None or has_fit_parameter(estimator, "sample_weight"):
+        return sample_weight
+    raise ValueError(
+        f"{type(estimator).__name__}.fit does not accept `sample_weight`, so "
+        f"{owner} cannot use the weights that were passed."
+    )
+
+
+class ScoreTransformer(
+    ClassNamePrefixFeaturesOutMixin, TransformerMixin, MetaEstimatorMixin, BaseEstimator
+):
+    """Use a binary classifier's scores as a one-column transformer.
+
+    ``fit`` fits a clone of ``estimator`` on all the data; ``transform``
+    returns that clone's scores. ``fit_transform`` returns *out-of-fold*
+    scores instead: each sample is scored by a clone fitted on the other
+    folds of ``cv`` (the fits run in parallel), and the all-data clone is fitted
+    as well. In ``make_pipeline(ScoreTransformer(clf), calibrator)`` the
+    calibrator is therefore trained on honest scores, the scores the classifier
+    gives to data it has not seen, while prediction uses the classifier
+    trained on all the data (SPEC §6).
+
+    Parameters
+    ----------
+    estimator : classifier object
+        A binary classifier with ``decision_function`` or ``predict_proba``.
+        It is cloned; an already fitted model wrapped in scikit-learn's
+        ``FrozenEstimator`` is used as is (its ``fit`` does nothing, so all
+        scores are then simply the frozen model's).
+    response_method : {'auto', 'decision_function', 'predict_proba'}, \
+            default='auto'
+        The score: ``'auto'`` takes ``decision_function`` if the fitted
+        estimator has it, else ``predict_proba``. A probability ``p`` of
+        ``classes_[1]`` is turned into the log-odds
+        ``log(p) - log(1 - p)`` (computed from both columns), each probability
+        floored at the smallest normal double so that the score stays finite
+        (``|score| <= 708.4``).
+    cv : int, cross-validation generator, iterable or None, default=5
+        Splits for the out-of-fold scores of ``fit_transform``, as in
+        ``cross_val_predict``: an int is the number of folds of a
+        ``StratifiedKFold``; a splitter or an iterable of ``(train, test)``
+        index arrays is used as given (pass precomputed group-aware splits
+        this way); the test folds must partition the samples. ``None`` means
+        in-sample scores: ``fit_transform`` is ``fit(X, y).transform(X)``, so
+        the next step is trained on scores of data the classifier has seen,
+        which are typically over-confident (leakage); use it only with a
+        ``FrozenEstimator`` fitted on other data or for comparison.
+    n_jobs : int, default=None
+        Number of jobs for the fits of ``fit_transform`` (folds and the
+        all-data fit). ``None`` means 1 unless in a ``joblib.parallel_backend``
+        context; ``-1`` means all processors.
+
+    Attributes
+    ----------
+    estimator_ : estimator object
+        The clone of ``estimator`` fitted on all the data; ``transform`` uses it.
+    classes_ : ndarray of shape (2,)
+        The class labels; scores favour ``classes_[1]``.
+    response_method_ : str
+        The method used: ``'decision_function'`` or ``'predict_proba'``.
+    n_features_in_ : int
+        Number of features seen by ``estimator_``, if it records it.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names seen by ``estimator_``, if it records them.
+
+    See Also
+    --------
+    CalibratedClassifier : The classifier plus calibrator in one estimator.
+    sklearn.model_selection.cross_val_predict : The out-of-fold scores alone.
+
+    Notes
+    -----
+    With the default ``cv=5`` and ``n_jobs=None``, ``fit_transform`` costs six
+    fits of the classifier: five on 80% of the data and one on all of it.
+    ``fit_transform(X, y)`` equals
+    ``cross_val_predict(estimator, X, y, cv=cv, method=...)`` with the same
+    splitter (as one column, converted to log-odds for ``predict_proba``), and
+    deliberately differs from ``fit(X, y).transform(X)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from skcalib import ScoreTransformer
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3))
+    >>> y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
+    >>> st = ScoreTransformer(LogisticRegression(), cv=5)
+    >>> oof = st.fit_transform(X, y)  # out-of-fold scores, one column
+    >>> oof.shape
+    (200, 1)
+    >>> in_sample = st.transform(X)  # scores of the model fitted on all rows
+    >>> bool(np.allclose(oof, in_sample))
+    False
+    >>> st.get_feature_names_out().tolist()
+    ['scoretransformer0']
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit"])],
+        "response_method": [StrOptions({"auto", "decision_function", "predict_proba"})],
+        "cv": ["cv_object", None],
+        "n_jobs": [Integral, None],
+    }
+
+    def __init__(self, estimator, *, response_method="auto", cv=5, n_jobs=None):
+        self.estimator = estimator
+        self.response_method = response_method
+        self.cv = cv
+        self.n_jobs = n_jobs
+
+    def _prepare_fit(self, X, y, sample_weight):
+        X, y = indexable(X, y)
+        y, classes = _check_binary_y(y, type(self).__name__)
+        check_consistent_length(X, y)
+        sample_weight = check_weights(sample_weight, y.shape[0])
+        sample_weight = _estimator_weights(
+            self.estimator, sample_weight, type(self).__name__
+        )
+        self.classes_ = classes
+        return X, y, sample_weight
+
+    def _set_fitted(self, estimator, method):
+        self.estimator_ = estimator
+        self.response_method_ = method
+        for name in ("n_features_in_", "feature_names_in_"):
+            if hasattr(estimator, name):
+                setattr(self, name, getattr(estimator, name))
+            elif name in self.__dict__:  # left over from an earlier fit
+                delattr(self, name)
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, sample_weight=None, **fit_params):
+        """Fit a clone of the estimator on all the data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, in any form the estimator accepts.
+        y : array-like of shape (n_samples,)
+            Binary target.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to the estimator's ``fit`` (which must accept it).
+        **fit_params : dict
+            Other parameters of the estimator's ``fit``.
+
+        Returns
+        -------
+        self : object
+            The fitted transformer.
+        """
+        X, y, sample_weight = self._prepare_fit(X, y, sample_weight)
+        estimator, _, method = _fit_and_score(
+            clone(self.estimator),
+            X,
+            y,
+            None,
+            None,
+            sample_weight,
+            fit_params,
+            self.response_method,
+        )
+        self._set_fitted(estimator, method)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit_transform(self, X, y, sample_weight=None, **fit_params):
+        """Fit on all the data and return out-of-fold scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, in any form the estimator accepts.
+        y : array-like of shape (n_samples,)
+            Binary target; stratifies an integer ``cv``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed (restricted to the training fold) to the estimator's
+            ``fit``, which must accept it.
+        **fit_params : dict
+            Other parameters of the estimator's ``fit``; arrays of length
+            ``n_samples`` are restricted to each training fold.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, 1)
+            Each sample's score from the clone that did not see it (or, with
+            ``cv=None``, from the all-data clone).
+        """
+        X, y, sample_weight = self._prepare_fit(X, y, sample_weight)
+        if self.cv is None:
+            estimator, _, method = _fit_and_score(
+                clone(self.estimator),
+                X,
+                y,
+                None,
+                None,
+                sample_weight,
+                fit_params,
+                self.response_method,
+            )
+            self._set_fitted(estimator, method)
+            return _binary_scores(estimator, X, method).reshape(-1, 1)
+        cv = check_cv(self.cv, y, classifier=True)
+        scores, _, _, estimator, method = _cross_fit(
+            self.estimator,
+            X,
+            y,
+            cv=cv,
+            response_method=self.response_method,
+            sample_weight=sample_weight,
+            fit_params=fit_params,
+            n_jobs=self.n_jobs,
+        )
+        self._set_fitted(estimator, method)
+        return scores.reshape(-1, 1)
+
+    def transform(self, X):
+        """Scores of the estimator fitted on all the data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data, in any form the estimator accepts.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, 1)
+            Higher favours ``classes_[1]``.
+        """
+        check_is_fitted(self)
+        return _binary_scores(self.estimator_, X, self.response_method_).reshape(-1, 1)
+
+    @property
+    def _n_features_out(self):
+        return 1
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self.estimator)
+        tags.input_tags.sparse = inner.input_tags.sparse
+        tags.input_tags.allow_nan = inner.input_tags.allow_nan
+        tags.input_tags.categorical = inner.input_tags.categorical
+        tags.input_tags.string = inner.input_tags.string
+        tags.target_tags.required = True
+        tags.classifier_tags = ClassifierTags(multi_class=False)
+        tags.transformer_tags.preserves_dtype = ["float64"]
+        return tags
