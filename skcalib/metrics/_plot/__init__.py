@@ -1,0 +1,15 @@
+"""Display classes (scikit-learn style) for calibration and DCF plots.
+
+matplotlib is imported lazily inside the plotting methods, so importing
+skcalib never imports it (install the ``plot`` extra to draw).
+"""
+
+from ._bayes_error import BayesErrorDisplay
+from ._calibration_transform import CalibrationTransformDisplay
+from ._rocch import ROCConvexHullDisplay
+
+__all__ = [
+    "BayesErrorDisplay",
+    "CalibrationTransformDisplay",
+    "ROCConvexHullDisplay",
+]

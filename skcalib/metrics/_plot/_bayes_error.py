@@ -1,0 +1,312 @@
+"""Bayes error-rate plot: actual and minimum DCF against the prior log-odds."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+from ._base import _estimator_scores, _get_ax, _metric_kwargs
+
+__all__ = ["BayesErrorDisplay"]
+
+_REFERENCE_GID = "skcalib-bayes-error-uninformative"
+
+
+def _default_prior_log_odds() -> np.ndarray:
+    return np.linspace(-6.0, 6.0, 121)
+
+
+class BayesErrorDisplay:
+    """Bayes error-rate plot: actual and minimum DCF vs prior log-odds.
+
+    For every effective prior :math:`\\tilde\\pi` on a grid of prior log-odds
+    :math:`\\operatorname{logit}(\\tilde\\pi)`, the plot shows the normalized
+    actual DCF of the Bayes decisions made with the LLRs (threshold
+    :math:`-\\operatorname{logit}(\\tilde\\pi)`), the normalized minimum DCF
+    (best threshold chosen on the data) and the uninformative reference (the
+    best decision without looking at the data, 1.0 when normalized). The gap
+    between actual and minimum DCF is the loss due to miscalibration.
+
+    Several systems share one axes: pass ``ax=display.ax_`` to the next call
+    (the reference line is drawn once per axes).
+
+    It is recommended to create a display with :meth:`from_predictions` or
+    :meth:`from_estimator`; the constructor only stores computed arrays.
+
+    Parameters
+    ----------
+    prior_log_odds : ndarray of shape (n_points,)
+        The grid of prior log-odds :math:`\\operatorname{logit}(\\tilde\\pi)`.
+    actual_dcf : ndarray of shape (n_points,)
+        Actual DCF at each point of the grid.
+    min_dcf : ndarray of shape (n_points,)
+        Minimum DCF at each point of the grid.
+    name : str, default=None
+        Name of the system, used in the legend.
+    normalize : bool, default=True
+        Whether the DCFs are normalized (divided by the uninformative DCF
+        ``min(pe, 1 - pe)``); otherwise they are Bayes error rates.
+
+    Attributes
+    ----------
+    line_ : matplotlib Line2D
+        The actual-DCF curve.
+    min_line_ : matplotlib Line2D or None
+        The minimum-DCF curve, if drawn.
+    reference_line_ : matplotlib Line2D or None
+        The uninformative reference, if drawn by this display.
+    ax_ : matplotlib Axes
+        Axes with the plot.
+    figure_ : matplotlib Figure
+        Figure containing the plot.
+
+    See Also
+    --------
+    skcalib.metrics.bayes_error_curve : The data of this plot.
+    ROCConvexHullDisplay : ROC curve with its convex hull.
+
+    Notes
+    -----
+    With :math:`\\tilde\\pi = \\operatorname{sigmoid}(x)` at prior log-odds
+    :math:`x`, the normalized actual DCF is
+
+    .. math::
+
+        \\frac{\\tilde\\pi P_{miss}(-x) + (1 - \\tilde\\pi) P_{fa}(-x)}
+             {\\min(\\tilde\\pi, 1 - \\tilde\\pi)},
+
+    with :math:`P_{miss}(t)`, :math:`P_{fa}(t)` the error rates of the
+    decisions ``llr >= t``; the minimum DCF takes the best threshold instead.
+
+    References
+    ----------
+    .. [1] S. Cumani, "Bayes decisions and model evaluation", course notes
+       (Bayes error plots).
+    .. [2] N. Brümmer and J. du Preez, "Application-independent evaluation of
+       speaker detection", Computer Speech and Language, 2006.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from skcalib.datasets import make_gaussian_scores
+    >>> from skcalib.metrics._plot import BayesErrorDisplay
+    >>> scores, y, llr = make_gaussian_scores(500, random_state=0)
+    >>> disp = BayesErrorDisplay.from_predictions(y, llr, name="true LLR")
+    >>> disp = BayesErrorDisplay.from_predictions(
+    ...     y, scores, name="raw scores", ax=disp.ax_)
+    >>> bool((disp.min_dcf <= disp.actual_dcf + 1e-12).all())
+    True
+    """
+
+    def __init__(
+        self, *, prior_log_odds, actual_dcf, min_dcf, name=None, normalize=True
+    ):
+        self.prior_log_odds = prior_log_odds
+        self.actual_dcf = actual_dcf
+        self.min_dcf = min_dcf
+        self.name = name
+        self.normalize = normalize
+
+    def plot(
+        self,
+        *,
+        ax=None,
+        name=None,
+        plot_min_dcf=True,
+        plot_reference=True,
+        min_dcf_kwargs=None,
+        reference_kwargs=None,
+        **kwargs,
+    ):
+        """Plot the curves.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+        name : str, default=None
+            Name of the system in the legend; defaults to ``self.name``.
+        plot_min_dcf : bool, default=True
+            Whether to draw the minimum DCF (dashed, same colour).
+        plot_reference : bool, default=True
+            Whether to draw the uninformative reference (once per axes).
+        min_dcf_kwargs : dict, default=None
+            Keyword arguments for the minimum-DCF line.
+        reference_kwargs : dict, default=None
+            Keyword arguments for the reference line.
+        **kwargs : dict
+            Keyword arguments for the actual-DCF line (``matplotlib.pyplot.plot``).
+
+        Returns
+        -------
+        display : BayesErrorDisplay
+            Object that stores computed values.
+        """
+        ax, fig = _get_ax(ax, "BayesErrorDisplay.plot")
+        name = self.name if name is None else name
+        x = np.asarray(self.prior_log_odds, dtype=float)
+        prefix = f"{name}: " if name else ""
+
+        line_kwargs = {"label": f"{prefix}actual DCF"}
+        line_kwargs.update(kwargs)
+        (self.line_,) = ax.plot(x, self.actual_dcf, **line_kwargs)
+
+        self.min_line_ = None
+        if plot_min_dcf:
+            min_kwargs = {
+                "label": f"{prefix}minimum DCF",
+                "linestyle": "--",
+                "color": self.line_.get_color(),
+            }
+            min_kwargs.update(min_dcf_kwargs or {})
+            (self.min_line_,) = ax.plot(x, self.min_dcf, **min_kwargs)
+
+        reference = self._reference(x)
+        self.reference_line_ = None
+        has_reference = any(line.get_gid() == _REFERENCE_GID for line in ax.get_lines())
+        if plot_reference and not has_reference:
+            ref_kwargs = {
+                "label": "uninformative",
+                "linestyle": ":",
+                "color": "black",
+                "gid": _REFERENCE_GID,
+            }
+            ref_kwargs.update(reference_kwargs or {})
+            (self.reference_line_,) = ax.plot(x, reference, **ref_kwargs)
+
+        ax.set_xlabel("Prior log-odds  logit(effective prior)")
+        ax.set_ylabel("Normalized DCF" if self.normalize else "Bayes error rate")
+        # Show where a system is worse than the uninformative one, but do not
+        # let a badly miscalibrated system squash the rest of the plot.
+        top = 1.3 * float(np.max(reference))
+        ax.set_ylim(0.0, max(top, ax.get_ylim()[1] if has_reference else 0.0))
+        ax.set_xlim(float(x.min()), float(x.max()))
+        ax.legend(fontsize="small")
+        self.ax_ = ax
+        self.figure_ = fig
+        return self
+
+    def _reference(self, x):
+        if self.normalize:
+            return np.ones_like(x)
+        pe = expit(x)
+        return np.minimum(pe, 1.0 - pe)
+
+    @classmethod
+    def from_predictions(
+        cls,
+        y_true,
+        llr,
+        *,
+        prior_log_odds=None,
+        sample_weight=None,
+        pos_label=None,
+        normalize=True,
+        name=None,
+        ax=None,
+        **kwargs,
+    ):
+        """Plot the Bayes error curves of given LLRs.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True binary labels.
+        llr : array-like of shape (n_samples,)
+            Log-likelihood-ratios (natural log); +/-inf allowed. The minimum
+            DCF only uses their order, so any score can be passed to see it.
+        prior_log_odds : array-like of shape (n_points,), default=None
+            Grid of prior log-odds; default 121 points from -6 to 6.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+        pos_label : int, float, bool or str, default=None
+            The target label; may be omitted for labels in {0, 1}, {-1, 1} or
+            booleans.
+        normalize : bool, default=True
+            Normalized DCF (1.0 = uninformative) or Bayes error rate.
+        name : str, default=None
+            Name of the system in the legend.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+        **kwargs : dict
+            Passed to :meth:`plot`.
+
+        Returns
+        -------
+        display : BayesErrorDisplay
+        """
+        from .. import bayes_error_curve
+
+        if prior_log_odds is None:
+            prior_log_odds = _default_prior_log_odds()
+        prior_log_odds = np.asarray(prior_log_odds, dtype=float)
+        actual, minimum = bayes_error_curve(
+            y_true, llr, prior_log_odds, **_metric_kwargs(sample_weight, pos_label)
+        )
+        actual = np.asarray(actual, dtype=float)
+        minimum = np.asarray(minimum, dtype=float)
+        if not normalize:
+            pe = expit(prior_log_odds)
+            scale = np.minimum(pe, 1.0 - pe)
+            actual, minimum = actual * scale, minimum * scale
+        disp = cls(
+            prior_log_odds=prior_log_odds,
+            actual_dcf=actual,
+            min_dcf=minimum,
+            name=name,
+            normalize=normalize,
+        )
+        return disp.plot(ax=ax, **kwargs)
+
+    @classmethod
+    def from_estimator(
+        cls,
+        estimator,
+        X,
+        y,
+        *,
+        prior_log_odds=None,
+        sample_weight=None,
+        pos_label=None,
+        normalize=True,
+        name=None,
+        ax=None,
+        **kwargs,
+    ):
+        """Plot the Bayes error curves of a fitted calibrator or classifier.
+
+        The LLRs are ``estimator.decision_function(X)``: the calibrated LLR
+        for every skcalib calibrator and ``CalibratedClassifier``.
+
+        Parameters
+        ----------
+        estimator : estimator instance
+            Fitted estimator whose ``decision_function`` returns LLRs.
+        X : array-like of shape (n_samples,) or (n_samples, n_features)
+            Input of ``estimator.decision_function``.
+        y : array-like of shape (n_samples,)
+            True binary labels.
+        prior_log_odds, sample_weight, pos_label, normalize, ax, **kwargs
+            As in :meth:`from_predictions`.
+        name : str, default=None
+            Legend name; defaults to the estimator's class name.
+
+        Returns
+        -------
+        display : BayesErrorDisplay
+        """
+        llr = _estimator_scores(
+            estimator, X, response_method="decision_function", pos_label=pos_label
+        )
+        return cls.from_predictions(
+            y,
+            llr,
+            prior_log_odds=prior_log_odds,
+            sample_weight=sample_weight,
+            pos_label=pos_label,
+            normalize=normalize,
+            name=type(estimator).__name__ if name is None else name,
+            ax=ax,
+            **kwargs,
+        )
