@@ -1,0 +1,579 @@
+"""Exact distributed PAV and metrics on Dask collections.
+
+Everything Dask-specific in skcalib lives here. Dask and distributed are
+imported lazily, and only when a Dask collection has been passed: importing
+skcalib and running the in-memory paths never imports them.
+
+How the block summary is distributed
+------------------------------------
+PAV of contiguous score ranges solved separately, followed by PAV over the
+concatenated blocks in score order, equals PAV of the whole (SPEC §2): the
+global isotonic solution is constant on every block of every range, so the
+range blocks are just coarser points. :func:`dask_pav_blocks` therefore makes
+two passes over the data:
+
+1. per partition, a validation summary and a strided sample of the scores;
+   on the client, approximate quantiles of the pooled samples become the
+   range boundaries ``b_1 < ... < b_{R-1}`` (distinct score *values*);
+2. per partition, the samples are split by range, ``b_{r-1} <= s < b_r``
+   (``np.searchsorted(..., side="right")``), so tied scores can never straddle
+   two ranges; per range, on the workers, the kernel's :func:`~skcalib._pav.pav_points`
+   and :func:`~skcalib._pav.pav_merge` (never a re-implementation); on the
+   client, one more :func:`~skcalib._pav.pav_merge` over the range blocks in
+   score order.
+
+The result equals :func:`~skcalib._pav.pav_blocks` on the same data: the same
+blocks (``lo``/``hi`` bit for bit) and block weights up to summation order
+(exact for integer weights).
+
+The range boundaries only balance the work; a badly chosen boundary costs
+memory on one worker, never correctness. A single tied score value is never
+split, so a range holds at least all samples tied at one score.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ._pav import BlockSummary, pav_merge, pav_points
+from .utils._validation import check_binary_target
+
+__all__ = [
+    "is_dask_collection",
+    "any_dask_collection",
+    "dask_pav_blocks",
+    "dask_block_summary",
+    "DaskInputSummary",
+]
+
+# Scores sampled per partition for the range boundaries (pass 1).
+_SAMPLES_PER_PARTITION = 2048
+
+
+def is_dask_collection(x: Any) -> bool:
+    """Whether ``x`` is a Dask collection, without importing Dask needlessly.
+
+    If Dask has not been imported yet, nothing can be a Dask collection, so
+    this returns False without importing it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib._dask import is_dask_collection
+    >>> is_dask_collection(np.arange(3))
+    False
+    """
+    if "dask" not in sys.modules:
+        return False
+    import dask
+
+    return bool(dask.is_dask_collection(x))
+
+
+def any_dask_collection(*args: Any) -> bool:
+    """Whether any argument is a Dask collection (see :func:`is_dask_collection`)."""
+    if "dask" not in sys.modules:
+        return False
+    return any(is_dask_collection(a) for a in args)
+
+
+# --------------------------------------------------------------------------
+# Partition handling
+# --------------------------------------------------------------------------
+
+
+def _is_dask_frame(x: Any) -> bool:
+    import dask.dataframe as dd
+
+    return isinstance(x, (dd.Series, dd.DataFrame))
+
+
+def _to_dask_array(x: Any, name: str):
+    """A 1-D Dask array for ``x`` (Dask array, Dask Series/1-column frame)."""
+    import dask.array as da
+
+    if _is_dask_frame(x):
+        x = x.to_dask_array(lengths=True)
+    elif not is_dask_collection(x):
+        x = da.from_array(np.asarray(x))
+    if x.ndim == 2 and x.shape[1] == 1:
+        x = x[:, 0]
+    if x.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D; got shape {x.shape}.")
+    return x
+
+
+def _partitions(arrays: dict[str, Any]) -> list[tuple]:
+    """Aligned partitions of several 1-D inputs, as tuples of Delayed objects.
+
+    ``arrays`` maps argument names to Dask arrays, Dask Series, NumPy arrays
+    or None; the first entry is the reference. Dask Series of equal
+    ``npartitions`` (columns of one DataFrame) are used partition by
+    partition as they are (their lengths are checked in the first pass);
+    anything else becomes a Dask array rechunked like the reference.
+    """
+    names = [k for k, v in arrays.items() if v is not None]
+    values = [arrays[k] for k in names]
+    frames = [_is_dask_frame(v) for v in values]
+    if all(frames) and len({v.npartitions for v in values}) == 1:
+        parts = [v.to_delayed() for v in values]
+    else:
+        ref = _to_dask_array(values[0], names[0])
+        dask_arrays = [ref]
+        for name, v in zip(names[1:], values[1:], strict=True):
+            a = _to_dask_array(v, name)
+            if a.shape[0] != ref.shape[0]:
+                raise ValueError(
+                    "Found input variables with inconsistent numbers of samples: "
+                    f"[{ref.shape[0]}, {a.shape[0]}] (`{names[0]}`, `{name}`)."
+                )
+            dask_arrays.append(a.rechunk(ref.chunks))
+        parts = [list(a.to_delayed().ravel()) for a in dask_arrays]
+    out = []
+    for row in zip(*parts, strict=True):
+        full = dict(zip(names, row, strict=True))
+        out.append(tuple(full.get(k) for k in arrays))
+    return out
+
+
+def _as_1d(part: Any) -> np.ndarray:
+    if hasattr(part, "to_numpy"):  # pandas Series / DataFrame partition
+        part = part.to_numpy()
+    a = np.asarray(part)
+    if a.ndim == 2 and a.shape[1] == 1:
+        a = a[:, 0]
+    return a
+
+
+def _as_float(part: Any, name: str) -> np.ndarray:
+    a = _as_1d(part)
+    try:
+        return np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"`{name}` must be numeric; got dtype {a.dtype}.") from exc
+
+
+# --------------------------------------------------------------------------
+# Pass 1: validation summary and score sample, per partition
+# --------------------------------------------------------------------------
+
+
+def _label_stats(y: np.ndarray, w: np.ndarray | None):
+    """Per distinct label: (count, weight sum, any positive weight)."""
+    classes, inverse = np.unique(y, return_inverse=True)
+    if classes.shape[0] > 2:  # an error anyway; keep the message short
+        return classes[:3], None
+    count = np.bincount(inverse, minlength=classes.shape[0]).astype(np.float64)
+    if w is None:
+        return classes, (count, count, count > 0)
+    wsum = np.bincount(inverse, weights=w, minlength=classes.shape[0])
+    positive = np.bincount(inverse, weights=(w > 0), minlength=classes.shape[0]) > 0
+    return classes, (count, wsum, positive)
+
+
+def _summarize_partition(y, s, w, score_name, n_sample):
+    s = _as_float(s, score_name)
+    y = _as_1d(y)
+    out = {"n": s.shape[0], "n_y": y.shape[0], "nan": False, "inf": False}
+    if s.shape[0] and not np.isfinite(s).all():
+        out["nan"] = bool(np.isnan(s).any())
+        out["inf"] = True
+        if out["nan"]:
+            return out
+    if w is not None:
+        w = _as_float(w, "sample_weight")
+        out["n_w"] = w.shape[0]
+        out["w_finite"] = bool(np.isfinite(w).all())
+        out["w_negative"] = bool((w < 0).any()) if out["w_finite"] else False
+        if w.shape[0] != s.shape[0] or not out["w_finite"]:
+            return out
+    if y.shape[0] != s.shape[0]:
+        return out
+    if y.shape[0]:
+        if y.dtype.kind == "f" and np.isnan(y).any():
+            out["y_nan"] = True
+            return out
+        out["classes"], out["stats"] = _label_stats(y, w)
+    step = max(1, s.shape[0] // n_sample)
+    out["sample"] = np.sort(s[::step])
+    out["sample_weight"] = s.shape[0] / max(out["sample"].shape[0], 1)
+    return out
+
+
+def _show_classes(classes: np.ndarray) -> str:
+    return ", ".join(repr(c) for c in classes.tolist()[:5]) + (
+        ", ..." if classes.shape[0] > 5 else ""
+    )
+
+
+class DaskInputSummary(NamedTuple):
+    """What the first pass over Dask inputs established.
+
+    Attributes
+    ----------
+    pos_label : object
+        The target label (the label compared with to get ``is_target``).
+    classes : ndarray
+        Sorted distinct labels (one or two).
+    n_samples : int
+    n_tar, n_non : float
+        Total target and non-target weight (sample counts if unweighted).
+    boundaries : ndarray
+        Range boundaries for the block summary (distinct, increasing).
+    """
+
+    pos_label: Any
+    classes: np.ndarray
+    n_samples: int
+    n_tar: float
+    n_non: float
+    boundaries: np.ndarray
+
+
+def _weighted_quantiles(samples, weights, n_ranges):
+    """Distinct approximate ``k / n_ranges`` quantiles of a weighted sample."""
+    if not samples or n_ranges <= 1:
+        return np.empty(0)
+    values = np.concatenate(samples)
+    w = np.concatenate(
+        [np.full(v.shape[0], c) for v, c in zip(samples, weights, strict=True)]
+    )
+    order = np.argsort(values, kind="stable")
+    values, w = values[order], w[order]
+    cum = np.cumsum(w)
+    targets = cum[-1] * np.arange(1, n_ranges) / n_ranges
+    idx = np.minimum(np.searchsorted(cum, targets, side="left"), values.shape[0] - 1)
+    # The lowest value as a boundary would leave range 0 empty.
+    return np.unique(values[idx][values[idx] > values[0]])
+
+
+#: ``pos_label`` for estimators: the larger of the two sorted labels.
+ESTIMATOR_LABELS = object()
+
+
+def _first_pass(
+    parts,
+    *,
+    pos_label,
+    score_name,
+    y_name,
+    require_both,
+    n_ranges,
+    weighted,
+    allow_inf=True,
+):
+    import dask
+
+    tasks = [
+        dask.delayed(_summarize_partition, pure=True)(
+            y, s, w, score_name, _SAMPLES_PER_PARTITION
+        )
+        for y, s, w in parts
+    ]
+    (summaries,) = dask.compute(tasks)
+
+    n = sum(p["n"] for p in summaries)
+    if any(p["nan"] for p in summaries):
+        raise ValueError(f"Input {score_name} contains NaN.")
+    if not allow_inf and any(p["inf"] for p in summaries):
+        raise ValueError(
+            f"Input {score_name} contains infinity or a value too large for "
+            "dtype('float64')."
+        )
+    if n == 0:
+        raise ValueError(f"`{score_name}` is empty; at least one sample is required.")
+    n_y = sum(p["n_y"] for p in summaries)
+    if n_y != n or any(p["n_y"] != p["n"] for p in summaries):
+        raise ValueError(
+            "Found input variables with inconsistent numbers of samples: "
+            f"[{n_y}, {n}] (`{y_name}`, `{score_name}`)."
+        )
+    if weighted:
+        n_w = sum(p["n_w"] for p in summaries)
+        if n_w != n or any(p["n_w"] != p["n"] for p in summaries):
+            raise ValueError(
+                f"`sample_weight`.shape == ({n_w},), expected ({n},)! "
+                "Found input variables with inconsistent numbers of samples."
+            )
+        if not all(p["w_finite"] for p in summaries):
+            raise ValueError("`sample_weight` contains NaN or infinity.")
+        if any(p["w_negative"] for p in summaries):
+            raise ValueError("Negative values in data passed to `sample_weight`.")
+    if any(p.get("y_nan") for p in summaries):
+        raise ValueError(f"Input {y_name} contains NaN.")
+
+    present = [p for p in summaries if "classes" in p]
+    classes = np.unique(np.concatenate([p["classes"] for p in present]))
+    if pos_label is ESTIMATOR_LABELS:
+        # BaseCalibrator.fit's rule: any two labels, classes_[1] the target.
+        if classes.shape[0] != 2:
+            raise ValueError(
+                f"`{y_name}` must have 2 classes (binary calibration); got "
+                f"{classes.shape[0]}: {_show_classes(classes)}."
+            )
+        pos_label = classes[1]
+    else:
+        # The in-memory label checks, run on the distinct labels only.
+        check_binary_target(
+            classes, pos_label=pos_label, name=y_name, require_both=False
+        )
+        if pos_label is None:
+            pos_label = True if classes.dtype.kind == "b" else 1
+
+    n_tar = n_non = 0.0
+    has_tar = has_non = False
+    for p in present:
+        count, wsum, positive = p["stats"]
+        is_tar = p["classes"] == pos_label
+        n_tar += float(wsum[is_tar].sum())
+        n_non += float(wsum[~is_tar].sum())
+        has_tar |= bool(positive[is_tar].any())
+        has_non |= bool(positive[~is_tar].any())
+    if weighted and not (has_tar or has_non):
+        raise ValueError(
+            "Sample weights must contain at least one non-zero number "
+            "(`sample_weight` is all zero)."
+        )
+    if require_both and not (has_tar and has_non):
+        missing = "target" if not has_tar else "non-target"
+        raise ValueError(
+            f"`{y_name}` has no {missing} samples (with non-zero weight); both "
+            "target and non-target samples are required."
+        )
+    if n_ranges is None:
+        n_ranges = len(parts)
+    boundaries = _weighted_quantiles(
+        [p["sample"] for p in present if p["sample"].shape[0]],
+        [p["sample_weight"] for p in present if p["sample"].shape[0]],
+        n_ranges,
+    )
+    return DaskInputSummary(pos_label, classes, n, n_tar, n_non, boundaries)
+
+
+# --------------------------------------------------------------------------
+# Pass 2: split by score range, PAV per range on the workers
+# --------------------------------------------------------------------------
+
+
+def _split_partition(y, s, w, pos_label, boundaries):
+    """Split one partition into its score ranges: a tuple of (s, t, w)."""
+    s = _as_float(s, "scores")
+    t = _as_1d(y) == pos_label
+    if w is not None:
+        w = _as_float(w, "sample_weight")
+        keep = w > 0  # the kernel drops zero weights too
+        if not keep.all():
+            s, t, w = s[keep], t[keep], w[keep]
+    n_ranges = boundaries.shape[0] + 1
+    # Boundaries are values: range r holds b[r-1] <= s < b[r], so ties stay
+    # together. Range ids fit in 16 bits, where the stable sort is a radix sort.
+    rid = np.searchsorted(boundaries, s, side="right")
+    rid = rid.astype(np.uint16 if n_ranges < 2**16 else np.intp)
+    order = np.argsort(rid, kind="stable")
+    edges = np.zeros(n_ranges + 1, dtype=np.intp)
+    np.cumsum(np.bincount(rid, minlength=n_ranges), out=edges[1:])
+    s, t = s[order], t[order]
+    if w is not None:
+        w = w[order]
+    return tuple(
+        (
+            s[a:b],
+            t[a:b],
+            None if w is None else w[a:b],
+        )
+        for a, b in zip(edges[:-1], edges[1:], strict=True)
+    )
+
+
+def _empty_summary() -> BlockSummary:
+    e = np.empty(0)
+    return BlockSummary(e, e.copy(), e.copy(), e.copy())
+
+
+def _solve_range(*pieces) -> BlockSummary:
+    """PAV blocks of one score range (the kernel, on a worker)."""
+    s = np.concatenate([p[0] for p in pieces])
+    if s.shape[0] == 0:
+        return _empty_summary()
+    t = np.concatenate([p[1] for p in pieces])
+    if pieces[0][2] is None:
+        points = pav_points(s, t)
+    else:
+        points = pav_points(s, t, np.concatenate([p[2] for p in pieces]))
+    return pav_merge(points)
+
+
+def _concat(summaries: list[BlockSummary]) -> BlockSummary:
+    summaries = [b for b in summaries if b.lo.shape[0]]
+    if not summaries:
+        return _empty_summary()
+    return BlockSummary(*(np.concatenate(f) for f in zip(*summaries, strict=True)))
+
+
+def _finish(points: BlockSummary, pseudo_count: float) -> BlockSummary:
+    """Final PAV over range blocks; mirrors the end of ``pav_blocks``."""
+    if pseudo_count > 0:
+        c = np.array([float(pseudo_count)])
+        low = BlockSummary(np.array([-np.inf]), np.array([-np.inf]), c, c)
+        high = BlockSummary(np.array([np.inf]), np.array([np.inf]), c, c)
+        points = BlockSummary(
+            *(np.concatenate(parts) for parts in zip(low, points, high, strict=True))
+        )
+        blocks = pav_merge(points)
+        # A block that absorbed a virtual point keeps its real score range.
+        lo, hi = blocks.lo.copy(), blocks.hi.copy()
+        real_lo = points.lo[1]
+        real_hi = points.hi[-2]
+        if lo.shape[0] and lo[0] == -np.inf and hi[0] > -np.inf:
+            lo[0] = real_lo
+        if hi.shape[0] and hi[-1] == np.inf and lo[-1] < np.inf:
+            hi[-1] = real_hi
+        return BlockSummary(lo, hi, blocks.tar, blocks.non)
+    return pav_merge(points)
+
+
+def _range_blocks(parts, summary: DaskInputSummary) -> list[BlockSummary]:
+    """Pass 2: the PAV blocks of every score range, in score order."""
+    import dask
+
+    n_ranges = summary.boundaries.shape[0] + 1
+    split = [
+        dask.delayed(_split_partition, pure=True)(
+            y, s, w, summary.pos_label, summary.boundaries
+        )
+        for y, s, w in parts
+    ]
+    pieces = [[p[r] for p in split] for r in range(n_ranges)]
+    tasks = [dask.delayed(_solve_range, pure=True)(*row) for row in pieces]
+    (blocks,) = dask.compute(tasks)
+    return list(blocks)
+
+
+def dask_block_summary(
+    y_true,
+    y_score,
+    sample_weight=None,
+    *,
+    pos_label=None,
+    score_name: str = "y_score",
+    y_name: str = "y_true",
+    require_both: bool = True,
+    allow_inf: bool = True,
+    pseudo_count: float = 0.0,
+    n_ranges: int | None = None,
+) -> tuple[BlockSummary, DaskInputSummary]:
+    """Validate Dask inputs and compute their PAV block summary, distributed.
+
+    The Dask counterpart of ``check_metric_inputs`` followed by
+    :func:`~skcalib._pav.pav_blocks`: the same checks and messages, and the
+    same blocks.
+
+    Parameters
+    ----------
+    y_true : Dask array or Dask Series of shape (n_samples,)
+        Labels (two distinct values).
+    y_score : Dask array or Dask Series of shape (n_samples,)
+        Scores; +/-inf allowed, NaN not.
+    sample_weight : Dask array, Dask Series, array-like or None, default=None
+        Non-negative weights; zero-weight samples are dropped.
+    pos_label : int, float, bool or str, default=None
+        The target label; may be omitted for labels in {0, 1}, {-1, 1} or
+        booleans. ``ESTIMATOR_LABELS`` applies the estimators' rule instead:
+        exactly two labels, the larger one the target.
+    score_name, y_name : str
+        Argument names used in error messages.
+    require_both : bool, default=True
+        Whether both classes must be present with non-zero weight.
+    allow_inf : bool, default=True
+        Whether +/-inf scores are allowed (the estimators reject them).
+    pseudo_count : float, default=0.0
+        As in :func:`~skcalib._pav.pav_blocks`.
+    n_ranges : int or None, default=None
+        Number of score ranges solved in parallel; ``None`` means the number
+        of partitions of ``y_score``.
+
+    Returns
+    -------
+    blocks : BlockSummary
+        Equal to ``pav_blocks`` of the same data (weights to rounding).
+    summary : DaskInputSummary
+        Labels, class totals and the range boundaries used.
+    """
+    # The scores are the reference for chunking.
+    parts = _partitions(
+        {score_name: y_score, y_name: y_true, "sample_weight": sample_weight}
+    )
+    parts = [(y, s, w) for s, y, w in parts]
+    summary = _first_pass(
+        parts,
+        pos_label=pos_label,
+        score_name=score_name,
+        y_name=y_name,
+        require_both=require_both,
+        n_ranges=n_ranges,
+        weighted=sample_weight is not None,
+        allow_inf=allow_inf,
+    )
+    blocks = _finish(_concat(_range_blocks(parts, summary)), pseudo_count)
+    return blocks, summary
+
+
+def dask_pav_blocks(
+    scores,
+    is_target,
+    sample_weight=None,
+    *,
+    pseudo_count: float = 0.0,
+    n_ranges: int | None = None,
+) -> BlockSummary:
+    """Distributed :func:`~skcalib._pav.pav_blocks` over Dask collections.
+
+    Parameters
+    ----------
+    scores : Dask array or Dask Series of shape (n_samples,)
+        Scores; +/-inf allowed, NaN not.
+    is_target : Dask array or Dask Series of shape (n_samples,), bool
+    sample_weight : Dask array, Dask Series or None, default=None
+        Non-negative weights; zero-weight samples are dropped before PAV.
+    pseudo_count : float, default=0.0
+        As in :func:`~skcalib._pav.pav_blocks`.
+    n_ranges : int or None, default=None
+        Number of score ranges solved in parallel; ``None`` means the number
+        of partitions of ``scores``.
+
+    Returns
+    -------
+    blocks : BlockSummary
+        The same blocks as ``pav_blocks`` on the computed arrays; block
+        weights equal up to summation order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dask
+    >>> import dask.array as da
+    >>> from skcalib._dask import dask_pav_blocks
+    >>> s = da.from_array(np.array([0.1, 0.2, 0.3, 0.3, 0.4]), chunks=2)
+    >>> y = da.from_array(np.array([False, True, False, True, True]), chunks=2)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     b = dask_pav_blocks(s, y)
+    >>> (b.tar / (b.tar + b.non)).round(3).tolist()   # ties 0.3 pooled
+    [0.0, 0.667, 1.0]
+    >>> b.lo.tolist(), b.hi.tolist()
+    ([0.1, 0.2, 0.4], [0.1, 0.3, 0.4])
+    """
+    blocks, _ = dask_block_summary(
+        is_target,
+        scores,
+        sample_weight,
+        pos_label=True,
+        score_name="scores",
+        y_name="is_target",
+        require_both=False,
+        pseudo_count=pseudo_count,
+        n_ranges=n_ranges,
+    )
+    return blocks

@@ -1,0 +1,314 @@
+"""Tests of skcalib._dask: exact distributed PAV and metrics on Dask.
+
+Distributed results are compared with the in-memory kernel and estimators on
+the same data, computed on a real two-worker ``LocalCluster``.
+"""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skcalib._pav import BlockSummary, pav_blocks, pav_merge, pav_points
+
+dask = pytest.importorskip("dask")
+da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+pd = pytest.importorskip("pandas")
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+from skcalib._dask import (  # noqa: E402
+    _split_partition,
+    dask_block_summary,
+    dask_pav_blocks,
+    is_dask_collection,
+)
+
+HYPOTHESIS = settings(derandomize=True, database=None, deadline=None, max_examples=40)
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A real two-worker cluster on the loopback interface."""
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def assert_blocks_equal(got: BlockSummary, ref: BlockSummary):
+    """Same blocks (score ranges bit for bit), weights to 1e-9 relative."""
+    assert len(got) == len(ref)
+    np.testing.assert_array_equal(got.lo, ref.lo)
+    np.testing.assert_array_equal(got.hi, ref.hi)
+    np.testing.assert_allclose(got.tar, ref.tar, rtol=1e-9, atol=0)
+    np.testing.assert_allclose(got.non, ref.non, rtol=1e-9, atol=0)
+
+
+def make_data(n, *, seed=0, decimals=None, weighted=False, inf=False):
+    """Scores with ties (rounded), labels correlated with score, weights."""
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=n)
+    if decimals is not None:
+        s = np.round(s, decimals)
+    y = rng.random(n) < 1 / (1 + np.exp(-2 * s))
+    if inf:
+        s[rng.integers(0, n, 3)] = np.inf
+        s[rng.integers(0, n, 3)] = -np.inf
+    w = None
+    if weighted:
+        w = rng.integers(0, 4, n).astype(float)  # zeros included, exact sums
+    return s, y, w
+
+
+def chunked(x, chunks):
+    return None if x is None else da.from_array(x, chunks=(tuple(chunks),))
+
+
+# ----------------------------------------------------------------- no Dask import
+
+
+def test_in_memory_paths_never_import_dask():
+    code = textwrap.dedent(
+        """
+        import sys
+        import numpy as np
+        import skcalib
+        from skcalib import PAVCalibrator, PAVLLRCalibrator
+        from skcalib._dask import is_dask_collection, any_dask_collection
+        from skcalib._pav import pav_blocks
+        s = np.array([0.1, 0.2, 0.3, 0.3, 0.4])
+        y = np.array([0, 1, 0, 1, 1])
+        pav_blocks(s, y.astype(bool))
+        PAVCalibrator().fit(s, y).transform(s)
+        PAVLLRCalibrator().fit(s.reshape(-1, 1), y).transform(s.reshape(-1, 1))
+        assert not is_dask_collection(s)
+        assert not any_dask_collection(s, y, None)
+        try:
+            import skcalib.metrics as m
+        except ImportError:
+            m = None
+        for name in ["min_dcf", "eer", "min_cllr", "rocch"]:
+            f = getattr(m, name, None)
+            if f is not None:
+                kw = {"p_target": 0.5} if name == "min_dcf" else {}
+                f(y, s, **kw)
+        for name in ["cllr", "actual_dcf"]:
+            f = getattr(m, name, None)
+            if f is not None:
+                kw = {"p_target": 0.5} if name == "actual_dcf" else {}
+                f(y, s, **kw)
+        loaded = sorted(k for k in sys.modules if k.split(".")[0] in
+                        ("dask", "distributed"))
+        assert not loaded, loaded
+        """
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_is_dask_collection():
+    x = np.arange(3.0)
+    assert not is_dask_collection(x)
+    assert is_dask_collection(da.from_array(x))
+    assert is_dask_collection(dd.from_pandas(pd.Series(x), npartitions=1))
+
+
+# -------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize(
+    "s, y, w, match",
+    [
+        ([0.1, np.nan, 0.3], [0, 1, 1], None, "Input y_score contains NaN"),
+        ([0.1, 0.2, 0.3], [0, 1, 2], None, "only binary targets"),
+        ([0.1, 0.2, 0.3], [1, 1, 1], None, "no non-target samples"),
+        ([0.1, 0.2, 0.3], [0, 1, 1], [1.0, -1.0, 1.0], "Negative values"),
+        ([0.1, 0.2, 0.3], [0, 1, 1], [1.0, np.inf, 1.0], "NaN or infinity"),
+        ([0.1, 0.2, 0.3], [0, 1, 1], [0.0, 0.0, 0.0], "at least one non-zero"),
+        ([0.1, 0.2, 0.3], [0, 1, 1], [0.0, 1.0, 1.0], "no non-target samples"),
+        ([0.1, 0.2, 0.3], ["a", "b", "a"], None, "pos_label"),
+        ([0.1, 0.2, 0.3], [0.0, np.nan, 1.0], None, "Input y_true contains NaN"),
+    ],
+)
+def test_block_summary_errors(s, y, w, match):
+    s, y = np.asarray(s), np.asarray(y)
+    w = None if w is None else da.from_array(np.asarray(w), chunks=2)
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(ValueError, match=match):
+            dask_block_summary(
+                da.from_array(y, chunks=2), da.from_array(s, chunks=2), w
+            )
+
+
+def test_block_summary_inconsistent_lengths():
+    s = da.from_array(np.arange(5.0), chunks=2)
+    y = da.from_array(np.array([0, 1, 0, 1]), chunks=2)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        dask_block_summary(y, s)
+
+
+def test_block_summary_rejects_infinity_when_asked():
+    s = da.from_array(np.array([0.0, np.inf, 1.0]), chunks=2)
+    y = da.from_array(np.array([0, 1, 1]), chunks=2)
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(ValueError, match="Input X contains infinity"):
+            dask_block_summary(y, s, score_name="X", allow_inf=False)
+
+
+# ------------------------------------------- the theorem behind distributed PAV
+
+
+def pav_by_ranges(scores, is_target, weights, cuts):
+    """PAV of contiguous score ranges (cut at score values), then of the blocks."""
+    rid = np.searchsorted(np.sort(cuts), scores, side="right")
+    blocks = []
+    for r in np.unique(rid):
+        m = rid == r
+        if weights is not None:
+            m &= weights > 0  # the kernel drops zero weights
+            if not m.any():
+                continue
+        blocks.append(
+            pav_merge(
+                pav_points(
+                    scores[m], is_target[m], None if weights is None else weights[m]
+                )
+            )
+        )
+    return pav_merge(
+        BlockSummary(*(np.concatenate(f) for f in zip(*blocks, strict=True)))
+    )
+
+
+@HYPOTHESIS
+@given(
+    n=st.integers(2, 300),
+    n_cuts=st.integers(0, 12),
+    decimals=st.sampled_from([0, 1, 2, None]),
+    weighted=st.booleans(),
+    seed=st.integers(0, 2**31),
+)
+def test_theorem_pav_of_range_blocks_is_global_pav(n, n_cuts, decimals, weighted, seed):
+    """PAV of contiguous score ranges followed by PAV of their blocks = global PAV.
+
+    Pure NumPy, no Dask: the global isotonic solution is constant on every
+    block of every contiguous range, so the range blocks are valid coarser
+    points for the final PAV.
+    """
+    s, y, w = make_data(n, seed=seed, decimals=decimals, weighted=weighted)
+    if w is not None:
+        w[0] = 1.0  # at least one positive weight
+    rng = np.random.default_rng(seed + 1)
+    cuts = rng.choice(s, size=min(n_cuts, n))
+    assert_blocks_equal(pav_by_ranges(s, y, w, cuts), pav_blocks(s, y, w))
+
+
+def test_theorem_needs_contiguous_ranges():
+    """The same two-step PAV on *non*-contiguous subsets is wrong: the test can fail."""
+    s = np.array([0.0, 1.0, 2.0, 3.0])
+    y = np.array([False, True, False, True])
+    ref = pav_blocks(s, y)
+    parts = [np.array([0, 2]), np.array([1, 3])]  # interleaved, not ranges
+    blocks = [pav_merge(pav_points(s[i], y[i])) for i in parts]
+    merged = BlockSummary(*(np.concatenate(f) for f in zip(*blocks, strict=True)))
+    order = np.argsort(merged.lo, kind="stable")
+    wrong = pav_merge(BlockSummary(*(a[order] for a in merged)))
+    assert len(wrong) != len(ref) or not np.array_equal(wrong.tar, ref.tar)
+
+
+def test_split_keeps_ties_in_one_range():
+    s = np.array([0.5, 0.5, 0.2, 0.7, 0.5, 0.7, -np.inf, np.inf])
+    y = np.array([0, 1, 0, 1, 1, 0, 0, 1])
+    boundaries = np.array([0.5, 0.7])
+    pieces = _split_partition(y, s, None, 1, boundaries)
+    assert [p[0].tolist() for p in pieces] == [
+        [0.2, -np.inf],
+        [0.5, 0.5, 0.5],
+        [0.7, 0.7, np.inf],
+    ]
+    assert [p[1].tolist() for p in pieces][1] == [False, True, True]
+
+
+# ------------------------------------------- equality with the in-memory kernel
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("pseudo_count", [0.0, 1.0])
+@pytest.mark.parametrize("decimals", [1, None])
+def test_dask_pav_blocks_equals_kernel(client, weighted, pseudo_count, decimals):
+    s, y, w = make_data(3000, seed=1, decimals=decimals, weighted=weighted, inf=True)
+    chunks = [700, 0, 900, 1, 0, 1399]  # empty partitions, a single sample
+    got = dask_pav_blocks(
+        chunked(s, chunks),
+        chunked(y, chunks),
+        chunked(w, [1000, 2000]),  # weights chunked differently: rechunked
+        pseudo_count=pseudo_count,
+    )
+    assert_blocks_equal(got, pav_blocks(s, y, w, pseudo_count=pseudo_count))
+
+
+def test_dask_pav_blocks_skewed_partitions(client):
+    """Partitions holding one class only, sorted by class and by score."""
+    s, y, _ = make_data(2000, seed=2, decimals=2)
+    order = np.lexsort((s, y))  # non-targets first, then targets, each sorted
+    s, y = s[order], y[order]
+    chunks = [500, 0, 600, 300, 600]
+    for n_ranges in (None, 1, 2, 17):
+        got = dask_pav_blocks(chunked(s, chunks), chunked(y, chunks), n_ranges=n_ranges)
+        assert_blocks_equal(got, pav_blocks(s, y))
+
+
+def test_dask_pav_blocks_all_ties_and_one_class(client):
+    s = np.full(500, 0.25)
+    y = np.arange(500) % 3 == 0
+    got = dask_pav_blocks(chunked(s, [100] * 5), chunked(y, [100] * 5))
+    assert_blocks_equal(got, pav_blocks(s, y))
+    assert len(got) == 1
+    only_non = np.zeros(500, dtype=bool)
+    got = dask_pav_blocks(chunked(s, [100] * 5), chunked(only_non, [100] * 5))
+    assert_blocks_equal(got, pav_blocks(s, only_non))
+
+
+def test_block_summary_from_dataframe_columns(client):
+    s, y, w = make_data(2500, seed=3, decimals=1, weighted=True)
+    labels = np.where(y, "tar", "non")
+    df = pd.DataFrame({"score": s, "label": labels, "w": w})
+    ddf = dd.from_pandas(df, npartitions=4)
+    blocks, summary = dask_block_summary(
+        ddf["label"], ddf["score"], ddf["w"], pos_label="tar"
+    )
+    assert_blocks_equal(blocks, pav_blocks(s, y, w))
+    assert summary.pos_label == "tar"
+    assert summary.n_tar == pytest.approx(w[y].sum(), rel=1e-12)
+    assert summary.n_non == pytest.approx(w[~y].sum(), rel=1e-12)
+
+
+def test_block_summary_from_parquet(client, tmp_path):
+    s, y, w = make_data(6000, seed=4, decimals=2, weighted=True)
+    df = pd.DataFrame({"score": s, "y": y.astype(np.int64), "w": w})
+    # Files sorted by label: the first files hold non-targets only.
+    order = np.argsort(y, kind="stable")
+    df = df.iloc[order].reset_index(drop=True)
+    # Plain Parquet files as any engine writes them (no pandas index).
+    (tmp_path / "scores").mkdir()
+    for i, part in enumerate(np.array_split(np.arange(len(df)), 5)):
+        table = pa.Table.from_pandas(df.iloc[part], preserve_index=False)
+        pq.write_table(table, tmp_path / "scores" / f"part.{i}.parquet")
+    ddf = dd.read_parquet(tmp_path / "scores")
+    assert ddf.npartitions == 5
+    blocks, _ = dask_block_summary(ddf["y"], ddf["score"], ddf["w"])
+    assert_blocks_equal(blocks, pav_blocks(s, y, w))
+    blocks, _ = dask_block_summary(ddf["y"], ddf["score"], pseudo_count=1.0)
+    assert_blocks_equal(blocks, pav_blocks(s, y, pseudo_count=1.0))
