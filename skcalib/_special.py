@@ -1,0 +1,585 @@
+"""Stable sigmoid arithmetic and the Beta family of proper scoring rules.
+
+Everything here works on log-odds, never on probabilities, so that LLRs of
++/-700 and beyond (posteriors within 1e-300 of 0 or 1) and infinite LLRs give
+the right limits without numpy warnings.
+
+The Beta family (SPEC §4; Brümmer & Doddington, 003) in the log-odds domain
+----------------------------------------------------------------------------
+With posterior log-odds ``x = llr + logit(prior)`` and ``q = sigmoid(x)``,
+substituting ``c = sigmoid(t)`` in the integrals of SPEC §4 gives
+
+.. math::
+
+    C(q, \\mathrm{tar}) = G(x; \\alpha, \\beta), \\qquad
+    C(q, \\mathrm{non}) = G(-x; \\beta, \\alpha),
+
+    G(z; p, r) = \\frac{1}{B(p, r)} \\int_z^\\infty
+                 \\sigma(t)^{p-1} \\sigma(-t)^{r} \\, dt,
+
+so one function ``G`` (the cost of a target trial) serves both classes. Its
+derivative is closed-form, ``G'(z) = -sigma(z)^(p-1) sigma(-z)^r / B(p, r)``,
+and ``G''(z) = G'(z) [(p - 1) sigma(-z) - r sigma(z)]``.
+
+``G`` itself is evaluated without quadrature, from the hypergeometric
+function ``2F1`` always at an argument in ``[0, 1/2]`` where its series
+converges fast and scipy is accurate:
+
+* ``z >= 0``, ``y = sigma(-z) <= 1/2``:
+  ``G = y^r / (r B(p, r)) * 2F1(r, 2 - p; r + 1; y)``
+  (the incomplete beta integral of ``u^(r-1) (1-u)^(p-2)`` on ``[0, y]``),
+  which keeps full relative accuracy as ``G -> 0``;
+* ``z < 0``, ``q = sigma(z) < 1/2``: ``G = G(0) + (F(1/2) - F(q)) / B(p, r)``
+  with the antiderivative ``F(q) = q^(p-1)/(p-1) * 2F1(p-1, 1-r; p; q)``
+  for ``p != 1`` and ``F(q) = log q + sum_k (1-r)_k q^k / (k k!)`` for
+  ``p = 1``; this diverges properly (to ``+inf``) when ``p <= 1``.
+
+The closed forms of 003 eqs. 12-15 are used directly for ``(1/2, 1/2)``,
+``(1, 1)``, ``(2, 2)`` and ``(2, 1)`` (and its mirror ``(1, 2)``).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from scipy.special import betaln, expit, hyp2f1, log_expit, logit
+
+__all__ = [
+    "expit",
+    "logit",
+    "log_expit",
+    "log1pexp",
+    "check_rule_params",
+    "beta_rule_costs",
+    "beta_rule_derivatives",
+    "beta_rule_second_derivatives",
+    "prior_weighted_objective",
+    "uninformative_objective",
+    "AffineObjective",
+]
+
+_LOG2 = math.log(2.0)
+
+
+def log1pexp(x):
+    """Return ``log(1 + exp(x))`` (softplus) without overflow.
+
+    Computed as ``max(x, 0) + log1p(exp(-|x|))``: exact limits at +/-inf, full
+    relative accuracy for very negative ``x`` and no warnings.
+
+    Parameters
+    ----------
+    x : array-like
+        Real numbers, +/-inf allowed.
+
+    Returns
+    -------
+    ndarray or float
+        ``log(1 + exp(x))``, same shape as ``x``.
+
+    Examples
+    --------
+    >>> import math
+    >>> from skcalib._special import log1pexp
+    >>> float(log1pexp(0.0)) == math.log(2.0)
+    True
+    >>> float(log1pexp(1000.0)), float(log1pexp(-1000.0))
+    (1000.0, 0.0)
+    """
+    x = np.asarray(x, dtype=np.float64)
+    out = np.log1p(np.exp(-np.abs(x)))
+    out += np.maximum(x, 0.0)
+    return out if out.ndim else out[()]
+
+
+def check_rule_params(alpha, beta, prior=0.5):
+    """Validate the parameters of a Beta-family rule.
+
+    Returns ``(alpha, beta, prior)`` as Python floats; raises a ``ValueError``
+    naming the argument otherwise.
+    """
+    for name, value in (("alpha", alpha), ("beta", beta)):
+        if (
+            not isinstance(value, numbers.Real)
+            or isinstance(value, bool)
+            or not (math.isfinite(value) and value > 0)
+        ):
+            raise ValueError(f"`{name}` must be a finite number > 0; got {value!r}.")
+    if (
+        not isinstance(prior, numbers.Real)
+        or isinstance(prior, bool)
+        or not 0.0 < prior < 1.0
+    ):
+        raise ValueError(f"`prior` must be in (0, 1); got {prior!r}.")
+    return float(alpha), float(beta), float(prior)
+
+
+# --------------------------------------------------------------------------
+# G(z; p, r): the target cost at posterior log-odds z
+
+
+def _log1pmx_neg(z):
+    """``-log(1 - y) - y`` with ``y = sigmoid(-z)``, accurate also for tiny ``y``.
+
+    ``-log(1 - y) = log(1 + exp(-z))`` keeps ``z -> -inf`` finite until inf.
+    """
+    y = expit(-z)
+    out = log1pexp(-z) - y
+    small = y < 1e-3
+    if np.any(small):
+        ys = y[small]
+        # Taylor series; the direct form cancels (relative error ~ eps / y).
+        out[small] = ys * ys * (0.5 + ys * (1 / 3 + ys * (0.25 + ys * (0.2 + ys / 6))))
+    return out
+
+
+def _series_p1(q, r):
+    """``S(q) = sum_{k>=1} (1-r)_k q^k / (k k!)`` for ``0 <= q <= 1/2``."""
+    q = np.asarray(q, dtype=np.float64)
+    total = np.zeros_like(q)
+    coef = 1.0
+    power = np.ones_like(q)
+    for k in range(1, 400):
+        coef *= (k - r) / k
+        if coef == 0.0:  # integer r: the series terminates exactly
+            break
+        power = power * q
+        term = coef * power / k
+        total += term
+        if np.all(np.abs(term) <= 1e-17 * np.maximum(np.abs(total), 1e-300)):
+            break
+    return total
+
+
+def _tail_general(z, p, r):
+    """``G(z; p, r)`` for any ``p, r > 0`` through ``2F1`` (see module doc)."""
+    z = np.asarray(z, dtype=np.float64)
+    out = np.empty_like(z)
+    lbeta = betaln(p, r)
+    log_norm = -math.log(r) - lbeta  # log(1 / (r B(p, r)))
+    g0 = math.exp(-r * _LOG2 + log_norm) * hyp2f1(r, 2.0 - p, r + 1.0, 0.5)
+    pos = z >= 0
+    zp = z[pos]
+    # y = sigmoid(-z) <= 1/2 and its log, both accurate for huge z
+    out[pos] = np.exp(r * -log1pexp(zp) + log_norm) * hyp2f1(
+        r, 2.0 - p, r + 1.0, expit(-zp)
+    )
+    neg = ~pos
+    if np.any(neg):
+        zn = z[neg]
+        q = expit(zn)
+        logq = -log1pexp(-zn)
+        if p == 1.0:
+            s_half = float(_series_p1(np.array([0.5]), r)[0])
+            # B(1, r) = 1 / r
+            out[neg] = g0 + r * (-_LOG2 - logq + s_half - _series_p1(q, r))
+        else:
+            inv_b = math.exp(-lbeta)
+            f_half = (
+                math.exp(-(p - 1.0) * _LOG2)
+                / (p - 1.0)
+                * hyp2f1(p - 1.0, 1.0 - r, p, 0.5)
+            )
+            # q^(p-1) overflows to +inf for p < 1 and q -> 0: the right limit
+            with np.errstate(over="ignore"):
+                fq = (
+                    np.exp((p - 1.0) * logq)
+                    / (p - 1.0)
+                    * hyp2f1(p - 1.0, 1.0 - r, p, q)
+                )
+            out[neg] = g0 + (f_half - fq) * inv_b
+    return out
+
+
+def _tail(z, p, r):
+    """``G(z; p, r)``, the cost of a target trial at posterior log-odds ``z``."""
+    z = np.asarray(z, dtype=np.float64)
+    if p == 1.0 and r == 1.0:  # logarithmic: -log q
+        return log1pexp(-z) if z.ndim else np.asarray(log1pexp(-z))
+    if p == 2.0 and r == 2.0:  # Brier: 3 (1 - q)^2
+        y = expit(-z)
+        return 3.0 * y * y
+    if p == 2.0 and r == 1.0:  # 2 (1 - q)
+        return 2.0 * expit(-z)
+    if p == 1.0 and r == 2.0:  # mirror of (2, 1): -2 log q - 2 (1 - q)
+        return 2.0 * _log1pmx_neg(np.atleast_1d(z)).reshape(z.shape)
+    if p == 0.5 and r == 0.5:  # boosting: 2/pi sqrt((1 - q)/q) = 2/pi e^(-z/2)
+        with np.errstate(over="ignore"):
+            return (2.0 / math.pi) * np.exp(-0.5 * z)
+    return _tail_general(np.atleast_1d(z), p, r).reshape(z.shape)
+
+
+def _tail_deriv(z, p, r):
+    """``dG/dz = -sigmoid(z)^(p-1) sigmoid(-z)^r / B(p, r)``."""
+    z = np.asarray(z, dtype=np.float64)
+    log_arg = r * -log1pexp(z) - betaln(p, r)
+    if p != 1.0:  # skip 0 * log(0) at z = -inf
+        log_arg = log_arg + (p - 1.0) * -log1pexp(-z)
+    with np.errstate(over="ignore"):
+        return -np.exp(log_arg)
+
+
+def _tail_deriv2(z, p, r):
+    """``d2G/dz2 = G'(z) [(p - 1) sigmoid(-z) - r sigmoid(z)]``."""
+    d1 = _tail_deriv(z, p, r)
+    factor = (p - 1.0) * expit(-z) - r * expit(z)
+    with np.errstate(invalid="ignore"):  # -inf * 0 cannot happen for p != 1
+        return d1 * factor
+
+
+def _posterior_log_odds(llr, prior):
+    return np.asarray(llr, dtype=np.float64) + logit(prior)
+
+
+def beta_rule_costs(llr, *, alpha, beta, prior=0.5):
+    """Per-trial costs ``C(q, tar)`` and ``C(q, non)`` of a Beta-family rule.
+
+    Parameters
+    ----------
+    llr : array-like
+        Natural-log likelihood ratios; +/-inf allowed.
+    alpha, beta : float
+        Rule parameters, both > 0 (SPEC §4).
+    prior : float, default=0.5
+        Target prior; the posterior is ``q = sigmoid(llr + logit(prior))``.
+
+    Returns
+    -------
+    c_tar, c_non : ndarray
+        Cost of each LLR if the trial is a target / a non-target, shape of
+        ``llr``. A confidently right LLR costs 0; a confidently wrong one costs
+        ``+inf`` under unbounded rules (``alpha <= 1`` for targets,
+        ``beta <= 1`` for non-targets) and the finite limit
+        ``(alpha + beta - 1) / (alpha - 1)`` (resp. ``/(beta - 1)``) otherwise.
+
+    Notes
+    -----
+    .. math::
+
+        C(q, \\mathrm{tar}) = \\frac{1}{B(\\alpha, \\beta)}
+            \\int_q^1 c^{\\alpha-2} (1-c)^{\\beta-1} dc, \\quad
+        C(q, \\mathrm{non}) = \\frac{1}{B(\\alpha, \\beta)}
+            \\int_0^q c^{\\alpha-1} (1-c)^{\\beta-2} dc.
+
+    References
+    ----------
+    .. [1] N. Brümmer and G. Doddington, "Likelihood-ratio calibration using
+       prior-weighted proper scoring rules", Interspeech 2013 (seed 003).
+
+    Examples
+    --------
+    >>> import math
+    >>> import numpy as np
+    >>> from skcalib._special import beta_rule_costs
+    >>> c_tar, c_non = beta_rule_costs([0.0, np.inf, -np.inf], alpha=2, beta=2)
+    >>> [float(c) for c in c_tar]  # Brier: 3 (1 - q)^2
+    [0.75, 0.0, 3.0]
+    >>> c_tar, c_non = beta_rule_costs([0.0, -np.inf], alpha=1, beta=1)
+    >>> float(c_tar[0]) == math.log(2), float(c_tar[1])
+    (True, inf)
+    """
+    alpha, beta, prior = check_rule_params(alpha, beta, prior)
+    x = _posterior_log_odds(llr, prior)
+    return _tail(x, alpha, beta), _tail(-x, beta, alpha)
+
+
+def beta_rule_derivatives(llr, *, alpha, beta, prior=0.5):
+    """Derivatives of the per-trial costs with respect to the LLR.
+
+    Parameters
+    ----------
+    llr : array-like
+        Natural-log likelihood ratios; +/-inf allowed.
+    alpha, beta : float
+        Rule parameters, both > 0.
+    prior : float, default=0.5
+        Target prior.
+
+    Returns
+    -------
+    d_tar, d_non : ndarray
+        ``dC(q, tar)/dl = -q^(alpha-1) (1-q)^beta / B(alpha, beta)`` and
+        ``dC(q, non)/dl = q^alpha (1-q)^(beta-1) / B(alpha, beta)``.
+
+    Examples
+    --------
+    >>> from skcalib._special import beta_rule_derivatives
+    >>> d_tar, d_non = beta_rule_derivatives(0.0, alpha=1, beta=1)
+    >>> float(d_tar), float(d_non)  # -(1 - q) and q at q = 1/2
+    (-0.5, 0.5)
+    """
+    alpha, beta, prior = check_rule_params(alpha, beta, prior)
+    x = _posterior_log_odds(llr, prior)
+    return _tail_deriv(x, alpha, beta), -_tail_deriv(-x, beta, alpha)
+
+
+def beta_rule_second_derivatives(llr, *, alpha, beta, prior=0.5):
+    """Second derivatives of the per-trial costs with respect to the LLR.
+
+    Returns ``(d2_tar, d2_non)``; see :func:`beta_rule_derivatives`.
+
+    Examples
+    --------
+    >>> from skcalib._special import beta_rule_second_derivatives
+    >>> d2_tar, d2_non = beta_rule_second_derivatives(0.0, alpha=1, beta=1)
+    >>> float(d2_tar), float(d2_non)  # q (1 - q)
+    (0.25, 0.25)
+    """
+    alpha, beta, prior = check_rule_params(alpha, beta, prior)
+    x = _posterior_log_odds(llr, prior)
+    return _tail_deriv2(x, alpha, beta), _tail_deriv2(-x, beta, alpha)
+
+
+def _class_totals(is_target, sample_weight):
+    if sample_weight is None:
+        n_tar = float(np.count_nonzero(is_target))
+        return n_tar, float(is_target.shape[0]) - n_tar
+    n_tar = float(sample_weight[is_target].sum())
+    return n_tar, float(sample_weight.sum()) - n_tar
+
+
+def prior_weighted_objective(
+    llr, is_target, sample_weight=None, *, alpha, beta, prior=0.5
+):
+    """Prior-weighted expected cost ``Cbar`` of a Beta-family rule (unnormalized).
+
+    Parameters
+    ----------
+    llr : ndarray of shape (n_samples,)
+        Natural-log LLRs, float64; +/-inf allowed.
+    is_target : ndarray of shape (n_samples,), dtype=bool
+        Whether each trial is a target trial.
+    sample_weight : ndarray of shape (n_samples,), default=None
+        Non-negative weights. Zero-weight trials are dropped before any cost
+        is computed, so an infinite cost times a zero weight never occurs.
+    alpha, beta : float
+        Rule parameters, both > 0.
+    prior : float, default=0.5
+        Synthetic target prior of the objective.
+
+    Returns
+    -------
+    float
+        ``prior/N_tar * sum_tar w C(q, tar) + (1-prior)/N_non * sum_non w C(q, non)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib._special import prior_weighted_objective
+    >>> llr = np.array([2.0, -1.0, np.inf, -3.0])
+    >>> is_target = np.array([True, True, False, False])
+    >>> w = np.array([1.0, 1.0, 0.0, 1.0])  # the infinite LLR has no weight
+    >>> round(prior_weighted_objective(llr, is_target, w, alpha=1, beta=1), 4)
+    0.3843
+    """
+    alpha, beta, prior = check_rule_params(alpha, beta, prior)
+    llr = np.asarray(llr, dtype=np.float64)
+    is_target = np.asarray(is_target, dtype=bool)
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        keep = sample_weight > 0
+        if not keep.all():
+            llr, is_target, sample_weight = (
+                llr[keep],
+                is_target[keep],
+                sample_weight[keep],
+            )
+    n_tar, n_non = _class_totals(is_target, sample_weight)
+    if n_tar <= 0 or n_non <= 0:
+        raise ValueError(
+            "Both target and non-target trials (with non-zero weight) are "
+            "required to compute a prior-weighted objective."
+        )
+    x = _posterior_log_odds(llr, prior)
+    c_tar = _tail(x[is_target], alpha, beta)
+    c_non = _tail(-x[~is_target], beta, alpha)
+    if sample_weight is None:
+        s_tar, s_non = c_tar.sum(), c_non.sum()
+    else:
+        s_tar = c_tar @ sample_weight[is_target]
+        s_non = c_non @ sample_weight[~is_target]
+    return float(prior / n_tar * s_tar + (1.0 - prior) / n_non * s_non)
+
+
+def uninformative_objective(alpha, beta, prior=0.5):
+    """``Cbar`` of the uninformative system ``llr = 0`` (the normalizer).
+
+    Equals ``prior * C(prior, tar) + (1 - prior) * C(prior, non)``.
+
+    Examples
+    --------
+    >>> import math
+    >>> from skcalib._special import uninformative_objective
+    >>> round(uninformative_objective(1, 1, 0.5), 12) == round(math.log(2), 12)
+    True
+    >>> float(uninformative_objective(2, 2, 0.5))  # 3/4
+    0.75
+    """
+    alpha, beta, prior = check_rule_params(alpha, beta, prior)
+    x = np.array([logit(prior)])
+    c_tar = _tail(x, alpha, beta)[0]
+    c_non = _tail(-x, beta, alpha)[0]
+    return float(prior * c_tar + (1.0 - prior) * c_non)
+
+
+# --------------------------------------------------------------------------
+# Fused objective / gradient / Hessian of an affine map l = A s + B
+
+
+class AffineObjective:
+    """Fused evaluation of a Beta-rule objective of an affine LLR map.
+
+    For parameters ``theta = (A, B)`` it computes
+
+    .. math::
+
+        f(A, B) = \\sum_{g} \\sum_{i \\in g} v_i\\,
+                  G(\\epsilon_g (A s_i + B + \\tau); p_g, r_g)
+                  + a_0 A + b_0 B + \\frac{\\lambda}{2} A^2
+
+    with its gradient and Hessian in one chunked pass over the data (the
+    groups are the targets, ``epsilon = +1, (p, r) = (alpha, beta)``, and the
+    non-targets, ``epsilon = -1, (p, r) = (beta, alpha)``). Chunks of a few
+    ten thousand samples keep every temporary in cache; sums accumulate in
+    float64. The linear term serves Platt's smoothed targets.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples,)
+        Finite float64 scores.
+    is_target : ndarray of shape (n_samples,), dtype=bool
+    weights : ndarray of shape (n_samples,) or None
+        Per-sample weights ``v_i`` before the class factors.
+    class_factors : tuple of float
+        ``(k_tar, k_non)``: ``v_i`` is multiplied by ``k_tar`` for targets and
+        by ``k_non`` for non-targets.
+    alpha, beta : float
+        Rule parameters.
+    tau : float
+        Offset added to the LLR (``logit(prior)``).
+    linear : tuple of float, default=(0.0, 0.0)
+        ``(a_0, b_0)``.
+    l2 : float, default=0.0
+        ``lambda``, L2 penalty on the slope.
+    """
+
+    chunk_size = 1 << 15
+
+    def __init__(
+        self,
+        scores,
+        is_target,
+        weights,
+        *,
+        class_factors,
+        alpha,
+        beta,
+        tau,
+        linear=(0.0, 0.0),
+        l2=0.0,
+    ):
+        self.groups = []
+        for sign, mask, factor, p, r in (
+            (1.0, is_target, class_factors[0], alpha, beta),
+            (-1.0, ~is_target, class_factors[1], beta, alpha),
+        ):
+            s = scores[mask]
+            if sign < 0:
+                s = np.negative(s, out=s)
+            w = None if weights is None else weights[mask] * factor
+            self.groups.append((sign, s, w, float(factor), float(p), float(r)))
+        self.tau = float(tau)
+        self.linear = np.asarray(linear, dtype=np.float64)
+        self.l2 = float(l2)
+        self.n_evals = 0
+
+    def set_rule(self, alpha, beta):
+        """Change the rule in place (data stay)."""
+        self.groups = [
+            (sign, s, w, k, *((alpha, beta) if sign > 0 else (beta, alpha)))
+            for sign, s, w, k, _, _ in self.groups
+        ]
+
+    def __call__(self, theta, derivatives=True):
+        """Return ``f`` or ``(f, gradient (2,), Hessian (2, 2))`` at ``theta``."""
+        self.n_evals += 1
+        a, b = float(theta[0]), float(theta[1])
+        f = self.linear @ theta + 0.5 * self.l2 * a * a
+        grad = self.linear + np.array([self.l2 * a, 0.0])
+        hess = np.array([[self.l2, 0.0], [0.0, 0.0]])
+        for sign, s, w, k, p, r in self.groups:
+            c = sign * (b + self.tau)
+            acc = np.zeros(6)
+            for start in range(0, s.shape[0], self.chunk_size):
+                stop = start + self.chunk_size
+                sc = s[start:stop]
+                wc = None if w is None else w[start:stop]
+                _chunk(acc, sc, wc, a, c, p, r, derivatives)
+            if w is None:
+                acc *= k
+            f += acc[0]
+            if derivatives:
+                # d/dA = sum v G' s', d/dB = sign sum v G'
+                grad += (acc[2], sign * acc[1])
+                hess += np.array([[acc[5], sign * acc[4]], [sign * acc[4], acc[3]]])
+        if not derivatives:
+            return float(f)
+        return float(f), grad, hess
+
+
+def _sum(x, w):
+    return float(x.sum()) if w is None else float(x @ w)
+
+
+def _chunk(acc, s, w, a, c, p, r, derivatives):
+    """Accumulate sum v G, sum v G', sum v G' s, sum v G'', ... for one chunk."""
+    z = s * a
+    z += c
+    if p == 1.0 and r == 1.0:
+        # e = exp(-|z|), d = 1/(1+e); sigmoid(-z) = (e or 1) * d;
+        # sigmoid(z) sigmoid(-z) = e d^2 for either sign of z.
+        e = np.abs(z)
+        np.negative(e, out=e)
+        np.exp(e, out=e)
+        loss = np.log1p(e)
+        loss += np.maximum(-z, 0.0)
+        acc[0] += _sum(loss, w)
+        if not derivatives:
+            return
+        d = e + 1.0
+        np.reciprocal(d, out=d)
+        sm = np.where(z >= 0, e, 1.0)
+        sm *= d  # sigmoid(-z)
+        d1 = np.negative(sm, out=sm)
+        d *= d
+        d *= e
+        d2 = d
+    else:
+        with np.errstate(over="ignore", invalid="ignore"):
+            acc[0] += _sum(_tail_fast(z, p, r), w)
+        if not derivatives:
+            return
+        d1 = _tail_deriv(z, p, r)
+        factor = (p - 1.0) * expit(-z)
+        factor -= r * expit(z)
+        with np.errstate(invalid="ignore"):
+            d2 = d1 * factor
+    if w is not None:
+        d1 = d1 * w
+        d2 = d2 * w
+    acc[1] += d1.sum()
+    acc[2] += d1 @ s
+    acc[3] += d2.sum()
+    ds = d2 * s
+    acc[4] += ds.sum()
+    acc[5] += ds @ s
+
+
+def _tail_fast(z, p, r):
+    """``G`` for the optimizer: absolute (not relative) accuracy is enough."""
+    if p == 1.0 and r == 2.0:
+        y = expit(-z)
+        return 2.0 * (log1pexp(-z) - y)
+    return _tail(z, p, r)
