@@ -9,13 +9,14 @@ posterior views, Bayes decisions, tags) lives here.
 
 from __future__ import annotations
 
+from functools import update_wrapper
 from numbers import Real
+from types import MethodType
 
 import numpy as np
 from scipy.special import expit
 from scipy.special import logit as _logit
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
@@ -56,7 +57,7 @@ class SingleColumnError(ValueError, AttributeError):
 
 
 def _single_column(self):
-    """``available_if`` check: the LLR views need a fitted one-column model."""
+    """The LLR views need a fitted one-column model."""
     check_is_fitted(self)
     if self.n_features_in_ != 1:
         raise SingleColumnError(
@@ -65,6 +66,25 @@ def _single_column(self):
             "need exactly one column. Fit one calibrator per system to use them."
         )
     return True
+
+
+class _needs_single_column:
+    """Method descriptor like scikit-learn's ``available_if(_single_column)``.
+
+    Unlike ``available_if`` it lets the check's own error through unchanged,
+    so a direct call raises the explanatory ``SingleColumnError`` (or
+    ``NotFittedError``) while ``hasattr`` still answers ``False``.
+    """
+
+    def __init__(self, fn):
+        self.fn = fn
+        update_wrapper(self, fn)
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.fn
+        _single_column(obj)
+        return MethodType(self.fn, obj)
 
 
 class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -123,21 +143,7 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             y_numeric=False,
             order="F",
         )
-        check_classification_targets(y)
-        classes, y_index = np.unique(y, return_inverse=True)
-        if classes.shape[0] != 2:
-            if classes.shape[0] < 2:
-                raise ValueError(
-                    f"{type(self).__name__} needs samples of 2 classes in `y`; "
-                    f"got 1 class ({classes[0]!r}). Calibration needs both "
-                    "target and non-target scores."
-                )
-            raise ValueError(
-                f"{type(self).__name__} is binary: `y` must have 2 classes; got "
-                f"{classes.shape[0]} classes. Calibrate one-vs-rest scores "
-                "separately for multiclass problems."
-            )
-        is_target = y_index.astype(bool).reshape(-1)
+        classes, is_target = self._binary_labels(y)
         sample_weight = check_weights(sample_weight, X.shape[0])
         if sample_weight is None:
             n_tar = float(np.count_nonzero(is_target))
@@ -173,7 +179,7 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         out = self._transform(X)
         return out.reshape(-1) if was_1d else out
 
-    @available_if(_single_column)
+    @_needs_single_column
     def decision_function(self, X):
         """Calibrated log-likelihood-ratios (natural log).
 
@@ -196,7 +202,7 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                 return _logit(out) - _logit(self.calibration_prior_)
         return out
 
-    @available_if(_single_column)
+    @_needs_single_column
     def predict_proba(self, X):
         """Posterior probabilities at ``prior_``.
 
@@ -217,7 +223,7 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         proba[:, 0] = expit(-log_odds)
         return proba
 
-    @available_if(_single_column)
+    @_needs_single_column
     def predict(self, X):
         """Bayes decisions at ``prior_`` (equal costs).
 
@@ -238,6 +244,32 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return self.classes_[accept.astype(np.intp)]
 
     # ---------------------------------------------------------------- helpers
+    def _binary_labels(self, y):
+        """``(classes_, is_target)`` in O(n) passes (``np.unique`` would sort)."""
+        first = y[0]
+        differs = y != first
+        if not differs.any():
+            check_classification_targets(y[:1])
+            raise ValueError(
+                f"{type(self).__name__} needs samples of 2 classes in `y`; "
+                f"got 1 class ({first!r}). Calibration needs both target and "
+                "non-target scores."
+            )
+        second = y[np.argmax(differs)]
+        is_second = y == second
+        if not np.array_equal(differs, is_second):
+            check_classification_targets(y)
+            n_classes = np.unique(y).shape[0]
+            raise ValueError(
+                f"{type(self).__name__} is binary: `y` must have 2 classes; got "
+                f"{n_classes} classes. Calibrate one-vs-rest scores separately "
+                "for multiclass problems."
+            )
+        classes = np.unique(np.array([first, second], dtype=y.dtype))
+        check_classification_targets(classes)  # rejects continuous labels
+        is_target = is_second if second == classes[1] else ~is_second
+        return classes, is_target
+
     def _validate_X(self, X):
         check_is_fitted(self)
         X, was_1d = _as_2d(X)

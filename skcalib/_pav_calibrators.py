@@ -43,7 +43,7 @@ def _interp(x, knot_x, knot_v):
         vl, vr = v_left[fix], v_right[fix]
         xs = x[fix]
         mid = 0.5 * (knot_x[left][fix] + knot_x[right][fix])
-        both = ~np.isfinite(vl) & ~np.isfinite(vr)
+        both = ~np.isfinite(vl) & ~np.isfinite(vr) & (vl != vr)
         val = np.where(np.isfinite(vl), vr, vl)
         val = np.where(both, np.where(xs < mid, vl, np.where(xs > mid, vr, 0.0)), val)
         out[fix] = val

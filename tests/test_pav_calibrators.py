@@ -1,0 +1,327 @@
+"""Tests of PAVCalibrator and PAVLLRCalibrator (and the shared base class)."""
+
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.special import expit, logit
+from sklearn.base import clone
+from sklearn.isotonic import IsotonicRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.utils._param_validation import InvalidParameterError
+
+from skcalib import PAVCalibrator, PAVLLRCalibrator
+from skcalib._pav import block_llr, pav_blocks
+
+HYP = settings(derandomize=True, database=None, deadline=None, max_examples=50)
+CALIBRATORS = [PAVCalibrator, PAVLLRCalibrator]
+
+
+def _data(seed=0, n=500, decimals=1, weights=False):
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.3
+    s = np.round(rng.normal(size=n) + 1.5 * y, decimals)
+    w = rng.integers(0, 4, n).astype(float) if weights else None
+    if w is not None:
+        w[np.argmax(y)] = w[np.argmin(y)] = 1.0
+    return s, y.astype(int), w
+
+
+def _cllr(llr, y):
+    """Cllr in bits, independent of skcalib.metrics."""
+    tar = np.logaddexp(0, -llr[y == 1]).mean()
+    non = np.logaddexp(0, llr[y == 0]).mean()
+    return (tar + non) / (2 * np.log(2))
+
+
+# --------------------------------------------------------------------- errors
+@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize(
+    "X, y, w, match",
+    [
+        ([0.0, np.nan, 1.0], [0, 1, 1], None, "Input X contains NaN"),
+        ([0.0, np.inf, 1.0], [0, 1, 1], None, "Input X contains infinity"),
+        ([0.0, 1.0, 2.0], [1, 1, 1], None, "got 1 class"),
+        ([0.0, 1.0, 2.0], [0, 1, 2], None, "got 3 classes"),
+        ([0.0, 1.0, 2.0], [0, 1], None, "inconsistent numbers of samples"),
+        ([0.0, 1.0, 2.0], [0, 1, 1], [1.0, -1.0, 1.0], "Negative values"),
+        ([0.0, 1.0, 2.0], [0, 1, 1], [0.0, 0.0, 0.0], "at least one non-zero"),
+        ([0.0, 1.0, 2.0], [0, 1, 1], [1.0, 0.0, 0.0], "only one class"),
+        ([0.0, 1.0, 2.0], [0, 1, 1], [1.0, 1.0], "sample_weight"),
+        ([0.0, 1.0, 2.0], [0.5, 1.5, 2.5], None, "Unknown label type"),
+    ],
+)
+def test_bad_input_is_a_clear_value_error(Cal, X, y, w, match):
+    with pytest.raises(ValueError, match=match):
+        Cal().fit(X, y, sample_weight=w)
+
+
+@pytest.mark.parametrize("Cal", CALIBRATORS)
+def test_empty_input(Cal):
+    with pytest.raises(ValueError, match="0 sample"):
+        Cal().fit(np.empty(0), np.empty(0))
+
+
+@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"interpolation": "cubic"},
+        {"out_of_bounds": "extrapolate"},
+        {"extremes": "laplace"},
+        {"max_abs_llr": -1.0},
+        {"max_abs_llr": 0.0},
+        {"strict": "yes"},
+        {"prior": 1.5},
+        {"prior": 0.0},
+    ],
+)
+def test_bad_parameters(Cal, params):
+    s, y, _ = _data()
+    with pytest.raises(InvalidParameterError, match=next(iter(params))):
+        Cal(**params).fit(s, y)
+
+
+@pytest.mark.parametrize("Cal", CALIBRATORS)
+def test_out_of_bounds_options(Cal):
+    s, y, _ = _data()
+    cal = Cal(out_of_bounds="raise").fit(s, y)
+    cal.transform([s.min(), s.max()])
+    with pytest.raises(ValueError, match="outside the training range"):
+        cal.transform([s.max() + 1])
+    out = Cal(out_of_bounds="nan").fit(s, y).transform([s.min() - 1, 0.0, s.max() + 1])
+    assert np.isnan(out[0]) and np.isfinite(out[1]) and np.isnan(out[2])
+    clipped = Cal().fit(s, y)
+    assert clipped.transform([s.max() + 100])[0] == clipped.transform([s.max()])[0]
+
+
+@pytest.mark.parametrize("Cal", CALIBRATORS)
+def test_llr_views_need_one_column(Cal):
+    s, y, _ = _data()
+    X = np.column_stack([s, -s, 2 * s])
+    cal = Cal().fit(X, y)
+    assert cal.transform(X).shape == X.shape
+    for method in ("decision_function", "predict_proba", "predict"):
+        assert not hasattr(cal, method)
+        with pytest.raises(ValueError, match="exactly one column"):
+            getattr(cal, method)(X)
+    with pytest.raises(ValueError, match="Reshape your data"):
+        cal.transform(s)
+    with pytest.raises(ValueError, match="3 features"):
+        cal.transform(X[:, :2])
+
+
+# ------------------------------------------------------------- correctness
+@pytest.mark.parametrize("weights", [False, True])
+@pytest.mark.parametrize("seed", range(5))
+def test_pav_calibrator_equals_isotonic_regression(seed, weights):
+    s, y, w = _data(seed, n=300, weights=weights)
+    ours = PAVCalibrator().fit(s, y, sample_weight=w)
+    ref = IsotonicRegression(out_of_bounds="clip").fit(s, y, sample_weight=w)
+    grid = np.r_[np.linspace(s.min() - 1, s.max() + 1, 1000), s]
+    np.testing.assert_allclose(ours.transform(grid), ref.predict(grid), atol=1e-12)
+
+
+def test_table1_calibrator():
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.55, 0.5, 0.45, 0.4, 0.35, 0.3, 0.27, 0.2])
+    s = np.r_[s, 0.18, 0.1, 0.02]
+    y = [1, 1, 0, 1, 1, 1, 0, 1, 1, 0, 1, 0, 0, 1, 0]
+    p = PAVCalibrator().fit(s, y).transform(s)
+    ref = [1, 1, 3 / 4, 3 / 4, 3 / 4, 3 / 4, 2 / 3, 2 / 3, 2 / 3, 1 / 2, 1 / 2]
+    np.testing.assert_allclose(p, ref + [1 / 3, 1 / 3, 1 / 3, 0], rtol=1e-15)
+
+
+def test_step_interpolation():
+    s = np.array([0.0, 1.0, 2.0, 3.0])
+    y = np.array([0, 1, 0, 1])
+    cal = PAVCalibrator(interpolation="step").fit(s, y)
+    # blocks: {0}: 0, {1, 2}: 1/2, {3}: 1
+    out = cal.transform([-1.0, 0.0, 0.5, 1.0, 1.5, 2.5, 2.99, 3.0, 9.0])
+    np.testing.assert_array_equal(out, [0, 0, 0, 0.5, 0.5, 0.5, 0.5, 1, 1])
+    lin = PAVCalibrator().fit(s, y).transform([0.5, 2.5])
+    np.testing.assert_allclose(lin, [0.25, 0.75])
+
+
+@pytest.mark.parametrize("Cal", CALIBRATORS)
+def test_integer_weights_equal_repeated_rows(Cal):
+    s, y, w = _data(3, n=200, weights=True)
+    reps = w.astype(int)
+    a = Cal().fit(s, y, sample_weight=w)
+    b = Cal().fit(np.repeat(s, reps), np.repeat(y, reps))
+    grid = np.linspace(s.min() - 1, s.max() + 1, 500)
+    np.testing.assert_allclose(a.transform(grid), b.transform(grid), rtol=1e-12)
+
+
+def test_pav_llr_raw_values_and_prior_independence():
+    s, y, _ = _data(4)
+    cal = PAVLLRCalibrator(extremes="raw").fit(s, y)
+    blocks = pav_blocks(s.astype(float), y.astype(bool))
+    expected = block_llr(blocks, y.sum(), (1 - y).sum())
+    np.testing.assert_allclose(cal.transform(blocks.lo), expected)
+    for factor in (0.1, 7.0):
+        w = np.where(y == 1, factor, 1.0)
+        other = PAVLLRCalibrator(extremes="raw").fit(s, y, sample_weight=w)
+        np.testing.assert_allclose(other.transform(s), cal.transform(s), atol=1e-12)
+
+
+def test_extremes_policies():
+    rng = np.random.default_rng(8)
+    y = rng.random(400) < 0.5
+    s = rng.normal(size=400) + 3 * y
+    raw = PAVLLRCalibrator(extremes="raw").fit(s, y).transform(s)
+    assert np.isneginf(raw.min()) and np.isposinf(raw.max())
+    bound = PAVLLRCalibrator(extremes="bound", max_abs_llr=5.0).fit(s, y)
+    np.testing.assert_array_equal(bound.transform(s), np.clip(raw, -5, 5))
+    succ = PAVLLRCalibrator().fit(s, y)
+    out = succ.transform(s)
+    assert np.isfinite(out).all()
+    # rule of succession by hand: four virtual trials at the ends
+    s_aug = np.r_[-1e6, -1e6, s, 1e6, 1e6]
+    y_aug = np.r_[True, False, y, True, False]
+    blocks = pav_blocks(s_aug, y_aug)
+    by_hand = block_llr(blocks, y.sum(), (~y).sum())
+    idx = np.searchsorted(blocks.lo, s, side="right") - 1
+    step = PAVLLRCalibrator(interpolation="step").fit(s, y).transform(s)
+    np.testing.assert_allclose(step, by_hand[idx], rtol=1e-12)
+    # PAVCalibrator under succession: sigmoid(llr + logit(pi_cal))
+    p = PAVCalibrator(extremes="succession").fit(s, y).transform(s)
+    np.testing.assert_allclose(p, expit(out + logit(y.mean())), rtol=1e-12)
+    assert 0 < p.min() and p.max() < 1
+
+
+def test_interpolation_with_infinite_llr_knots():
+    s = np.array([0.0, 1.0, 2.0, 3.0])
+    y = np.array([0, 0, 1, 1])
+    cal = PAVLLRCalibrator(extremes="raw").fit(s, y)
+    out = cal.transform([0.5, 1.0, 1.4, 1.5, 1.6, 2.0, 2.5])
+    assert out.tolist() == [-np.inf, -np.inf, -np.inf, 0.0, np.inf, np.inf, np.inf]
+
+
+def test_predict_proba_and_predict_at_prior():
+    s, y, _ = _data(5)
+    cal = PAVLLRCalibrator(prior=0.2).fit(s, y)
+    llr = cal.decision_function(s)
+    proba = cal.predict_proba(s)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_allclose(proba[:, 1], expit(llr + logit(0.2)))
+    np.testing.assert_array_equal(cal.predict(s), (llr >= -logit(0.2)).astype(int))
+    # PAVCalibrator: prior=None gives back its own probabilities
+    pav = PAVCalibrator().fit(s, y)
+    np.testing.assert_allclose(pav.predict_proba(s)[:, 1], pav.transform(s))
+    assert pav.prior_ == pytest.approx(y.mean())
+
+
+def test_predict_accepts_on_exact_tie():
+    # one block at LLR exactly 0 (target ratio equals prior odds)
+    s = np.array([0.0, 0.0, 1.0, 1.0])
+    y = np.array([0, 1, 0, 1])
+    cal = PAVLLRCalibrator(extremes="raw", prior=0.5).fit(s, y)
+    assert cal.decision_function([0.5])[0] == 0.0
+    assert cal.predict([0.5])[0] == 1
+
+
+@pytest.mark.parametrize(
+    "labels", [("no", "yes"), (False, True), (-1, 1), (3, 7), ("a", "b")]
+)
+def test_any_two_labels(labels):
+    s, y, _ = _data(6)
+    yy = np.where(y == 1, labels[1], labels[0])
+    cal = PAVLLRCalibrator().fit(s, yy)
+    assert list(cal.classes_) == sorted(labels)
+    assert set(cal.predict(s)) <= set(labels)
+    ref = PAVLLRCalibrator().fit(s, y).transform(s)
+    np.testing.assert_allclose(cal.transform(s), ref)
+
+
+@pytest.mark.parametrize("Cal", CALIBRATORS)
+def test_columns_are_calibrated_independently(Cal):
+    s, y, _ = _data(7)
+    rng = np.random.default_rng(0)
+    other = s + rng.normal(size=s.shape)
+    X = np.column_stack([s, other])
+    both = Cal().fit(X, y).transform(X)
+    np.testing.assert_allclose(both[:, 0], Cal().fit(s, y).transform(s))
+    np.testing.assert_allclose(both[:, 1], Cal().fit(other, y).transform(other))
+
+
+@pytest.mark.parametrize("Cal", CALIBRATORS)
+def test_pickle_clone_and_pandas_output(Cal):
+    pd = pytest.importorskip("pandas")
+    s, y, _ = _data(8)
+    cal = Cal().fit(s, y)
+    again = pickle.loads(pickle.dumps(cal))
+    np.testing.assert_array_equal(again.transform(s), cal.transform(s))
+    assert clone(cal).get_params() == cal.get_params()
+    df = pd.DataFrame({"svm": s, "lr": -s})
+    out = Cal().set_output(transform="pandas").fit(df, y).transform(df)
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == ["svm", "lr"]
+
+
+def test_extreme_but_valid_scores_without_warnings():
+    s = np.array([-1e300, -1e300, 0.0, 1e300, 1e300, 1e300])
+    y = np.array([0, 1, 0, 1, 1, 0])
+    with np.errstate(all="raise"):
+        for Cal in CALIBRATORS:
+            cal = Cal(strict=True).fit(s, y)
+            out = cal.transform([-1.7e308, 0.0, 1.7e308])
+            assert np.all(np.isfinite(out))
+    # all ties: one block, the class proportion
+    p = PAVCalibrator().fit(np.zeros(4), [0, 1, 1, 1]).transform([-5.0, 0.0, 5.0])
+    np.testing.assert_allclose(p, 0.75)
+
+
+# -------------------------------------------------------------------- strict
+@pytest.mark.parametrize("Cal", CALIBRATORS)
+def test_strict_is_strictly_increasing_and_keeps_ranking(Cal):
+    s, y, _ = _data(9, n=2000, decimals=3)
+    flat = Cal().fit(s, y)
+    strict = Cal(strict=True).fit(s, y)
+    grid = np.linspace(s.min() - 3, s.max() + 3, 20001)
+    out = strict.transform(grid)
+    if Cal is PAVCalibrator:
+        # the lowest/highest blocks may be exactly 0/1, which cannot move
+        inner = (out > 0) & (out < 1)
+        assert np.all(np.diff(out[inner]) > 0)
+    else:
+        assert np.all(np.diff(out) > 0)
+    train = strict.transform(s)
+    # no ties on distinct scores: ranking metrics equal those of raw scores
+    assert np.unique(train).shape[0] == np.unique(s).shape[0]
+    assert roc_auc_score(y, train) == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+    # the flat map changes it (on training data, up to the ROCCH AUC)
+    assert roc_auc_score(y, flat.transform(s)) != pytest.approx(roc_auc_score(y, s))
+    # calibration stays within the stated tolerance of the optimum
+    if Cal is PAVLLRCalibrator:
+        c_flat, c_strict = _cllr(flat.transform(s), y), _cllr(train, y)
+    else:
+        c_flat = np.mean((flat.transform(s) - y) ** 2)
+        c_strict = np.mean((train - y) ** 2)
+    assert abs(c_strict - c_flat) <= 1e-5 * c_flat
+    np.testing.assert_allclose(train, flat.transform(s), rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- properties
+data_strategy = st.integers(2, 40).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.integers(-4, 4), min_size=n, max_size=n),
+        st.lists(st.booleans(), min_size=n, max_size=n),
+    )
+)
+
+
+@HYP
+@given(data_strategy, st.sampled_from(CALIBRATORS), st.booleans())
+def test_ties_identical_and_output_non_decreasing(data, Cal, strict):
+    s, y = (np.asarray(a) for a in data)
+    s = s.astype(float) / 3
+    y = y.astype(int)
+    y[0], y[-1] = 1, 0
+    cal = Cal(strict=strict).fit(s, y)
+    out = cal.transform(s)
+    for v in np.unique(s):
+        assert np.unique(out[s == v]).shape[0] == 1
+    grid = np.linspace(-3, 3, 301)
+    g = cal.transform(grid)
+    assert np.all(np.diff(g) >= 0)
