@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from ._dask import any_dask_collection, is_dask_collection
 from .utils._sklearn_compat import (
     ClassifierTags,
     Interval,
@@ -133,6 +134,10 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self : object
             The fitted calibrator.
         """
+        if any_dask_collection(X, y, sample_weight):
+            from ._dask import dask_fit_calibrator
+
+            return dask_fit_calibrator(self, X, y, sample_weight)
         X, _ = _as_2d(X)
         X, y = validate_data(
             self,
@@ -175,6 +180,8 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         X_calibrated : ndarray of the same shape as ``X``
             Calibrated probabilities or LLRs, depending on the calibrator.
         """
+        if is_dask_collection(X):
+            return self._dask_apply("transform", X)
         X, was_1d = self._validate_X(X)
         out = self._transform(X)
         return out.reshape(-1) if was_1d else out
@@ -195,6 +202,8 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             calibrator that outputs probabilities ``p`` this is
             ``logit(p) - logit(calibration_prior_)``.
         """
+        if is_dask_collection(X):
+            return self._dask_apply("decision_function", X)
         X, _ = self._validate_X(X)
         out = self._transform(X)[:, 0]
         if self._output == "proba":
@@ -217,6 +226,8 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             Columns in the order of ``classes_``:
             ``sigmoid(llr + logit(prior_))`` for ``classes_[1]``.
         """
+        if is_dask_collection(X):
+            return self._dask_apply("predict_proba", X)
         log_odds = self.decision_function(X) + _logit(self.prior_)
         proba = np.empty((log_odds.shape[0], 2))
         proba[:, 1] = expit(log_odds)
@@ -240,10 +251,19 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         y_pred : ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
+        if is_dask_collection(X):
+            return self._dask_apply("predict", X)
         accept = self.decision_function(X) >= -_logit(self.prior_)
         return self.classes_[accept.astype(np.intp)]
 
     # ---------------------------------------------------------------- helpers
+    def _dask_apply(self, method, X):
+        """Lazy ``map_blocks`` of ``method`` over a Dask collection."""
+        from ._dask import dask_apply
+
+        check_is_fitted(self)
+        return dask_apply(self, method, X)
+
     def _binary_labels(self, y):
         """``(classes_, is_target)`` in O(n) passes (``np.unique`` would sort)."""
         first = y[0]

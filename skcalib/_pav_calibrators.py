@@ -88,35 +88,52 @@ class _BasePAVCalibrator(BaseCalibrator):
         """Calibrated output of each block (probability or LLR)."""
         raise NotImplementedError
 
+    @property
+    def _pseudo_count(self):
+        """Weight of each virtual trial of the rule of succession (or 0)."""
+        return 1.0 if self.extremes == "succession" else 0.0
+
     def _fit(self, X, is_target, sample_weight):
-        pseudo = 1.0 if self.extremes == "succession" else 0.0
-        self.blocks_ = []
-        self.X_thresholds_ = []
-        self.y_thresholds_ = []
-        self._tilt = []
-        x_min = np.empty(X.shape[1])
-        x_max = np.empty(X.shape[1])
         if sample_weight is None:
             n_tar = float(np.count_nonzero(is_target))
             n_non = float(is_target.shape[0]) - n_tar
         else:
             n_tar = float(sample_weight[is_target].sum())
             n_non = float(sample_weight[~is_target].sum())
-        for j in range(X.shape[1]):
-            blocks = pav_blocks(X[:, j], is_target, sample_weight, pseudo_count=pseudo)
-            values = self._block_values(blocks, n_tar, n_non)
-            if pseudo:
+        blocks = [
+            pav_blocks(
+                X[:, j], is_target, sample_weight, pseudo_count=self._pseudo_count
+            )
+            for j in range(X.shape[1])
+        ]
+        return self._fit_from_blocks(blocks, n_tar, n_non)
+
+    def _fit_from_blocks(self, blocks, n_tar, n_non):
+        """Set the fitted attributes from one block summary per column.
+
+        Shared by the in-memory fit and the distributed one (``_dask``): only
+        the blocks, and the real class totals ``n_tar``, ``n_non``, are needed.
+        """
+        self.blocks_ = []
+        self.X_thresholds_ = []
+        self.y_thresholds_ = []
+        self._tilt = []
+        x_min = np.empty(len(blocks))
+        x_max = np.empty(len(blocks))
+        for j, col_blocks in enumerate(blocks):
+            values = self._block_values(col_blocks, n_tar, n_non)
+            if self._pseudo_count:
                 # Blocks holding only the virtual points lie at +/-inf, outside
                 # every finite score: they carry no knot.
-                real = np.isfinite(blocks.lo) & np.isfinite(blocks.hi)
-                blocks = BlockSummary(*(a[real] for a in blocks))
+                real = np.isfinite(col_blocks.lo) & np.isfinite(col_blocks.hi)
+                col_blocks = BlockSummary(*(a[real] for a in col_blocks))
                 values = values[real]
-            self.blocks_.append(blocks)
-            kx, kv, tilt = self._knots(blocks, values)
+            self.blocks_.append(col_blocks)
+            kx, kv, tilt = self._knots(col_blocks, values)
             self.X_thresholds_.append(kx)
             self.y_thresholds_.append(kv)
             self._tilt.append(tilt)
-            x_min[j], x_max[j] = blocks.lo[0], blocks.hi[-1]
+            x_min[j], x_max[j] = col_blocks.lo[0], col_blocks.hi[-1]
         self.X_min_ = x_min
         self.X_max_ = x_max
         return self
