@@ -21,8 +21,8 @@ from sklearn.base import (
     clone,
 )
 from sklearn.model_selection import check_cv
-from sklearn.utils import _safe_indexing, get_tags, indexable
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils import _safe_indexing, assert_all_finite, get_tags, indexable
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import (
     check_consistent_length,
@@ -52,13 +52,21 @@ _PROBA_FLOOR = float(np.finfo(np.float64).tiny)
 def _check_binary_y(y, owner: str):
     """Validate a binary classification target; return ``(y_1d, classes)``."""
     y = column_or_1d(y, warn=True)
+    if y.shape[0] == 0:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={y.shape}) while a minimum of 1 "
+            f"is required by {owner}."
+        )
+    if y.dtype.kind in "fc":
+        assert_all_finite(y, input_name="y")
     check_classification_targets(y)
     classes = np.unique(y)
     if classes.shape[0] > 2:
         raise ValueError(
-            f"{owner} supports binary targets only; `y` has {classes.shape[0]} "
-            "classes. Multiclass calibration is not implemented yet: calibrate "
-            "one-vs-rest scores separately."
+            "Only binary classification is supported. The type of the target is "
+            f"{type_of_target(y, input_name='y')}: `y` has {classes.shape[0]} "
+            f"classes. {owner} does not calibrate multiclass problems yet; "
+            "calibrate one-vs-rest scores separately."
         )
     if classes.shape[0] < 2:
         raise ValueError(

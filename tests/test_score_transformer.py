@@ -1,0 +1,353 @@
+"""Tests of ScoreTransformer: out-of-fold scores as a pipeline step."""
+
+import pickle
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.dummy import DummyRegressor
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import log_loss
+from sklearn.model_selection import (
+    GridSearchCV,
+    KFold,
+    ShuffleSplit,
+    StratifiedKFold,
+    cross_val_predict,
+)
+from sklearn.naive_bayes import GaussianNB
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.svm import LinearSVC
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.estimator_checks import (
+    estimator_checks_generator,
+    parametrize_with_checks,
+)
+
+from skcalib._pav_calibrators import PAVCalibrator, PAVLLRCalibrator
+from skcalib._score_transformer import ScoreTransformer, _cross_fit
+
+try:  # the parametric calibrators live in modules written in parallel
+    from skcalib._platt import PlattCalibrator
+except ImportError:  # pragma: no cover
+    PlattCalibrator = None
+try:
+    from skcalib._affine import ProperScoringAffineCalibrator
+except ImportError:  # pragma: no cover
+    ProperScoringAffineCalibrator = None
+
+CALIBRATORS = [PAVCalibrator, PAVLLRCalibrator]
+CALIBRATORS += [c for c in (PlattCalibrator, ProperScoringAffineCalibrator) if c]
+
+
+def _data(n=300, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n) > 0.3).astype(int)
+    return X, y
+
+
+class _Memorizer(ClassifierMixin, BaseEstimator):
+    """Scores 1 for rows it was trained on (by the id in column 0), else 0.
+
+    Also records the extra fit parameter ``tag`` it received, to test routing.
+    """
+
+    def fit(self, X, y, sample_weight=None, tag=None):
+        self.seen_ = np.asarray(X)[:, 0].astype(int)
+        self.classes_ = np.unique(y)
+        self.tag_ = None if tag is None else np.asarray(tag)
+        self.sample_weight_ = sample_weight
+        return self
+
+    def decision_function(self, X):
+        return np.isin(np.asarray(X)[:, 0].astype(int), self.seen_).astype(float)
+
+
+# ----------------------------------------------------------------- errors
+def test_multiclass_target_raises():
+    X, _ = _data()
+    y = np.arange(X.shape[0]) % 3
+    with pytest.raises(ValueError, match="Only binary classification is supported"):
+        ScoreTransformer(LogisticRegression()).fit_transform(X, y)
+
+
+def test_single_class_raises():
+    X, _ = _data()
+    with pytest.raises(ValueError, match="2 classes"):
+        ScoreTransformer(LogisticRegression()).fit(X, np.ones(X.shape[0]))
+
+
+def test_response_method_not_available_raises():
+    X, y = _data()
+    st = ScoreTransformer(GaussianNB(), response_method="decision_function")
+    with pytest.raises(ValueError, match="`response_method`='decision_function'"):
+        st.fit(X, y)
+
+
+def test_estimator_without_scores_raises():
+    X, y = _data()
+    with pytest.raises(ValueError, match="neither `decision_function` nor"):
+        ScoreTransformer(DummyRegressor()).fit(X, y)
+
+
+def test_invalid_response_method_raises():
+    X, y = _data()
+    with pytest.raises(ValueError, match="response_method"):
+        ScoreTransformer(LogisticRegression(), response_method="predict").fit(X, y)
+
+
+def test_sample_weight_unsupported_raises():
+    X, y = _data()
+    with pytest.raises(ValueError, match="does not accept `sample_weight`"):
+        ScoreTransformer(KNeighborsClassifier()).fit_transform(
+            X, y, sample_weight=np.ones(X.shape[0])
+        )
+
+
+def test_bad_sample_weight_raises():
+    X, y = _data()
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        ScoreTransformer(LogisticRegression()).fit(X, y, sample_weight=np.ones(3))
+
+
+def test_cv_not_a_partition_raises():
+    X, y = _data()
+    st = ScoreTransformer(LogisticRegression(), cv=ShuffleSplit(3, random_state=0))
+    with pytest.raises(ValueError, match="partition the samples"):
+        st.fit_transform(X, y)
+
+
+def test_cv_leaking_split_raises():
+    X, y = _data(n=20)
+    idx = np.arange(20)
+    leaky = [(idx, idx[:10]), (idx[10:], idx[:10] + 10)]
+    with pytest.raises(ValueError, match="overlaps its training fold"):
+        ScoreTransformer(LogisticRegression(), cv=leaky).fit_transform(X, y)
+
+
+def test_transform_before_fit_raises():
+    X, _ = _data()
+    with pytest.raises(ValueError, match="not fitted"):
+        ScoreTransformer(LogisticRegression()).transform(X)
+
+
+# ------------------------------------------------------------ correctness
+@pytest.mark.parametrize(
+    "cv",
+    [
+        StratifiedKFold(5, shuffle=True, random_state=1),
+        KFold(4, shuffle=True, random_state=2),
+        3,
+    ],
+)
+@pytest.mark.parametrize("estimator", [LogisticRegression(), LinearSVC()])
+def test_fit_transform_equals_cross_val_predict(estimator, cv):
+    X, y = _data()
+    st = ScoreTransformer(estimator, cv=cv)
+    oof = st.fit_transform(X, y)
+    ref = cross_val_predict(estimator, X, y, cv=cv, method="decision_function")
+    assert oof.shape == (X.shape[0], 1)
+    assert_array_equal(oof[:, 0], ref)
+    # ... and deliberately not the in-sample scores of the all-data model
+    in_sample = st.transform(X)
+    assert_allclose(in_sample[:, 0], clone(estimator).fit(X, y).decision_function(X))
+    assert not np.allclose(oof, in_sample)
+
+
+def test_fit_transform_predict_proba_is_log_odds_of_cross_val_predict():
+    X, y = _data()
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    st = ScoreTransformer(GaussianNB(), cv=cv)
+    oof = st.fit_transform(X, y)[:, 0]
+    assert st.response_method_ == "predict_proba"
+    proba = cross_val_predict(GaussianNB(), X, y, cv=cv, method="predict_proba")
+    assert_allclose(oof, np.log(proba[:, 1]) - np.log(proba[:, 0]), rtol=1e-12)
+
+
+def test_no_sample_is_scored_by_a_model_that_saw_it():
+    X, y = _data(n=100)
+    X = np.column_stack([np.arange(100), X])  # column 0: the row id
+    st = ScoreTransformer(_Memorizer(), cv=StratifiedKFold(4))
+    oof = st.fit_transform(X, y)
+    assert_array_equal(oof, 0.0)  # every out-of-fold score from a blind model
+    assert_array_equal(st.transform(X), 1.0)  # the all-data model saw them all
+
+
+def test_cv_none_is_in_sample():
+    X, y = _data()
+    st = ScoreTransformer(LogisticRegression(), cv=None)
+    assert_array_equal(st.fit_transform(X, y), st.fit(X, y).transform(X))
+
+
+def test_frozen_estimator_is_not_refitted():
+    X, y = _data()
+    lr = LogisticRegression().fit(X[:150], y[:150])
+    coef = lr.coef_.copy()
+    st = ScoreTransformer(FrozenEstimator(lr))
+    oof = st.fit_transform(X[150:], y[150:])
+    assert_array_equal(lr.coef_, coef)
+    assert_allclose(oof[:, 0], lr.decision_function(X[150:]))
+
+
+def test_saturated_probabilities_give_finite_bounded_scores():
+    X, y = _data()
+    tree = DecisionTreeClassifier(random_state=0)  # leaves are pure: p in {0, 1}
+    scores = ScoreTransformer(tree).fit(X, y).transform(X)[:, 0]
+    bound = -np.log(np.finfo(np.float64).tiny)
+    assert np.isfinite(scores).all()
+    assert_allclose(np.abs(scores), bound)  # exactly at the floor
+    assert_array_equal(scores > 0, y == 1)
+
+
+def test_string_labels_scores_favour_classes_1():
+    X, y = _data()
+    labels = np.array(["spoof", "target"])[y]  # sorted: classes_[1] = "target"
+    st = ScoreTransformer(LogisticRegression())
+    scores = st.fit(X, labels).transform(X)[:, 0]
+    assert_array_equal(st.classes_, ["spoof", "target"])
+    assert scores[labels == "target"].mean() > scores[labels == "spoof"].mean()
+
+
+def test_sample_weight_and_fit_params_reach_each_fold():
+    X, y = _data(n=60)
+    X = np.column_stack([np.arange(60), X])
+    w = np.arange(1.0, 61.0)
+    tag = np.arange(60) * 10
+    cv = StratifiedKFold(3)
+    st = ScoreTransformer(_Memorizer(), cv=cv)
+    st.fit_transform(X, y, sample_weight=w, tag=tag)
+    assert_array_equal(st.estimator_.sample_weight_, w)
+    assert_array_equal(st.estimator_.tag_, tag)
+    # the fold models: rebuild them through the shared helper
+    _, splits, folds, _, _ = _cross_fit(
+        _Memorizer(),
+        X,
+        y,
+        cv=cv,
+        response_method="auto",
+        sample_weight=w,
+        fit_params={"tag": tag},
+    )
+    for (train, _), est in zip(splits, folds, strict=True):
+        assert_array_equal(est.sample_weight_, w[train])
+        assert_array_equal(est.tag_, tag[train])
+
+
+def test_sample_weight_matches_cross_val_predict():
+    X, y = _data()
+    w = np.random.default_rng(3).uniform(0.2, 3.0, size=X.shape[0])
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    oof = ScoreTransformer(LogisticRegression(), cv=cv).fit_transform(
+        X, y, sample_weight=w
+    )
+    ref = cross_val_predict(
+        LogisticRegression(),
+        X,
+        y,
+        cv=cv,
+        method="decision_function",
+        params={"sample_weight": w},
+    )
+    assert_array_equal(oof[:, 0], ref)
+
+
+def test_n_jobs_2_equals_n_jobs_1():
+    X, y = _data()
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    one = ScoreTransformer(LogisticRegression(), cv=cv, n_jobs=1)
+    two = ScoreTransformer(LogisticRegression(), cv=cv, n_jobs=2)
+    assert_array_equal(one.fit_transform(X, y), two.fit_transform(X, y))
+    assert_array_equal(one.transform(X), two.transform(X))
+
+
+def test_pickle_and_clone():
+    X, y = _data()
+    st = ScoreTransformer(LogisticRegression(C=0.3), cv=3).fit(X, y)
+    restored = pickle.loads(pickle.dumps(st))
+    assert_array_equal(restored.transform(X), st.transform(X))
+    fresh = clone(st)
+    assert not hasattr(fresh, "estimator_")
+    assert fresh.get_params()["estimator__C"] == 0.3
+
+
+def test_get_feature_names_out_and_pandas_output():
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    st = ScoreTransformer(LogisticRegression()).set_output(transform="pandas")
+    out = st.fit_transform(frame, y)
+    assert list(out.columns) == ["scoretransformer0"]
+    assert_array_equal(st.get_feature_names_out(), ["scoretransformer0"])
+    assert_array_equal(st.feature_names_in_, frame.columns)
+
+
+# ------------------------------------------------------------- pipelines
+@pytest.mark.parametrize("calibrator", CALIBRATORS, ids=lambda c: c.__name__)
+def test_pipeline_with_each_calibrator(calibrator):
+    X, y = _data(n=400)
+    pipe = make_pipeline(ScoreTransformer(LinearSVC(), cv=4), calibrator())
+    pipe.fit(X, y)
+    # the calibrator was trained on the out-of-fold scores, not in-sample ones
+    oof = cross_val_predict(LinearSVC(), X, y, cv=4, method="decision_function")
+    ref = calibrator().fit(oof, y)
+    scores = pipe[0].transform(X)
+    assert_allclose(pipe.predict_proba(X), ref.predict_proba(scores), rtol=1e-12)
+    proba = pipe.predict_proba(X)
+    assert proba.shape == (400, 2)
+    assert_allclose(proba.sum(axis=1), 1.0)
+    restored = pickle.loads(pickle.dumps(pipe))
+    assert_array_equal(restored.predict_proba(X), proba)
+    assert_array_equal(clone(pipe).fit(X, y).predict_proba(X), proba)
+
+
+def test_grid_search_over_classifier_and_calibrator_parameters():
+    X, y = _data(n=300)
+    pipe = make_pipeline(ScoreTransformer(LinearSVC(), cv=3), PAVLLRCalibrator())
+    grid = {
+        "scoretransformer__estimator__C": [0.01, 1.0],
+        "pavllrcalibrator__extremes": ["succession", "bound"],
+    }
+
+    def neg_log_loss(est, X_, y_):
+        return -log_loss(y_, est.predict_proba(X_)[:, 1])
+
+    search = GridSearchCV(pipe, grid, scoring=neg_log_loss, cv=3).fit(X, y)
+    assert len(search.cv_results_["params"]) == 4
+    best = search.best_estimator_
+    assert best[0].estimator_.C == search.best_params_["scoretransformer__estimator__C"]
+    assert best[1].extremes == search.best_params_["pavllrcalibrator__extremes"]
+    assert np.isfinite(search.cv_results_["mean_test_score"]).all()
+
+
+# --------------------------------------------------------- common checks
+EXPECTED_FAILED = {
+    "check_transformer_general": (
+        "fit_transform returns out-of-fold scores by design; transform uses the "
+        "all-data model"
+    ),
+    "check_transformer_general(readonly_memmap=True)": (
+        "fit_transform returns out-of-fold scores by design"
+    ),
+    "check_transformer_data_not_an_array": (
+        "fit_transform returns out-of-fold scores by design"
+    ),
+}
+COMMON = [
+    ScoreTransformer(LogisticRegression(), cv=3),
+    ScoreTransformer(GaussianNB(), response_method="predict_proba", cv=3),
+]
+
+
+@parametrize_with_checks(COMMON, expected_failed_checks=lambda est: EXPECTED_FAILED)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("estimator", COMMON, ids=lambda e: type(e.estimator).__name__)
+def test_common_checks_are_not_vacuous(estimator):
+    checks = list(estimator_checks_generator(estimator, legacy=True))
+    assert len(checks) >= 45
