@@ -46,6 +46,12 @@ __all__ = [
     "any_dask_collection",
     "dask_pav_blocks",
     "dask_block_summary",
+    "dask_validated_blocks",
+    "dask_class_reduce",
+    "dask_prior_weighted_objective",
+    "dask_error_rates",
+    "dask_fit_calibrator",
+    "dask_apply",
     "DaskInputSummary",
 ]
 
@@ -174,7 +180,13 @@ def _label_stats(y: np.ndarray, w: np.ndarray | None):
     return classes, (count, wsum, positive)
 
 
-def _summarize_partition(y, s, w, score_name, n_sample):
+def _summarize_partition(y, s, w, score_name, n_sample, reduce=None, target=None):
+    """Validation summary and score sample of one partition.
+
+    With ``reduce``, also ``reduce(s_tar, w_tar, s_non, w_non)`` where the
+    targets are ``y == target`` and zero-weight samples are dropped (weights
+    are None for unweighted data).
+    """
     s = _as_float(s, score_name)
     y = _as_1d(y)
     out = {"n": s.shape[0], "n_y": y.shape[0], "nan": False, "inf": False}
@@ -197,9 +209,24 @@ def _summarize_partition(y, s, w, score_name, n_sample):
             out["y_nan"] = True
             return out
         out["classes"], out["stats"] = _label_stats(y, w)
-    step = max(1, s.shape[0] // n_sample)
-    out["sample"] = np.sort(s[::step])
-    out["sample_weight"] = s.shape[0] / max(out["sample"].shape[0], 1)
+    if reduce is not None:
+        t = y == target
+        if w is not None:
+            keep = w > 0
+            s, t, w = s[keep], t[keep], w[keep]
+        out["reduced"] = np.asarray(
+            reduce(
+                s[t],
+                None if w is None else w[t],
+                s[~t],
+                None if w is None else w[~t],
+            ),
+            dtype=np.float64,
+        )
+    if n_sample:
+        step = max(1, s.shape[0] // n_sample)
+        out["sample"] = np.sort(s[::step])
+        out["sample_weight"] = s.shape[0] / max(out["sample"].shape[0], 1)
     return out
 
 
@@ -264,12 +291,26 @@ def _first_pass(
     n_ranges,
     weighted,
     allow_inf=True,
+    reduce=None,
 ):
+    """One pass: validate, sample the scores and optionally reduce.
+
+    Returns the :class:`DaskInputSummary` and, with ``reduce``, the sum of
+    its per-partition results (None otherwise).
+    """
     import dask
 
+    n_sample = 0 if reduce is not None else _SAMPLES_PER_PARTITION
+    target = None
+    if reduce is not None:
+        if pos_label is ESTIMATOR_LABELS:
+            raise ValueError("A reduction needs a known `pos_label`.")
+        # Known before looking at the data: an implicit positive label is 1
+        # (True == 1); other labels are rejected below.
+        target = 1 if pos_label is None else pos_label
     tasks = [
         dask.delayed(_summarize_partition, pure=True)(
-            y, s, w, score_name, _SAMPLES_PER_PARTITION
+            y, s, w, score_name, n_sample, reduce, target
         )
         for y, s, w in parts
     ]
@@ -345,12 +386,15 @@ def _first_pass(
         )
     if n_ranges is None:
         n_ranges = len(parts)
+    if reduce is not None:
+        reduced = sum(p["reduced"] for p in present)
+        return DaskInputSummary(pos_label, classes, n, n_tar, n_non, None), reduced
     boundaries = _weighted_quantiles(
         [p["sample"] for p in present if p["sample"].shape[0]],
         [p["sample_weight"] for p in present if p["sample"].shape[0]],
         n_ranges,
     )
-    return DaskInputSummary(pos_label, classes, n, n_tar, n_non, boundaries)
+    return DaskInputSummary(pos_label, classes, n, n_tar, n_non, boundaries), None
 
 
 # --------------------------------------------------------------------------
@@ -507,7 +551,7 @@ def dask_block_summary(
         {score_name: y_score, y_name: y_true, "sample_weight": sample_weight}
     )
     parts = [(y, s, w) for s, y, w in parts]
-    summary = _first_pass(
+    summary, _ = _first_pass(
         parts,
         pos_label=pos_label,
         score_name=score_name,
@@ -519,6 +563,21 @@ def dask_block_summary(
     )
     blocks = _finish(_concat(_range_blocks(parts, summary)), pseudo_count)
     return blocks, summary
+
+
+def dask_validated_blocks(
+    y_true, scores, sample_weight, pos_label, *, score_name: str = "scores"
+) -> tuple[BlockSummary, float, float]:
+    """Dask branch of ``skcalib.metrics._common._validated_blocks``.
+
+    Returns the same triple ``(blocks, n_tar, n_non)``: the distributed block
+    summary (equal to ``pav_blocks`` of the validated data) and the class
+    totals as block sums.
+    """
+    blocks, _ = dask_block_summary(
+        y_true, scores, sample_weight, pos_label=pos_label, score_name=score_name
+    )
+    return blocks, float(blocks.tar.sum()), float(blocks.non.sum())
 
 
 def dask_pav_blocks(
@@ -577,3 +636,282 @@ def dask_pav_blocks(
         n_ranges=n_ranges,
     )
     return blocks
+
+
+# --------------------------------------------------------------------------
+# Calibrators: fit on Dask collections, lazy transform
+# --------------------------------------------------------------------------
+
+
+def _columns(X) -> tuple[list, list | None]:
+    """The score columns of ``X`` as 1-D Dask collections, and feature names."""
+    import dask.dataframe as dd
+
+    if isinstance(X, dd.DataFrame):
+        names = list(X.columns)
+        feature_names = names if all(isinstance(c, str) for c in names) else None
+        return [X[c] for c in names], feature_names
+    if isinstance(X, dd.Series):
+        return [X], None
+    if not is_dask_collection(X):
+        X = np.asarray(X)
+    if X.ndim == 1:
+        return [X], None
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 1-D or 2-D array for X; got {X.ndim}-D.")
+    return [X[:, j] for j in range(X.shape[1])], None
+
+
+def dask_fit_calibrator(estimator, X, y, sample_weight=None):
+    """Fit a PAV-based calibrator on Dask collections, distributed.
+
+    Sets the same fitted attributes as ``BaseCalibrator.fit`` on in-memory
+    data: every column's PAV blocks come from :func:`dask_block_summary`
+    (equal to the in-memory kernel's), and the estimator's
+    ``_fit_from_blocks(blocks, n_tar, n_non)`` turns them into knots. Only
+    the knots reach the client.
+
+    Parameters
+    ----------
+    estimator : PAVCalibrator or PAVLLRCalibrator
+        Parameters already validated (``fit`` validates them first).
+    X : Dask array of shape (n_samples,) or (n_samples, k), Dask Series or DataFrame
+        Scores; NaN and +/-inf are rejected, as in memory.
+    y : Dask array or Dask Series of shape (n_samples,)
+        Two distinct labels; ``classes_[1]`` (the larger) is the target.
+    sample_weight : Dask array, Dask Series or None, default=None
+
+    Returns
+    -------
+    estimator : the fitted estimator
+    """
+    if not hasattr(estimator, "_fit_from_blocks"):
+        raise TypeError(
+            f"{type(estimator).__name__} cannot be fitted on Dask collections: "
+            "only the PAV-based calibrators can (compute the data first)."
+        )
+    columns, feature_names = _columns(X)
+    pseudo = float(getattr(estimator, "_pseudo_count", 0.0))
+    blocks = []
+    pos_label = ESTIMATOR_LABELS
+    first = None
+    for col in columns:
+        b, summary = dask_block_summary(
+            y,
+            col,
+            sample_weight,
+            pos_label=pos_label,
+            score_name="X",
+            y_name="y",
+            require_both=True,
+            allow_inf=False,
+            pseudo_count=pseudo,
+        )
+        if first is None:
+            first = summary
+            pos_label = summary.pos_label
+        blocks.append(b)
+    estimator.classes_ = first.classes
+    estimator.n_features_in_ = len(columns)
+    if feature_names is not None:
+        estimator.feature_names_in_ = np.asarray(feature_names, dtype=object)
+    elif hasattr(estimator, "feature_names_in_"):
+        del estimator.feature_names_in_
+    estimator.calibration_prior_ = first.n_tar / (first.n_tar + first.n_non)
+    estimator.prior_ = (
+        estimator.calibration_prior_ if estimator.prior is None else estimator.prior
+    )
+    estimator._fit_from_blocks(blocks, first.n_tar, first.n_non)
+    return estimator
+
+
+def _apply_in_memory(estimator, method, block):
+    """``estimator.method`` on one in-memory block (empty blocks allowed)."""
+    block = np.asarray(block)
+    if block.shape[0] == 0:
+        shape = {"predict_proba": (0, 2)}.get(method)
+        if shape is None:
+            shape = (0,) if method != "transform" or block.ndim == 1 else block.shape
+        dtype = estimator.classes_.dtype if method == "predict" else np.float64
+        return np.empty(shape, dtype=dtype)
+    return getattr(estimator, method)(block)
+
+
+def dask_apply(estimator, method: str, X):
+    """Lazy ``estimator.method(X)`` over the blocks of a Dask collection.
+
+    A fitted calibrator holds only its knots, so ``transform`` (and
+    ``decision_function``, ``predict_proba``, ``predict``) of a Dask array is
+    a ``map_blocks`` of the in-memory method; nothing is computed here.
+
+    Parameters
+    ----------
+    estimator : fitted calibrator
+    method : {'transform', 'decision_function', 'predict_proba', 'predict'}
+    X : Dask array of shape (n_samples,) or (n_samples, k), Dask Series or DataFrame
+
+    Returns
+    -------
+    out : Dask array
+        ``transform`` keeps the shape of ``X``; ``decision_function`` and
+        ``predict`` give shape (n_samples,), ``predict_proba`` (n_samples, 2).
+    """
+    from functools import partial
+
+    import dask.dataframe as dd
+
+    if isinstance(X, (dd.DataFrame, dd.Series)):
+        X = X.to_dask_array()
+    if X.ndim == 2:
+        X = X.rechunk({1: -1})  # columns of one block together
+    fn = partial(_apply_in_memory, estimator, method)
+    dtype = estimator.classes_.dtype if method == "predict" else np.float64
+    if method == "transform":
+        return X.map_blocks(fn, dtype=dtype)
+    if method == "predict_proba":
+        if X.ndim == 1:
+            return X.map_blocks(fn, dtype=dtype, new_axis=1, chunks=(X.chunks[0], (2,)))
+        return X.map_blocks(fn, dtype=dtype, chunks=(X.chunks[0], (2,)))
+    if X.ndim == 2:
+        return X.map_blocks(fn, dtype=dtype, drop_axis=1)
+    return X.map_blocks(fn, dtype=dtype)
+
+
+# --------------------------------------------------------------------------
+# Actual (LLR) metrics: one pass of per-partition, per-class sums
+# --------------------------------------------------------------------------
+
+
+def _wsum(x: np.ndarray, w: np.ndarray | None) -> float:
+    # Zero weights were dropped, so an infinite cost never meets a zero weight.
+    return float(x.sum()) if w is None else float(x @ w)
+
+
+def _reduce_beta_costs(alpha, beta, prior, s_tar, w_tar, s_non, w_non):
+    """``[sum_tar w C(q, tar), sum_non w C(q, non)]`` of one partition."""
+    from ._special import beta_rule_costs
+
+    c_tar = beta_rule_costs(s_tar, alpha=alpha, beta=beta, prior=prior)[0]
+    c_non = beta_rule_costs(s_non, alpha=alpha, beta=beta, prior=prior)[1]
+    return [_wsum(c_tar, w_tar), _wsum(c_non, w_non)]
+
+
+def _weight_below(x, w, thresholds):
+    """Total weight of ``x < t`` for every threshold ``t``."""
+    if thresholds.shape[0] <= 8:
+        return np.array([_wsum((x < t).astype(np.float64), w) for t in thresholds])
+    order = np.argsort(x)
+    cum = np.zeros(x.shape[0] + 1)
+    np.cumsum(np.ones(x.shape[0]) if w is None else w[order], out=cum[1:])
+    return cum[np.searchsorted(x[order], thresholds, side="left")]
+
+
+def _reduce_errors(thresholds, s_tar, w_tar, s_non, w_non):
+    """Missed target weight (``l < t``) and false-alarm weight (``l >= t``)."""
+    n_non = float(s_non.shape[0]) if w_non is None else float(w_non.sum())
+    misses = _weight_below(s_tar, w_tar, thresholds)
+    false_alarms = n_non - _weight_below(s_non, w_non, thresholds)
+    return np.stack([misses, false_alarms])
+
+
+def dask_class_reduce(
+    y_true,
+    y_score,
+    sample_weight=None,
+    *,
+    reduce,
+    pos_label=None,
+    score_name: str = "y_score",
+):
+    """Validate Dask metric inputs and sum a per-class reduction, in one pass.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight : Dask collections (or arrays)
+        As for the metrics; ``y_score`` may hold +/-inf, not NaN.
+    reduce : callable
+        ``reduce(s_tar, w_tar, s_non, w_non) -> array-like``, evaluated on
+        every partition (zero-weight samples dropped; weights None when
+        unweighted) and summed. Must be picklable.
+    pos_label : label, default=None
+    score_name : str, default="y_score"
+
+    Returns
+    -------
+    total : ndarray
+        Sum of the per-partition results.
+    summary : DaskInputSummary
+        Labels and class totals (``boundaries`` is None).
+    """
+    parts = _partitions(
+        {score_name: y_score, "y_true": y_true, "sample_weight": sample_weight}
+    )
+    parts = [(y, s, w) for s, y, w in parts]
+    summary, total = _first_pass(
+        parts,
+        pos_label=pos_label,
+        score_name=score_name,
+        y_name="y_true",
+        require_both=True,
+        n_ranges=None,
+        weighted=sample_weight is not None,
+        reduce=reduce,
+    )
+    return total, summary
+
+
+def dask_prior_weighted_objective(
+    y_true, llr, sample_weight=None, *, alpha, beta, prior=0.5, pos_label=None
+) -> float:
+    """Prior-weighted Beta-family objective ``Cbar`` (SPEC §4) of Dask inputs.
+
+    The Dask counterpart of ``skcalib._special.prior_weighted_objective``
+    (unnormalized), with the metrics' input validation, in one pass: each
+    partition returns its weighted class sums of ``C(q, tar)`` and
+    ``C(q, non)`` (``skcalib._special.beta_rule_costs``); the client forms
+    ``prior/N_tar * S_tar + (1-prior)/N_non * S_non``. ``cllr`` is this at
+    ``alpha = beta = 1`` divided by the uninformative value (``log 2`` at
+    ``prior = 1/2``), ``beta_rule_loss`` likewise.
+    """
+    from functools import partial
+
+    from ._special import check_rule_params
+
+    alpha, beta, prior = check_rule_params(alpha, beta, prior)
+    (s_tar, s_non), summary = dask_class_reduce(
+        y_true,
+        llr,
+        sample_weight,
+        reduce=partial(_reduce_beta_costs, alpha, beta, prior),
+        pos_label=pos_label,
+        score_name="llr",
+    )
+    return float(prior / summary.n_tar * s_tar + (1.0 - prior) / summary.n_non * s_non)
+
+
+def dask_error_rates(
+    y_true, llr, thresholds, *, sample_weight=None, pos_label=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(P_miss, P_fa)`` of the decisions ``llr >= t`` for every threshold.
+
+    One pass; per partition, weighted counts of targets below and
+    non-targets at or above each threshold. This is what ``actual_dcf``
+    (one threshold, ``-logit(pe)``) and the actual curve of
+    ``bayes_error_curve`` (thresholds ``-prior_log_odds``) need.
+
+    Returns
+    -------
+    p_miss, p_fa : ndarray of shape (n_thresholds,)
+    """
+    from functools import partial
+
+    thresholds = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+    (misses, false_alarms), summary = dask_class_reduce(
+        y_true,
+        llr,
+        sample_weight,
+        reduce=partial(_reduce_errors, thresholds),
+        pos_label=pos_label,
+        score_name="llr",
+    )
+    return misses / summary.n_tar, false_alarms / summary.n_non

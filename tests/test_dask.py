@@ -13,7 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from skcalib import PAVCalibrator, PAVLLRCalibrator
 from skcalib._pav import BlockSummary, pav_blocks, pav_merge, pav_points
+from skcalib._special import prior_weighted_objective
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -26,7 +28,9 @@ pq = pytest.importorskip("pyarrow.parquet")
 from skcalib._dask import (  # noqa: E402
     _split_partition,
     dask_block_summary,
+    dask_error_rates,
     dask_pav_blocks,
+    dask_prior_weighted_objective,
     is_dask_collection,
 )
 
@@ -312,3 +316,144 @@ def test_block_summary_from_parquet(client, tmp_path):
     assert_blocks_equal(blocks, pav_blocks(s, y, w))
     blocks, _ = dask_block_summary(ddf["y"], ddf["score"], pseudo_count=1.0)
     assert_blocks_equal(blocks, pav_blocks(s, y, pseudo_count=1.0))
+
+
+# ------------------------------------------------------------------ calibrators
+
+
+def assert_same_fit(got, ref):
+    assert got.classes_.tolist() == ref.classes_.tolist()
+    assert got.n_features_in_ == ref.n_features_in_
+    assert got.calibration_prior_ == pytest.approx(ref.calibration_prior_, rel=1e-12)
+    assert got.prior_ == pytest.approx(ref.prior_, rel=1e-12)
+    np.testing.assert_array_equal(got.X_min_, ref.X_min_)
+    np.testing.assert_array_equal(got.X_max_, ref.X_max_)
+    for name in ("X_thresholds_", "y_thresholds_"):
+        for a, b in zip(getattr(got, name), getattr(ref, name), strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=0)
+    for a, b in zip(got.blocks_, ref.blocks_, strict=True):
+        assert_blocks_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: PAVCalibrator(),
+        lambda: PAVCalibrator(extremes="succession", strict=True),
+        lambda: PAVLLRCalibrator(),
+        lambda: PAVLLRCalibrator(extremes="raw", interpolation="step"),
+        lambda: PAVLLRCalibrator(extremes="bound", max_abs_llr=3.0),
+    ],
+)
+def test_pav_calibrators_fit_on_dask_equal_in_memory(client, make):
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(3000, 2)), 1)
+    y = np.where(rng.random(3000) < 1 / (1 + np.exp(-2 * X[:, 0])), "tar", "non")
+    w = rng.integers(0, 4, 3000).astype(float)
+    dX = da.from_array(X, chunks=((1000, 0, 1500, 500), (1, 1)))
+    dy, dw = chunked(y, [3000]), chunked(w, [700, 2300])
+    for Xi, dXi in ((X, dX), (X[:, 0], dX[:, 0])):
+        ref = make().fit(Xi, y, sample_weight=w)
+        got = make().fit(dXi, dy, sample_weight=dw)
+        assert_same_fit(got, ref)
+        X_new = rng.normal(size=Xi.shape) * 2
+        dX_new = da.from_array(X_new, chunks=(900,) + Xi.shape[1:])
+        out = got.transform(dX_new)
+        assert isinstance(out, da.Array)  # lazy
+        np.testing.assert_allclose(out.compute(), ref.transform(X_new), rtol=1e-9)
+    # The one-column model also serves the LLR views lazily.
+    x_new = rng.normal(size=800)
+    dx_new = chunked(x_new, [0, 300, 500])
+    np.testing.assert_allclose(
+        got.decision_function(dx_new).compute(), ref.decision_function(x_new)
+    )
+    np.testing.assert_allclose(
+        got.predict_proba(dx_new).compute(), ref.predict_proba(x_new)
+    )
+    np.testing.assert_array_equal(got.predict(dx_new).compute(), ref.predict(x_new))
+
+
+def test_pav_calibrator_fit_on_parquet_columns(client, tmp_path):
+    rng = np.random.default_rng(6)
+    s = np.round(rng.normal(size=4000), 2)
+    y = (rng.random(4000) < 1 / (1 + np.exp(-3 * s))).astype(np.int64)
+    pq.write_table(
+        pa.Table.from_pandas(pd.DataFrame({"s": s, "y": y}), preserve_index=False),
+        tmp_path / "cal.parquet",
+        row_group_size=1000,
+    )
+    ddf = dd.read_parquet(tmp_path / "cal.parquet", split_row_groups=True)
+    got = PAVLLRCalibrator().fit(ddf["s"], ddf["y"])
+    assert_same_fit(got, PAVLLRCalibrator().fit(s, y))
+    got = PAVLLRCalibrator().fit(ddf[["s"]], ddf["y"])
+    assert got.feature_names_in_.tolist() == ["s"]
+
+
+def test_pav_calibrator_dask_errors(client):
+    X = chunked(np.array([0.0, np.inf, 1.0, 2.0]), [2, 2])
+    y = chunked(np.array([0, 1, 0, 1]), [2, 2])
+    with pytest.raises(ValueError, match="Input X contains infinity"):
+        PAVCalibrator().fit(X, y)
+    X = chunked(np.array([0.0, 0.5, 1.0, 2.0]), [2, 2])
+    with pytest.raises(ValueError, match="2 classes"):
+        PAVCalibrator().fit(X, chunked(np.array([1, 1, 1, 1]), [2, 2]))
+    with pytest.raises(ValueError, match="`prior` must be|prior"):
+        PAVCalibrator(prior=1.5).fit(X, y)
+
+
+# ---------------------------------------------------------- per-partition metrics
+
+
+def llr_data(n, seed, weighted):
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.3
+    llr = rng.normal(size=n) * 2 + np.where(y, 1.5, -1.5)
+    llr = np.round(llr, 1)  # ties at the thresholds
+    llr[:4] = [np.inf, -np.inf, 0.0, -np.inf]
+    y[:4] = [True, False, True, True]  # one confidently wrong target
+    w = rng.integers(0, 3, n).astype(float) if weighted else None
+    if weighted:
+        w[3] = 0.0  # ... with zero weight: ignored, never 0 * inf
+    return y, llr, w
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize(
+    "alpha, beta, prior", [(1, 1, 0.5), (2, 2, 0.3), (0.5, 0.5, 0.5), (3, 1.5, 0.1)]
+)
+def test_prior_weighted_objective_equals_in_memory(
+    client, weighted, alpha, beta, prior
+):
+    y, llr, w = llr_data(5000, 7, weighted)
+    if not weighted and alpha <= 1:
+        llr[3] = 5.0  # unbounded rule: avoid the infinite loss itself
+    chunks = [1000, 0, 2500, 1500]
+    got = dask_prior_weighted_objective(
+        chunked(y.astype(int), chunks),
+        chunked(llr, chunks),
+        chunked(w, chunks),
+        alpha=alpha,
+        beta=beta,
+        prior=prior,
+    )
+    ref = prior_weighted_objective(llr, y, w, alpha=alpha, beta=beta, prior=prior)
+    assert got == pytest.approx(ref, rel=1e-12)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_error_rates_equal_brute_force(client, weighted):
+    y, llr, w = llr_data(4000, 8, weighted)
+    wv = np.ones_like(llr) if w is None else w
+    thresholds = np.array([-np.inf, -2.0, -0.1, 0.0, 0.3, 2.5, np.inf])
+    chunks = [2000, 0, 2000]
+    for t in (thresholds[3:4], np.linspace(-4, 4, 33)):  # masks and sorted paths
+        p_miss, p_fa = dask_error_rates(
+            chunked(y, chunks),
+            chunked(llr, chunks),
+            t,
+            sample_weight=chunked(w, chunks),
+        )
+        ref_miss = [wv[y & (llr < v)].sum() / wv[y].sum() for v in t]
+        ref_fa = [wv[~y & (llr >= v)].sum() / wv[~y].sum() for v in t]
+        np.testing.assert_allclose(p_miss, ref_miss, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(p_fa, ref_fa, rtol=1e-12, atol=1e-15)
