@@ -1,0 +1,39 @@
+"""Evaluation of binary scores and LLRs: discrimination and calibration.
+
+Proper scoring rules on LLRs (:func:`cllr`, :func:`brier_loss`,
+:func:`beta_rule_loss`), detection costs (:func:`actual_dcf`,
+:func:`min_dcf`, :func:`bayes_error_curve`), the ROC convex hull
+(:func:`rocch`, :func:`eer`), the minimum Cllr, multiclass Bayes decisions,
+the binned ECE, and scorers for model selection (:func:`get_scorer`).
+
+All minimum metrics come from one PAV block summary of the scores
+(:func:`skcalib._pav.pav_blocks`): one sort plus linear passes.
+"""
+
+from ._bayes import bayes_decisions, empirical_bayes_risk
+from ._dcf import actual_dcf, bayes_error_curve, min_dcf
+from ._ece import expected_calibration_error
+from ._plot import BayesErrorDisplay, CalibrationTransformDisplay, ROCConvexHullDisplay
+from ._roc import eer, rocch
+from ._scorer import get_scorer, get_scorer_names
+from ._scoring_rules import beta_rule_loss, brier_loss, cllr, min_cllr
+
+__all__ = [
+    "actual_dcf",
+    "bayes_decisions",
+    "bayes_error_curve",
+    "beta_rule_loss",
+    "brier_loss",
+    "cllr",
+    "eer",
+    "empirical_bayes_risk",
+    "expected_calibration_error",
+    "get_scorer",
+    "get_scorer_names",
+    "min_cllr",
+    "min_dcf",
+    "rocch",
+    "BayesErrorDisplay",
+    "CalibrationTransformDisplay",
+    "ROCConvexHullDisplay",
+]

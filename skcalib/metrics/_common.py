@@ -1,0 +1,98 @@
+"""Input handling shared by the binary metrics, and their one route to the kernel.
+
+Every minimum metric (``min_dcf``, ``eer``, ``min_cllr``, ``rocch``, the
+minimum of ``bayes_error_curve``) obtains its block summary from
+:func:`_validated_blocks` and nowhere else, so that a new kind of input (for
+instance a distributed collection) is supported by all of them at once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logit
+
+from .._pav import BlockSummary, pav_blocks
+from ..utils._validation import check_metric_inputs
+
+__all__ = [
+    "_validated_blocks",
+    "_validated_binary",
+    "_application",
+]
+
+
+def _validated_blocks(
+    y_true, scores, sample_weight, pos_label, *, score_name: str = "scores"
+) -> tuple[BlockSummary, float, float]:
+    """Validate a binary metric's inputs and return its PAV block summary.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+    scores : array-like of shape (n_samples,)
+        Any scores (+/-inf allowed); only their order matters.
+    sample_weight : array-like of shape (n_samples,) or None
+    pos_label : label or None
+    score_name : str, default="scores"
+        Name of the score argument in error messages.
+
+    Returns
+    -------
+    blocks : BlockSummary
+        :func:`skcalib._pav.pav_blocks` of the data (zero-weight trials
+        dropped).
+    n_tar, n_non : float
+        Total target and non-target weight.
+    """
+    # Hook for distributed inputs: a branch for Dask collections belongs here
+    # (and only here), returning the same ``(blocks, n_tar, n_non)`` triple from
+    # the distributed block summary; every minimum metric then follows.
+    is_target, s, w = check_metric_inputs(
+        y_true, scores, sample_weight, pos_label=pos_label, score_name=score_name
+    )
+    blocks = pav_blocks(s, is_target, w)
+    return blocks, float(blocks.tar.sum()), float(blocks.non.sum())
+
+
+def _validated_binary(
+    y_true, llr, sample_weight, pos_label, *, score_name: str = "llr"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Validate the inputs of a per-trial (actual) metric.
+
+    Zero-weight trials are removed here, so that the metric never forms
+    ``0 * inf`` for an infinite LLR of a trial that should not count.
+
+    Returns
+    -------
+    is_target : ndarray of bool
+    llr : ndarray of float64, +/-inf allowed
+    sample_weight : ndarray of float64 (all positive) or None
+    """
+    is_target, x, w = check_metric_inputs(
+        y_true, llr, sample_weight, pos_label=pos_label, score_name=score_name
+    )
+    if w is not None:
+        positive = w > 0
+        if not positive.all():
+            is_target, x, w = is_target[positive], x[positive], w[positive]
+    return is_target, x, w
+
+
+def _application(
+    p_target: float, c_miss: float, c_fa: float
+) -> tuple[float, float, float]:
+    """Threshold and cost weights of the application ``(p_target, c_miss, c_fa)``.
+
+    Returns
+    -------
+    threshold : float
+        ``-logit(pe)``: the Bayes decision accepts iff ``llr >= threshold``.
+        With ``c_miss == c_fa`` it is exactly ``-logit(p_target)``.
+    miss_weight, fa_weight : float
+        ``p_target * c_miss`` and ``(1 - p_target) * c_fa``; the unnormalized
+        DCF is ``miss_weight * P_miss + fa_weight * P_fa``.
+    """
+    threshold = -float(logit(p_target))
+    if c_miss != c_fa:
+        threshold -= float(np.log(c_miss) - np.log(c_fa))
+    return threshold, p_target * c_miss, (1.0 - p_target) * c_fa

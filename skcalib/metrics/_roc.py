@@ -1,0 +1,149 @@
+"""The ROC convex hull and its equal error rate."""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+
+from .._pav import rocch_from_blocks
+from ..utils._sklearn_compat import validate_params
+from ._common import _validated_blocks
+
+__all__ = ["rocch", "eer"]
+
+_CONSTRAINTS = {
+    "y_true": ["array-like"],
+    "scores": ["array-like"],
+    "sample_weight": ["array-like", None],
+    "pos_label": [Real, str, "boolean", None],
+}
+
+
+@validate_params(_CONSTRAINTS, prefer_skip_nested_validation=True)
+def rocch(y_true, scores, *, sample_weight=None, pos_label=None):
+    """Vertices of the ROC convex hull, as miss and false-alarm rates.
+
+    Vertex ``k`` is the operating point that rejects the ``k`` lowest PAV
+    blocks of the scores and accepts the rest, from accept-all
+    ``(pmiss, pfa) = (0, 1)`` to reject-all ``(1, 0)``. Tied scores are never
+    split.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True binary labels.
+    scores : array-like of shape (n_samples,)
+        Scores, higher favouring the target class; +/-inf allowed.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Trial weights; zero-weight trials are ignored.
+    pos_label : int, float, bool or str, default=None
+        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
+        booleans.
+
+    Returns
+    -------
+    pmiss : ndarray of shape (n_vertices,)
+        Miss rate at each vertex, increasing from 0 to 1.
+    pfa : ndarray of shape (n_vertices,)
+        False-alarm rate at each vertex, decreasing from 1 to 0.
+
+    See Also
+    --------
+    eer : The equal error rate of this hull.
+    sklearn.metrics.roc_curve : The full (non-convex) ROC curve.
+
+    Notes
+    -----
+    The hull segment of PAV block :math:`b` has slope
+    :math:`(T_b/N_{tar}) / (N_b/N_{non})`, which is the block's likelihood
+    ratio: the hull vertices are the cumulative :math:`(P_{miss}, P_{fa})` at
+    the PAV block boundaries.
+
+    References
+    ----------
+    .. [1] T. Fawcett and A. Niculescu-Mizil, "PAV and the ROC convex hull",
+       Machine Learning 68, 2007.
+
+    Examples
+    --------
+    >>> from skcalib.metrics import rocch
+    >>> y = [0, 0, 1, 0, 1, 1]
+    >>> pmiss, pfa = rocch(y, [0.1, 0.2, 0.3, 0.4, 0.4, 0.9])
+    >>> pmiss.round(3).tolist()
+    [0.0, 0.0, 0.667, 1.0]
+    >>> pfa.round(3).tolist()
+    [1.0, 0.333, 0.0, 0.0]
+    """
+    blocks, _, _ = _validated_blocks(y_true, scores, sample_weight, pos_label)
+    return rocch_from_blocks(blocks)
+
+
+def _eer_from_hull(pmiss: np.ndarray, pfa: np.ndarray) -> float:
+    """ROCCH-EER: where the hull crosses ``pmiss == pfa``.
+
+    Each hull segment's line meets the diagonal at
+    ``e = (y1*x2 - x1*y2) / ((x2 - x1) - (y2 - y1))`` (``x = pfa``,
+    ``y = pmiss``). Every such line lies on or below the convex hull, so its
+    crossing is at or below the hull's own: the EER is the largest ``e``
+    (BOSARIS ``rocch2eer``).
+    """
+    x1, x2 = pfa[:-1], pfa[1:]
+    y1, y2 = pmiss[:-1], pmiss[1:]
+    # (x2 - x1) <= 0 <= (y2 - y1) and every block has positive weight, so the
+    # denominator is strictly negative.
+    e = (y1 * x2 - x1 * y2) / ((x2 - x1) - (y2 - y1))
+    return float(min(max(e.max(), 0.0), 1.0))
+
+
+@validate_params(_CONSTRAINTS, prefer_skip_nested_validation=True)
+def eer(y_true, scores, *, sample_weight=None, pos_label=None):
+    """Equal error rate of the ROC convex hull (ROCCH-EER).
+
+    The error rate at which the convex hull of the ROC crosses
+    ``P_miss == P_fa``, i.e. the EER achievable by thresholds on the scores
+    when randomizing between two neighbouring thresholds is allowed. Unlike
+    an EER read off the raw ROC it is well defined with ties and small data.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True binary labels.
+    scores : array-like of shape (n_samples,)
+        Scores, higher favouring the target class; +/-inf allowed.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Trial weights; zero-weight trials are ignored.
+    pos_label : int, float, bool or str, default=None
+        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
+        booleans.
+
+    Returns
+    -------
+    eer : float
+        The ROCCH-EER, in [0, 0.5].
+
+    See Also
+    --------
+    rocch : The hull vertices.
+    min_dcf : Minimum cost at one application.
+
+    Notes
+    -----
+    The ROCCH-EER equals the largest unnormalized minimum DCF over all
+    effective priors, :math:`\\max_{\\pi} \\min_{\\text{hull}}
+    (\\pi P_{miss} + (1-\\pi) P_{fa})`.
+
+    References
+    ----------
+    .. [1] N. Brümmer and E. de Villiers, "The BOSARIS toolkit" (rocch2eer).
+
+    Examples
+    --------
+    >>> from skcalib.metrics import eer
+    >>> round(eer([0, 0, 1, 0, 1, 1], [0.1, 0.2, 0.3, 0.4, 0.4, 0.9]), 4)
+    0.2222
+    >>> float(eer([0, 1], [0.0, 0.0]))  # one tied block: chance level
+    0.5
+    """
+    blocks, _, _ = _validated_blocks(y_true, scores, sample_weight, pos_label)
+    return _eer_from_hull(*rocch_from_blocks(blocks))

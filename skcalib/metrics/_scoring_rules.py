@@ -1,0 +1,439 @@
+"""Proper scoring rules on LLRs: Cllr, minimum Cllr, Brier and the Beta family."""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+
+from .._pav import block_llr
+from .._special import prior_weighted_objective, uninformative_objective
+from ..utils._sklearn_compat import Interval, validate_params
+from ._common import _validated_binary, _validated_blocks
+
+__all__ = ["cllr", "min_cllr", "beta_rule_loss", "brier_loss"]
+
+_POS_LABEL = [Real, str, "boolean", None]
+_PROB = Interval(Real, 0, 1, closed="neither")
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+_LN2 = math.log(2.0)
+
+# Samples per chunk of the Cllr loop: small enough that the few temporaries
+# stay in the CPU cache, large enough that the per-chunk Python overhead is
+# negligible.
+_CHUNK = 16384
+
+
+def _finite_cllr_sums(llr, is_target, w):
+    """Per-class weighted log-loss (bits) and weight totals; finite LLRs only.
+
+    Returns ``(loss_tar, loss_non, n_tar, n_non)`` with
+    ``loss_tar = sum_tar w log2(1 + e^-l)``, ``loss_non = sum_non w log2(1 + e^l)``.
+    """
+    n = llr.shape[0]
+    size = max(min(_CHUNK, n), 1)
+    z, v, t, u = (np.empty(size) for _ in range(4))
+    loss_tar = loss_non = n_tar = n_non = 0.0
+    for start in range(0, n, size):
+        stop = min(start + size, n)
+        m = stop - start
+        zz, vv, tt, uu = z[:m], v[:m], t[:m], u[:m]
+        np.copyto(tt, is_target[start:stop])  # 1.0 for targets
+        np.subtract(1.0, tt, out=uu)  # 1.0 for non-targets
+        np.subtract(uu, tt, out=vv)
+        np.multiply(llr[start:stop], vv, out=zz)  # -l for targets, l otherwise
+        # log(1 + e^z) = max(z, 0) + log1p(e^-|z|): no overflow, exact limits.
+        np.abs(zz, out=vv)
+        np.negative(vv, out=vv)
+        np.exp(vv, out=vv)
+        np.log1p(vv, out=vv)
+        np.maximum(zz, 0.0, out=zz)
+        zz += vv
+        # In bits per trial, so that l = 0 costs exactly 1.0 and an all-zero
+        # system has a Cllr of exactly 1.
+        zz /= _LN2
+        if w is not None:
+            ww = w[start:stop]
+            tt *= ww
+            uu *= ww
+        loss_tar += float(np.dot(zz, tt))
+        loss_non += float(np.dot(zz, uu))
+        if w is not None:
+            # Totals by the same dot product as the losses: a system of
+            # all-zero LLRs then gets exactly 1.0 per class.
+            vv.fill(1.0)
+            n_tar += float(np.dot(vv, tt))
+            n_non += float(np.dot(vv, uu))
+    if w is None:
+        n_tar = float(np.count_nonzero(is_target))
+        n_non = float(n) - n_tar
+    return loss_tar, loss_non, n_tar, n_non
+
+
+def _cllr_bits(llr, is_target, w) -> float:
+    """Cllr in bits of validated inputs (no zero weights)."""
+    lo, hi = llr.min(), llr.max()
+    if np.isfinite(lo) and np.isfinite(hi):
+        loss_tar, loss_non, n_tar, n_non = _finite_cllr_sums(llr, is_target, w)
+    else:
+        # Infinite LLRs cost 0 when right and +inf when wrong; they are set
+        # aside so that the chunk loop never multiplies inf by a zero mask.
+        inf = np.isinf(llr)
+        fin = ~inf
+        loss_tar, loss_non, n_tar, n_non = _finite_cllr_sums(
+            llr[fin], is_target[fin], None if w is None else w[fin]
+        )
+        tar_inf = inf & is_target
+        non_inf = inf & ~is_target
+        if w is None:
+            n_tar += np.count_nonzero(tar_inf)
+            n_non += np.count_nonzero(non_inf)
+        else:
+            n_tar += float(w[tar_inf].sum())
+            n_non += float(w[non_inf].sum())
+        if (llr[tar_inf] < 0).any():
+            loss_tar = math.inf
+        if (llr[non_inf] > 0).any():
+            loss_non = math.inf
+    return 0.5 * (loss_tar / n_tar + loss_non / n_non)
+
+
+def _normalized_log_loss(llr, is_target, w, prior) -> float:
+    return prior_weighted_objective(
+        llr, is_target, w, alpha=1.0, beta=1.0, prior=prior
+    ) / uninformative_objective(1.0, 1.0, prior)
+
+
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "llr": ["array-like"],
+        "prior": [_PROB, None],
+        "sample_weight": ["array-like", None],
+        "pos_label": _POS_LABEL,
+    },
+    prefer_skip_nested_validation=True,
+)
+def cllr(y_true, llr, *, prior=None, sample_weight=None, pos_label=None):
+    """Log-likelihood-ratio cost Cllr, in bits.
+
+    The average logarithmic cost of the LLRs, with the two classes weighted
+    equally: 0 for a perfect system, exactly 1 for the uninformative system
+    ``llr = 0``, above 1 for a system that is worse than the prior (badly
+    calibrated). It penalizes both poor discrimination and poor calibration;
+    :func:`min_cllr` isolates the first.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True binary labels.
+    llr : array-like of shape (n_samples,)
+        Natural-log likelihood ratios in favour of the target class; +/-inf
+        allowed (a confidently wrong infinite LLR gives ``inf``).
+    prior : float in (0, 1) or None, default=None
+        If given, return instead the prior-weighted logarithmic cost at this
+        target prior, normalized by its value for ``llr = 0`` (equal to
+        :func:`beta_rule_loss` with ``alpha = beta = 1``). ``prior=0.5`` equals
+        the default Cllr.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Trial weights; zero-weight trials are ignored.
+    pos_label : int, float, bool or str, default=None
+        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
+        booleans.
+
+    Returns
+    -------
+    cllr : float
+        Cllr in bits (or the normalized prior-weighted cost if ``prior`` is
+        given).
+
+    See Also
+    --------
+    min_cllr : Cllr after optimal monotonic recalibration (PAV).
+    beta_rule_loss : The general prior-weighted Beta-family cost.
+
+    Notes
+    -----
+    With weighted means over the target and non-target trials,
+
+    .. math::
+
+        C_{llr} = \\frac{1}{2}\\left(
+            \\overline{\\log_2(1 + e^{-l})}_{tar}
+            + \\overline{\\log_2(1 + e^{l})}_{non} \\right).
+
+    References
+    ----------
+    .. [1] N. Brümmer and J. du Preez, "Application-independent evaluation of
+       speaker detection", Computer Speech and Language 20, 2006.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.metrics import cllr
+    >>> y = [0, 0, 1, 1]
+    >>> float(cllr(y, [0.0, 0.0, 0.0, 0.0]))
+    1.0
+    >>> round(cllr(y, [-2.0, -1.0, 1.5, 3.0]), 4)
+    0.2489
+    >>> float(cllr(y, [-np.inf, -1.0, 1.5, np.inf])) < 0.2
+    True
+    >>> float(cllr(y, [np.inf, -1.0, 1.5, 3.0]))  # a confidently wrong trial
+    inf
+    """
+    is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
+    if prior is not None:
+        return _normalized_log_loss(x, is_target, w, prior)
+    return float(_cllr_bits(x, is_target, w))
+
+
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "scores": ["array-like"],
+        "prior": [_PROB, None],
+        "sample_weight": ["array-like", None],
+        "pos_label": _POS_LABEL,
+    },
+    prefer_skip_nested_validation=True,
+)
+def min_cllr(y_true, scores, *, prior=None, sample_weight=None, pos_label=None):
+    """Minimum Cllr: the Cllr of the optimally recalibrated scores (PAV-LLR).
+
+    The lowest Cllr that any monotonic (order-preserving) transformation of
+    the scores reaches on these data; it measures discrimination only, and
+    ``cllr - min_cllr`` is the calibration loss. Depends only on the order of
+    the scores, which may be any real numbers or +/-inf.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True binary labels.
+    scores : array-like of shape (n_samples,)
+        Scores, higher favouring the target class; +/-inf allowed.
+    prior : float in (0, 1) or None, default=None
+        As in :func:`cllr`; the PAV-LLR is optimal at every prior.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Trial weights; zero-weight trials are ignored.
+    pos_label : int, float, bool or str, default=None
+        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
+        booleans.
+
+    Returns
+    -------
+    min_cllr : float
+        Minimum Cllr in bits, in [0, 1].
+
+    See Also
+    --------
+    cllr : The actual Cllr of LLRs.
+    skcalib.PAVLLRCalibrator : The PAV-LLR as a transformer.
+
+    Notes
+    -----
+    The PAV-LLR of block :math:`b` is
+    :math:`\\log(T_b/N_b) - \\log(N_{tar}/N_{non})`; it minimizes every proper
+    scoring rule over monotonic transformations (Brümmer and du Preez), so
+    ``min_cllr <= cllr`` for any LLRs with the same order.
+
+    References
+    ----------
+    .. [1] N. Brümmer and J. du Preez, "The PAV algorithm optimizes binary
+       proper scoring rules".
+
+    Examples
+    --------
+    >>> from skcalib.metrics import min_cllr
+    >>> y = [0, 0, 1, 0, 1, 1]
+    >>> round(min_cllr(y, [0.1, 0.2, 0.3, 0.4, 0.4, 0.9]), 4)
+    0.4591
+    >>> float(min_cllr(y, [0, 0, 0, 0, 0, 0]))  # one tied block
+    1.0
+    """
+    blocks, n_tar, n_non = _validated_blocks(y_true, scores, sample_weight, pos_label)
+    llr_b = block_llr(blocks, n_tar, n_non)
+    # Each block as one weighted target trial and one weighted non-target
+    # trial at its PAV-LLR; absent classes (weight 0) are left out.
+    has_tar, has_non = blocks.tar > 0, blocks.non > 0
+    x = np.concatenate([llr_b[has_tar], llr_b[has_non]])
+    w = np.concatenate([blocks.tar[has_tar], blocks.non[has_non]])
+    is_target = np.zeros(x.shape[0], dtype=bool)
+    is_target[: np.count_nonzero(has_tar)] = True
+    if prior is not None:
+        return _normalized_log_loss(x, is_target, w, prior)
+    return float(min(_cllr_bits(x, is_target, w), 1.0))
+
+
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "llr": ["array-like"],
+        "alpha": [_POSITIVE],
+        "beta": [_POSITIVE],
+        "prior": [_PROB],
+        "normalize": ["boolean"],
+        "sample_weight": ["array-like", None],
+        "pos_label": _POS_LABEL,
+    },
+    prefer_skip_nested_validation=True,
+)
+def beta_rule_loss(
+    y_true,
+    llr,
+    *,
+    alpha,
+    beta,
+    prior=0.5,
+    normalize=True,
+    sample_weight=None,
+    pos_label=None,
+):
+    """Prior-weighted expected cost of LLRs under a Beta-family scoring rule.
+
+    The family of proper scoring rules of Brümmer and Doddington: ``alpha =
+    beta = 1`` is the logarithmic rule (Cllr), ``alpha = beta = 2`` the
+    Brier rule, ``alpha = beta = 1/2`` the boosting rule; other values weight
+    applications (priors) differently.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True binary labels.
+    llr : array-like of shape (n_samples,)
+        Natural-log likelihood ratios; +/-inf allowed.
+    alpha, beta : float > 0
+        Rule parameters.
+    prior : float in (0, 1), default=0.5
+        Target prior of the objective; the posterior of each trial is
+        ``q = sigmoid(llr + logit(prior))``.
+    normalize : bool, default=True
+        Whether to divide by the cost of the uninformative system ``llr = 0``,
+        so that 1.0 means "no better than the prior".
+    sample_weight : array-like of shape (n_samples,), default=None
+        Trial weights; zero-weight trials are ignored.
+    pos_label : int, float, bool or str, default=None
+        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
+        booleans.
+
+    Returns
+    -------
+    loss : float
+        The (normalized) prior-weighted cost. A confidently wrong infinite
+        LLR gives ``inf`` under unbounded rules and a finite contribution
+        under bounded ones.
+
+    See Also
+    --------
+    cllr, brier_loss : The two most used members of the family.
+
+    Notes
+    -----
+    .. math::
+
+        \\bar C = \\frac{\\pi}{N_{tar}} \\sum_{tar} w_i C(q_i, tar)
+                + \\frac{1-\\pi}{N_{non}} \\sum_{non} w_i C(q_i, non),
+
+    .. math::
+
+        C(q, tar) = \\frac{1}{B(\\alpha,\\beta)} \\int_q^1
+                    c^{\\alpha-2} (1-c)^{\\beta-1} dc, \\quad
+        C(q, non) = \\frac{1}{B(\\alpha,\\beta)} \\int_0^q
+                    c^{\\alpha-1} (1-c)^{\\beta-2} dc.
+
+    References
+    ----------
+    .. [1] N. Brümmer and G. Doddington, "Likelihood-ratio calibration using
+       prior-weighted proper scoring rules", Interspeech 2013.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.metrics import beta_rule_loss
+    >>> y = [0, 0, 1, 1]
+    >>> float(beta_rule_loss(y, [0.0] * 4, alpha=3, beta=0.5))
+    1.0
+    >>> round(beta_rule_loss(y, [-2.0, -1.0, 1.5, 3.0], alpha=1, beta=1), 4)
+    0.2489
+    >>> round(beta_rule_loss(y, [-2.0, np.inf, 1.5, 3.0], alpha=2, beta=2), 4)
+    1.0497
+    """
+    is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
+    loss = prior_weighted_objective(
+        x, is_target, w, alpha=alpha, beta=beta, prior=prior
+    )
+    if normalize:
+        loss /= uninformative_objective(alpha, beta, prior)
+    return float(loss)
+
+
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "llr": ["array-like"],
+        "prior": [_PROB],
+        "normalize": ["boolean"],
+        "sample_weight": ["array-like", None],
+        "pos_label": _POS_LABEL,
+    },
+    prefer_skip_nested_validation=True,
+)
+def brier_loss(
+    y_true, llr, *, prior=0.5, normalize=True, sample_weight=None, pos_label=None
+):
+    """Prior-weighted Brier cost of LLRs (the Beta(2, 2) rule).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True binary labels.
+    llr : array-like of shape (n_samples,)
+        Natural-log likelihood ratios; +/-inf allowed (bounded: a confidently
+        wrong trial costs 3 before weighting).
+    prior : float in (0, 1), default=0.5
+        Target prior; the posterior is ``q = sigmoid(llr + logit(prior))``.
+    normalize : bool, default=True
+        Whether to divide by the cost of ``llr = 0`` (``3 prior (1-prior)``).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Trial weights; zero-weight trials are ignored.
+    pos_label : int, float, bool or str, default=None
+        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
+        booleans.
+
+    Returns
+    -------
+    loss : float
+        The (normalized) prior-weighted Brier cost.
+
+    See Also
+    --------
+    beta_rule_loss : The general family.
+    sklearn.metrics.brier_score_loss : The mean squared error of
+        probabilities; ``brier_loss(..., prior=pi, normalize=False)`` is three
+        times it when ``pi`` is the proportion of targets.
+
+    Notes
+    -----
+    Per trial :math:`C(q, tar) = 3(1-q)^2` and :math:`C(q, non) = 3q^2`; the
+    factor 3 makes it a member of the Beta family (``alpha = beta = 2``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.metrics import brier_loss
+    >>> y = [0, 1]
+    >>> float(brier_loss(y, [0.0, 0.0]))
+    1.0
+    >>> float(brier_loss(y, [np.inf, -np.inf], normalize=False))  # 3 per trial
+    3.0
+    """
+    return beta_rule_loss(
+        y_true,
+        llr,
+        alpha=2.0,
+        beta=2.0,
+        prior=prior,
+        normalize=normalize,
+        sample_weight=sample_weight,
+        pos_label=pos_label,
+    )
