@@ -204,15 +204,34 @@ class _BasePAVCalibrator(BaseCalibrator):
             lo = self.blocks_[j].lo
             idx = np.clip(np.searchsorted(lo, x, side="right") - 1, 0, lo.shape[0] - 1)
             if self.strict:
-                # Within a flat block: the tilted line from its first to last
-                # knot; between blocks: the block value (held step).
-                y = _interp(np.clip(x, lo[idx], self.blocks_[j].hi[idx]), kx, kv)
+                y = self._strict_step(j, x, idx)
             else:
                 y = kv[np.searchsorted(kx, lo[idx])]
         if self.out_of_bounds == "nan":
             y[(x < x_min) | (x > x_max)] = np.nan
         elif self.strict and self.out_of_bounds == "clip":
             self._extend_tails(j, x, y, x_min, x_max)
+        return y
+
+    def _strict_step(self, j, x, idx):
+        """Step interpolation made strictly increasing.
+
+        Within block ``b`` the tilted line from its first to its last knot;
+        in the gap up to the next block the value rises linearly by
+        ``STRICT_TILT`` of the jump that follows, so every step still jumps up.
+        """
+        kx, kv = self.X_thresholds_[j], self.y_thresholds_[j]
+        lo, hi = self.blocks_[j].lo, self.blocks_[j].hi
+        y = _interp(np.clip(x, lo[idx], hi[idx]), kx, kv)
+        gap = (x > hi[idx]) & (idx < lo.shape[0] - 1)
+        if gap.any():
+            b = idx[gap]
+            k = np.searchsorted(kx, hi[b], side="right") - 1
+            start, end = kv[k], kv[k + 1]
+            frac = (x[gap] - hi[b]) / (lo[b + 1] - hi[b])
+            with np.errstate(invalid="ignore"):
+                rise = STRICT_TILT * frac * (end - start)
+            y[gap] += np.where(np.isfinite(rise), rise, 0.0)
         return y
 
     def _extend_tails(self, j, x, y, x_min, x_max):
@@ -266,7 +285,10 @@ _PAV_NOTES = r"""
     ranks exactly like the raw scores, while every output moves by at most
     :math:`10^{-6}` of the gap to a neighbouring block value, so calibration
     metrics stay within about :math:`10^{-6}` (relative) of the PAV optimum.
-    Values that are exactly 0, 1 or infinite cannot move.
+    Values that are exactly 0, 1 or infinite cannot move, and blocks clipped
+    to the same bound by ``extremes='bound'`` stay tied. With
+    ``interpolation='step'`` the gap after a block rises by :math:`\epsilon`
+    of the jump that follows it.
 """
 
 

@@ -273,11 +273,12 @@ def test_extreme_but_valid_scores_without_warnings():
 
 
 # -------------------------------------------------------------------- strict
+@pytest.mark.parametrize("interpolation", ["linear", "step"])
 @pytest.mark.parametrize("Cal", CALIBRATORS)
-def test_strict_is_strictly_increasing_and_keeps_ranking(Cal):
+def test_strict_is_strictly_increasing_and_keeps_ranking(Cal, interpolation):
     s, y, _ = _data(9, n=2000, decimals=3)
-    flat = Cal().fit(s, y)
-    strict = Cal(strict=True).fit(s, y)
+    flat = Cal(interpolation=interpolation).fit(s, y)
+    strict = Cal(strict=True, interpolation=interpolation).fit(s, y)
     grid = np.linspace(s.min() - 3, s.max() + 3, 20001)
     out = strict.transform(grid)
     if Cal is PAVCalibrator:
