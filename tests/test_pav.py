@@ -176,7 +176,9 @@ def test_merge_of_contiguous_ranges_equals_global_pav():
         m = (s >= lo) & (s < hi) & (w > 0)
         if m.any():
             parts.append(pav_merge(pav_points(s[m], y[m], w[m])))
-    merged = pav_merge(BlockSummary(*(np.concatenate(p) for p in zip(*parts))))
+    merged = pav_merge(
+        BlockSummary(*(np.concatenate(p) for p in zip(*parts, strict=True)))
+    )
     for a, b in zip(whole, merged, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-12)
 
