@@ -1,0 +1,182 @@
+"""Tests of rocch and eer (skcalib.metrics._roc)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+from skcalib.metrics import eer, min_dcf, rocch
+
+HYP = settings(derandomize=True, database=None, deadline=None, max_examples=40)
+
+# Fawcett & Niculescu-Mizil (001), Table I
+TABLE1_S = [0.9, 0.8, 0.7, 0.6, 0.55, 0.5, 0.45, 0.4, 0.35, 0.3, 0.27, 0.2, 0.18]
+TABLE1_S += [0.1, 0.02]
+TABLE1_Y = [1, 1, 0, 1, 1, 1, 0, 1, 1, 0, 1, 0, 0, 1, 0]
+
+
+def _roc_points(y, s, w=None):
+    """All empirical operating points (thresholds at distinct scores)."""
+    y = np.asarray(y, bool)
+    s = np.asarray(s, float)
+    w = np.ones(len(y)) if w is None else np.asarray(w, float)
+    pts = [(0.0, 1.0), (1.0, 0.0)]  # accept all, reject all
+    for t in np.unique(s):
+        acc = s >= t
+        pts.append((w[y & ~acc].sum() / w[y].sum(), w[~y & acc].sum() / w[~y].sum()))
+    return np.array(sorted(set(pts)))
+
+
+def _lower_hull(points):
+    """Monotone-chain lower hull of (pmiss, pfa) points, collinear removed.
+
+    Points with equal pmiss are visited from the highest pfa down, so that the
+    hull starts at accept-all ``(0, 1)`` as a ROC convex hull does.
+    """
+    hull = []
+    for p in sorted(map(tuple, points), key=lambda q: (q[0], -q[1])):
+        while len(hull) >= 2:
+            (x1, y1), (x2, y2) = hull[-2], hull[-1]
+            cross = (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1)
+            if cross <= 1e-15:
+                hull.pop()
+            else:
+                break
+        hull.append(p)
+    return np.array(hull)
+
+
+def _lp_eer(points):
+    """min over convex combinations of max(pmiss, pfa): the ROCCH-EER, by LP."""
+    k = len(points)
+    c = np.zeros(k + 1)
+    c[-1] = 1.0  # minimize e
+    a_ub = np.zeros((2, k + 1))
+    a_ub[0, :k], a_ub[1, :k] = points[:, 0], points[:, 1]
+    a_ub[:, -1] = -1.0
+    a_eq = np.zeros((1, k + 1))
+    a_eq[0, :k] = 1.0
+    res = linprog(c, A_ub=a_ub, b_ub=[0, 0], A_eq=a_eq, b_eq=[1], bounds=(0, None))
+    assert res.success
+    return res.fun
+
+
+def _data(seed, n=50, weights=False, inf=False):
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.5
+    y[:2] = [True, False]
+    s = np.round(rng.normal(size=n) + y, 1)
+    if inf:
+        s[rng.random(n) < 0.15] = np.inf
+        s[rng.random(n) < 0.15] = -np.inf
+    w = rng.integers(0, 4, n).astype(float) if weights else None
+    if weights:
+        w[:2] = 1
+    return y, s, w
+
+
+# ------------------------------------------------------------------- errors
+def test_errors():
+    with pytest.raises(ValueError, match="scores"):
+        eer([0, 1], [np.nan, 0.0])
+    with pytest.raises(ValueError, match="scores"):
+        rocch([0, 1], [0.0, np.nan])
+    with pytest.raises(ValueError, match="pos_label"):
+        eer(["x", "y"], [0.0, 1.0])
+    with pytest.raises(ValueError, match="target"):
+        rocch([0, 0], [0.0, 1.0])
+
+
+# --------------------------------------------------------------- correctness
+def test_table1_hull():
+    pmiss, pfa = rocch(TABLE1_Y, TABLE1_S)
+    # PAV blocks of Table I (001): probabilities 1, 3/4, 2/3, 1/2, 1/3, 0 with
+    # (tar, non) = (2,0), (3,1), (2,1), (1,1), (1,2), (0,1); 9 targets, 6 non.
+    cum_tar = np.cumsum([0, 0, 1, 1, 2, 3, 2])
+    cum_non = np.cumsum([0, 1, 2, 1, 1, 1, 0])
+    np.testing.assert_allclose(pmiss, cum_tar / 9)
+    np.testing.assert_allclose(pfa, 1 - cum_non / 6)
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("weights", [False, True])
+@pytest.mark.parametrize("inf", [False, True])
+def test_rocch_equals_brute_force_hull(seed, weights, inf):
+    y, s, w = _data(seed, weights=weights, inf=inf)
+    pmiss, pfa = rocch(y, s, sample_weight=w)
+    ref = _lower_hull(_roc_points(y, s, w))
+    np.testing.assert_allclose(np.column_stack([pmiss, pfa]), ref, atol=1e-12)
+    assert (pmiss[0], pfa[0], pmiss[-1], pfa[-1]) == (0.0, 1.0, 1.0, 0.0)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("weights", [False, True])
+@pytest.mark.parametrize("inf", [False, True])
+def test_eer_equals_lp_rocch_eer(seed, weights, inf):
+    y, s, w = _data(seed, weights=weights, inf=inf)
+    e = eer(y, s, sample_weight=w)
+    assert e == pytest.approx(_lp_eer(_roc_points(y, s, w)), abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_eer_between_hull_rates_at_crossing(seed):
+    y, s, w = _data(seed, weights=True)
+    e = eer(y, s, sample_weight=w)
+    pmiss, pfa = rocch(y, s, sample_weight=w)
+    k = np.flatnonzero(pmiss >= pfa)[0]  # first vertex past the crossing
+    assert pmiss[k - 1] <= e <= pmiss[k]
+    assert pfa[k] <= e <= pfa[k - 1]
+    # ROCCH-EER = max over priors of the unnormalized min DCF.
+    grid = np.linspace(0.005, 0.995, 199)
+    best = max(
+        min_dcf(y, s, p_target=p, sample_weight=w, normalize=False) for p in grid
+    )
+    assert best <= e + 1e-12
+    assert best == pytest.approx(e, abs=1e-2)
+
+
+def test_eer_edge_cases():
+    assert eer([0, 1, 0, 1], [0.0, 1.0, 0.0, 1.0]) == 0.0  # separated
+    assert eer([0, 1, 0, 1], [1.0, 0.0, 1.0, 0.0]) == 0.5  # reversed: hull = chance
+    assert eer([0, 1], [3.0, 3.0]) == 0.5
+    assert eer([0, 1, 0, 1], [-np.inf, np.inf, -np.inf, np.inf]) == 0.0
+    assert eer([0, 1, 1], [-1e4, 1e4, -1e4]) == pytest.approx(1 / 3)
+
+
+def test_weights_and_pos_label():
+    y, s, _ = _data(4)
+    rep = np.arange(len(y)) % 4
+    assert eer(y, s, sample_weight=rep) == pytest.approx(
+        eer(np.repeat(y, rep), np.repeat(s, rep)), rel=1e-12
+    )
+    labels = np.where(y, "tar", "non")
+    assert eer(labels, s, pos_label="tar") == eer(y, s)
+    # The other class as target with negated scores: the same EER.
+    assert eer(labels, -s, pos_label="non") == pytest.approx(eer(y, s), rel=1e-12)
+
+
+# ---------------------------------------------------------------- properties
+@st.composite
+def _trials(draw):
+    n = draw(st.integers(2, 30))
+    s = np.array(draw(st.lists(st.integers(-15, 15), min_size=n, max_size=n)), float)
+    y = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    y[0], y[1] = True, False
+    return y, s
+
+
+@HYP
+@given(_trials())
+def test_eer_invariant_and_bounded(data):
+    y, s = data
+    e = eer(y, s)
+    assert 0.0 <= e <= 0.5
+    assert eer(y, np.exp(s / 4) - 3) == pytest.approx(e, rel=1e-12, abs=1e-15)
+    pmiss, pfa = rocch(y, s)
+    dm, df = np.diff(pmiss), np.diff(pfa)
+    assert np.all(dm >= 0) and np.all(df <= 0) and np.all(dm - df > 0)
+    # Convex: segment slopes -dpfa/dpmiss strictly decrease along the hull.
+    with np.errstate(divide="ignore"):
+        slope = -df / dm
+    assert np.all(np.diff(slope) < 0)
