@@ -57,9 +57,12 @@ class InputError(Exception):
 class Progress:
     """A progress line on stderr, shown only once work takes over ``delay`` s."""
 
-    def __init__(self, quiet: bool, *, delay: float = 2.0, stream=None):
+    def __init__(
+        self, quiet: bool, *, delay: float = 2.0, interval: float = 0.5, stream=None
+    ):
         self.quiet = quiet
         self.delay = delay
+        self.interval = interval
         self.stream = sys.stderr if stream is None else stream
         self.start = time.monotonic()
         self.last = 0.0
@@ -69,7 +72,9 @@ class Progress:
         if self.quiet:
             return
         now = time.monotonic()
-        if not force and (now - self.start < self.delay or now - self.last < 0.5):
+        if not force and (
+            now - self.start < self.delay or now - self.last < self.interval
+        ):
             return
         self.last = now
         self.shown = True

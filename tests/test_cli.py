@@ -1,0 +1,528 @@
+"""Tests of the ``skcalib`` command line (in-process and through subprocesses)."""
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import joblib
+import numpy as np
+import pytest
+
+import skcalib
+from skcalib import _cli
+from skcalib._cli import Progress, main
+from skcalib.datasets import make_gaussian_scores
+from skcalib.metrics import actual_dcf, cllr, eer, min_cllr, min_dcf
+
+
+def _write(path, text, mode="w"):
+    with open(path, mode) as f:
+        f.write(text)
+    return str(path)
+
+
+def _run(*args, cwd=None):
+    """Run ``python -m skcalib ARGS`` and return the completed process."""
+    env = dict(os.environ, MPLBACKEND="Agg")
+    return subprocess.run(
+        [sys.executable, "-m", "skcalib", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def data():
+    s, y, llr = make_gaussian_scores(60, target_std=1.5, random_state=0)
+    return s, y, llr
+
+
+def _two_column(path, scores, y, *, sep=" ", header=False, labels=("0", "1")):
+    lines = ["score,label" if sep == "," else "score label"] if header else []
+    lines += [
+        f"{float(s)!r}{sep}{labels[int(t)]}" for s, t in zip(scores, y, strict=True)
+    ]
+    return _write(path, "\n".join(lines) + "\n")
+
+
+def _trials(tmp_path, scores, y, *, shuffle_key=True):
+    ids = [(f"m{i % 7}", f"seg{i}") for i in range(len(scores))]
+    score_file = _write(
+        tmp_path / "scores.txt",
+        "".join(
+            f"{m} {g} {float(s)!r}\n" for (m, g), s in zip(ids, scores, strict=True)
+        ),
+    )
+    order = np.random.RandomState(0).permutation(len(ids)) if shuffle_key else None
+    key_rows = [
+        f"{ids[i][0]} {ids[i][1]} {'target' if y[i] else 'nontarget'}\n"
+        for i in (order if order is not None else range(len(ids)))
+    ]
+    key_file = _write(tmp_path / "key.txt", "".join(key_rows))
+    return score_file, key_file
+
+
+# --- malformed input: each case exits 2 with one line naming file and line ---
+
+MALFORMED = {
+    "missing column": ("1.5 target\n-2\n", "s.txt, line 2: missing column"),
+    "extra column": ("1.5 target\n-2 0 7 8\n", "s.txt, line 2: extra column"),
+    "non-numeric score": (
+        "1.5 target\nabc nontarget\n",
+        "s.txt, line 2: score 'abc' is not a number",
+    ),
+    "nan score": ("1.5 target\nnan nontarget\n", "s.txt, line 2: score is NaN"),
+    "unknown label": (
+        "1.5 target\n# comment\n2 maybe\n",
+        "s.txt, line 3: unknown label 'maybe'",
+    ),
+    "empty file": ("", "s.txt, line 1: empty file"),
+    "only comments": ("# nothing\n\n", "s.txt, line 3: empty file"),
+    "header only": ("score label\n", "s.txt, line 2: no trials after the header"),
+    "one class": ("1 target\n2 target\n", "s.txt, lines 1-2: no non-target"),
+    "three columns without key": ("a b 1.0\n", "s.txt, line 1: three columns"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_evaluate_malformed_in_process(case, tmp_path, capsys, monkeypatch):
+    text, message = MALFORMED[case]
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path / "s.txt", text)
+    assert main(["evaluate", "s.txt"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("skcalib: error: ")
+    assert message in err
+
+
+def _key_cases(tmp_path):
+    scores = _write(tmp_path / "scores.txt", "m1 s1 1.0\nm1 s2 -1.0\nm2 s3 0.5\n")
+    cases = {
+        "score trial not in key": (
+            "m1 s1 target\nm1 s2 nontarget\n",
+            "scores.txt, line 3: trial (m2, s3) is not in the key file",
+        ),
+        "key trial without score": (
+            "m1 s1 target\nm1 s2 nontarget\nm2 s3 target\nm9 s9 nontarget\n",
+            "key.txt, line 4: trial (m9, s9) has no score",
+        ),
+        "unknown key label": (
+            "m1 s1 target\nm1 s2 impostr\nm2 s3 target\n",
+            "key.txt, line 2: unknown label 'impostr'",
+        ),
+        "duplicate key trial": (
+            "m1 s1 target\nm1 s1 target\n",
+            "key.txt, line 2: duplicate trial (m1, s1)",
+        ),
+        "key missing column": ("m1 s1\n", "key.txt, line 1: missing column"),
+        "empty key": ("\n", "key.txt, line 2: empty file"),
+    }
+    return scores, cases
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "score trial not in key",
+        "key trial without score",
+        "unknown key label",
+        "duplicate key trial",
+        "key missing column",
+        "empty key",
+    ],
+)
+def test_key_score_mismatch(case, tmp_path, capsys, monkeypatch):
+    _, cases = _key_cases(tmp_path)
+    key_text, message = cases[case]
+    _write(tmp_path / "key.txt", key_text)
+    monkeypatch.chdir(tmp_path)
+    assert main(["evaluate", "scores.txt", "--key", "key.txt"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert message in err
+
+
+@pytest.mark.slow
+def test_malformed_input_subprocess(tmp_path):
+    """Every malformed-input case, end to end through ``python -m skcalib``.
+
+    The processes run concurrently (two at a time) to keep the wall time low.
+    """
+    jobs = []
+    for i, (case, (text, message)) in enumerate(sorted(MALFORMED.items())):
+        d = tmp_path / f"case{i}"
+        d.mkdir()
+        _write(d / "s.txt", text)
+        jobs.append((case, message, ["evaluate", "s.txt"], d))
+    _, key_cases = _key_cases(tmp_path)
+    for i, (case, (key_text, message)) in enumerate(sorted(key_cases.items())):
+        d = tmp_path / f"key{i}"
+        d.mkdir()
+        shutil.copy(tmp_path / "scores.txt", d / "scores.txt")
+        _write(d / "key.txt", key_text)
+        jobs.append((case, message, ["evaluate", "scores.txt", "--key", "key.txt"], d))
+    env = dict(os.environ, MPLBACKEND="Agg")
+    pending = list(jobs)
+    running = []
+    results = []
+    while pending or running:
+        while pending and len(running) < 2:
+            case, message, argv, d = pending.pop()
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "skcalib", *argv],
+                cwd=d,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            running.append((case, message, proc))
+        case, message, proc = running.pop(0)
+        out, err = proc.communicate(timeout=120)
+        results.append((case, message, proc.returncode, out, err))
+    assert len(results) == len(MALFORMED) + len(key_cases)
+    for case, message, code, out, err in results:
+        assert code == 2, (case, err)
+        assert "Traceback" not in err, case
+        assert err.count("\n") == 1, (case, err)
+        assert message in err, (case, err)
+        assert out == "", case
+
+
+def test_duplicate_scored_trial(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path / "s.txt", "m1 s1 1.0\nm1 s1 2.0\n")
+    _write(tmp_path / "k.txt", "m1 s1 target\n")
+    assert main(["evaluate", "s.txt", "--key", "k.txt"]) == 2
+    assert "s.txt, line 2: duplicate trial (m1, s1)" in capsys.readouterr().err
+
+
+def test_missing_and_binary_files(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["evaluate", "nope.txt"]) == 2
+    assert "nope.txt: no such file" in capsys.readouterr().err
+    _write(tmp_path / "bin.txt", b"1 target\n\xff\xfe\x00 x\n", mode="wb")
+    assert main(["evaluate", "bin.txt"]) == 2
+    assert "bin.txt, line 2: not UTF-8 text" in capsys.readouterr().err
+    assert main(["evaluate", str(tmp_path)]) == 2
+    assert "is a directory" in capsys.readouterr().err
+
+
+def test_calibrate_malformed(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path / "t.txt", "1 target\ninf nontarget\n0 0\n")
+    _write(tmp_path / "a.txt", "1\n2\nx\n")
+    _write(tmp_path / "ok.txt", "1 target\n-1 nontarget\n0.5 1\n-0.2 0\n")
+    argv = ["calibrate", "--method", "pav-llr", "--train"]
+    assert main([*argv, "t.txt", "--apply", "ok.txt"]) == 2
+    assert "t.txt, line 2: score 'inf' must be finite" in capsys.readouterr().err
+    assert main([*argv, "ok.txt", "--apply", "a.txt"]) == 2
+    assert "a.txt, line 3: score 'x' is not a number" in capsys.readouterr().err
+    _write(tmp_path / "model.pkl", "not a pickle")
+    assert main(["calibrate", "--load-model", "model.pkl", "--apply", "ok.txt"]) == 2
+    assert "model.pkl, line 1: not a saved skcalib model" in capsys.readouterr().err
+    joblib.dump({"a": 1}, tmp_path / "dict.pkl")
+    assert main(["calibrate", "--load-model", "dict.pkl", "--apply", "ok.txt"]) == 2
+    assert "not a saved skcalib calibrator (found dict)" in capsys.readouterr().err
+    assert main(["calibrate", "--apply", "ok.txt"]) == 2
+    assert "needs --train" in capsys.readouterr().err
+    assert main(["calibrate", "--train", "ok.txt", "--apply", "ok.txt"]) == 2
+    assert "--method is required" in capsys.readouterr().err
+
+
+def test_usage_errors_exit_2(capsys):
+    assert main([]) == 2
+    assert main(["evaluate", "x", "--p-target", "1.5"]) == 2
+    assert "must be in (0, 1)" in capsys.readouterr().err
+    assert main(["calibrate", "--method", "nope"]) == 2
+    assert main(["--version"]) == 0
+    assert skcalib.__version__ in capsys.readouterr().out
+
+
+# --- evaluate ----------------------------------------------------------------
+
+
+def _expected(y, s, p_target=0.5, c_miss=1.0, c_fa=1.0):
+    app = {"p_target": p_target, "c_miss": c_miss, "c_fa": c_fa}
+    return {
+        "eer": eer(y, s),
+        "min_dcf": min_dcf(y, s, **app),
+        "actual_dcf": actual_dcf(y, s, **app),
+        "cllr": cllr(y, s),
+        "min_cllr": min_cllr(y, s),
+    }
+
+
+@pytest.mark.parametrize("sep, header", [(" ", False), (",", True), ("\t", False)])
+def test_evaluate_matches_metric_functions(sep, header, data, tmp_path, capsys):
+    s, y, llr = data
+    path = _two_column(tmp_path / "s.txt", llr, y, sep=sep, header=header)
+    argv = ["evaluate", path, "--json", "--p-target", "0.2", "--c-fa", "3"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_target"] == int(y.sum()) and out["n_nontarget"] == int((1 - y).sum())
+    assert out["effective_prior"] == pytest.approx(0.2 / (0.2 + 0.8 * 3))
+    for k, v in _expected(y, llr, 0.2, 1.0, 3.0).items():
+        assert out[k] == pytest.approx(v, rel=1e-12, abs=1e-15), k
+
+
+def test_evaluate_label_spellings(data, tmp_path, capsys):
+    s, y, _ = data
+    a = _two_column(tmp_path / "a.txt", s, y, labels=("nontarget", "target"))
+    b = _two_column(tmp_path / "b.txt", s, y, labels=("-1", "+1"))
+    c = _two_column(tmp_path / "c.txt", s, y, labels=("FALSE", "True"))
+    results = []
+    for path in (a, b, c):
+        assert main(["evaluate", path, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        results.append({k: out[k] for k in ("eer", "cllr", "min_dcf")})
+    assert results[0] == results[1] == results[2]
+
+
+def test_evaluate_text_table(data, tmp_path, capsys):
+    s, y, llr = data
+    path = _two_column(tmp_path / "s.txt", llr, y)
+    assert main(["evaluate", path]) == 0
+    out = capsys.readouterr().out
+    for label in ("EER", "min DCF", "actual DCF", "Cllr (bits)", "min Cllr (bits)"):
+        assert label in out
+    expected = _expected(y, llr)
+    assert f"{expected['min_dcf']:.4f}" in out
+    assert f"{expected['cllr']:.4f}" in out
+
+
+def test_evaluate_infinite_llr(tmp_path, capsys):
+    path = _write(tmp_path / "s.txt", "inf 1\n-inf 0\n1.0 1\n-inf 1\n")
+    assert main(["evaluate", path, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["cllr"] == "inf"  # a confidently wrong target: strict JSON
+
+
+def test_evaluate_key_equals_two_columns(data, tmp_path, capsys):
+    s, y, llr = data
+    two = _two_column(tmp_path / "two.txt", llr, y)
+    score_file, key_file = _trials(tmp_path, llr, y)
+    assert main(["evaluate", two, "--json"]) == 0
+    a = json.loads(capsys.readouterr().out)
+    assert main(["evaluate", score_file, "--key", key_file, "--json"]) == 0
+    b = json.loads(capsys.readouterr().out)
+    for k in ("eer", "min_dcf", "actual_dcf", "cllr", "min_cllr", "n_target"):
+        assert a[k] == b[k]
+
+
+@pytest.mark.slow
+def test_evaluate_plot_subprocess(data, tmp_path):
+    s, y, llr = data
+    path = _two_column(tmp_path / "s.txt", llr, y)
+    proc = _run("evaluate", path, "--plot", tmp_path / "be.png", "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    with open(tmp_path / "be.png", "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert "EER" in proc.stdout
+    # an unwritable plot path is bad input, not a traceback
+    proc = _run("evaluate", path, "--plot", tmp_path / "no" / "dir" / "be.png")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "cannot write" in proc.stderr
+
+
+# --- calibrate ---------------------------------------------------------------
+
+
+def _calibrators():
+    out = {
+        "pav-llr": skcalib.PAVLLRCalibrator(),
+        "pav": skcalib.PAVCalibrator(),
+    }
+    if hasattr(skcalib, "PlattCalibrator"):
+        out["platt"] = skcalib.PlattCalibrator()
+    if hasattr(skcalib, "ProperScoringAffineCalibrator"):
+        out["affine"] = skcalib.ProperScoringAffineCalibrator(
+            alpha=2.0, beta=1.0, prior=0.3
+        )
+    return out
+
+
+def _read_values(path, col):
+    with open(path) as f:
+        rows = [ln.replace(",", " ").split() for ln in f if ln.strip()]
+    return rows, np.array([float(r[col]) for r in rows[1:] if r])
+
+
+@pytest.mark.parametrize("method", ["pav-llr", "pav", "platt", "affine"])
+def test_calibrate_matches_estimator(method, data, tmp_path, capsys):
+    cals = _calibrators()
+    if method not in cals:
+        pytest.skip(f"{method} calibrator not available yet")
+    s, y, _ = data
+    train = _two_column(tmp_path / "train.txt", s, y)
+    s2, y2, _ = make_gaussian_scores(40, target_std=1.5, random_state=1)
+    apply = _two_column(tmp_path / "apply.csv", s2, y2, sep=",", header=True)
+    out = tmp_path / "out.csv"
+    extra = (
+        ["--alpha", "2", "--beta", "1", "--prior", "0.3"] if method == "affine" else []
+    )
+    argv = ["calibrate", "--method", method, "--train", train, "--apply", apply]
+    assert main([*argv, "-o", str(out), "-q", *extra]) == 0
+    expected = cals[method].fit(s, y).decision_function(s2)
+    with open(out) as f:
+        lines = f.read().splitlines()
+    assert lines[0] == "llr,label"  # header kept, score column renamed
+    got = np.array([float(ln.split(",")[0]) for ln in lines[1:]])
+    labels = [ln.split(",")[1] for ln in lines[1:]]
+    assert labels == [str(int(t)) for t in y2]
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+    # probabilities at the calibrator's prior
+    out_p = tmp_path / "out_p.csv"
+    assert main([*argv, "-o", str(out_p), "--output", "proba", *extra]) == 0
+    got_p = np.array(
+        [float(ln.split(",")[0]) for ln in open(out_p).read().splitlines()[1:]]
+    )
+    np.testing.assert_allclose(
+        got_p, cals[method].predict_proba(s2)[:, 1], rtol=1e-9, atol=1e-12
+    )
+
+
+def test_calibrate_trials_format_and_model_roundtrip(data, tmp_path, capsys):
+    s, y, _ = data
+    train_scores, train_key = _trials(tmp_path, s, y)
+    apply = _write(tmp_path / "apply.txt", "mA segX 0.25\nmB segY -3\nmA segZ 4.5\n")
+    model = tmp_path / "model.joblib"
+    argv = ["calibrate", "--method", "pav-llr", "--train", train_scores]
+    assert main([*argv, "--train-key", train_key, "--save-model", str(model)]) == 0
+    assert isinstance(joblib.load(model), skcalib.PAVLLRCalibrator)
+    capsys.readouterr()
+    assert main(["calibrate", "--load-model", str(model), "--apply", apply]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [ln.split()[:2] for ln in out] == [
+        ["mA", "segX"],
+        ["mB", "segY"],
+        ["mA", "segZ"],
+    ]
+    expected = skcalib.PAVLLRCalibrator().fit(s, y).decision_function([0.25, -3, 4.5])
+    np.testing.assert_allclose([float(ln.split()[2]) for ln in out], expected)
+
+
+def test_calibrate_plain_score_column(data, tmp_path, capsys):
+    s, y, _ = data
+    train = _two_column(tmp_path / "train.txt", s, y)
+    apply = _write(tmp_path / "apply.txt", "# raw scores\n0.1\n2.5\n")
+    argv = ["calibrate", "--method", "pav", "--train", train, "--apply", apply]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.split()
+    expected = skcalib.PAVCalibrator().fit(s, y).decision_function([0.1, 2.5])
+    np.testing.assert_allclose(np.array(out, dtype=float), expected)
+
+
+@pytest.mark.slow
+def test_calibrate_then_evaluate_subprocess(data, tmp_path):
+    s, y, _ = data
+    train = _two_column(tmp_path / "train.txt", s, y)
+    proc = _run(
+        "calibrate",
+        "--method",
+        "pav-llr",
+        "--train",
+        train,
+        "--apply",
+        train,
+        "-o",
+        tmp_path / "cal.txt",
+    )
+    assert proc.returncode == 0, proc.stderr
+    proc = _run("evaluate", tmp_path / "cal.txt", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    # calibrated on itself, the PAV-LLR reaches min Cllr up to the
+    # rule-of-succession smoothing of the default extremes
+    assert out["cllr"] >= out["min_cllr"] - 1e-12
+    assert out["cllr"] < out["min_cllr"] + 0.1
+
+
+# --- demo, progress, entry points --------------------------------------------
+
+
+@pytest.mark.slow
+def test_demo_subprocess(tmp_path):
+    proc = _run("demo", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    with open(tmp_path / "skcalib_demo.png", "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    for name in _cli._DEMO_CALIBRATORS:
+        if hasattr(skcalib, name):
+            assert name in proc.stdout
+    assert "true LLR" in proc.stdout and "Cllr" in proc.stdout
+
+
+def test_demo_json_in_process(tmp_path, capsys):
+    plot = tmp_path / "demo.png"
+    argv = ["demo", "--plot", str(plot), "--json", "-q", "--n-test", "1000"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert plot.exists()
+    systems = out["systems"]
+    for name in _cli._DEMO_CALIBRATORS:
+        assert (name in systems) == hasattr(skcalib, name)
+    ref = systems["true LLR (Bayes, reference)"]
+    raw = systems["raw naive Bayes log-odds"]
+    # the true LLR is the best possible system on every metric (large n)
+    assert ref["min_dcf"] <= raw["min_dcf"] and ref["cllr"] < raw["cllr"]
+    for m in systems.values():
+        assert m["min_dcf"] <= m["actual_dcf"] + 1e-12
+
+
+def test_progress_line():
+    stream = io.StringIO()
+    p = Progress(False, delay=0.0, stream=stream)
+    p.update("reading x")
+    p.done()
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("skcalib: reading x [") and lines[-1].startswith(
+        "skcalib: done"
+    )
+    stream = io.StringIO()
+    p = Progress(True, delay=0.0, stream=stream)
+    p.update("reading x")
+    p.done()
+    assert stream.getvalue() == ""
+    stream = io.StringIO()
+    p = Progress(False, delay=60.0, stream=stream)  # fast work: nothing shown
+    p.update("reading x")
+    p.done()
+    assert stream.getvalue() == ""
+
+
+def test_progress_shown_on_slow_input(tmp_path, capsys, monkeypatch, data):
+    s, y, llr = data
+    path = _two_column(tmp_path / "s.txt", llr, y)
+    monkeypatch.setattr(_cli.Progress, "__init__", _fast_progress_init)
+    assert main(["evaluate", path]) == 0
+    assert "skcalib: read " in capsys.readouterr().err
+    assert main(["-q", "evaluate", path]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["evaluate", "-q", path]) == 0
+    assert capsys.readouterr().err == ""
+
+
+_original_init = Progress.__init__
+
+
+def _fast_progress_init(self, quiet, *, delay=2.0, interval=0.5, stream=None):
+    _original_init(self, quiet, delay=0.0, interval=0.0, stream=stream)
+
+
+@pytest.mark.slow
+def test_console_script():
+    exe = shutil.which("skcalib")
+    if exe is None:
+        pytest.skip("skcalib console script not installed")
+    proc = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert "evaluate" in proc.stdout and "calibrate" in proc.stdout
