@@ -238,8 +238,11 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         estimator = self._get_estimator()
         calibrator = self._get_calibrator()
         estimator_weight = sample_weight
-        if sample_weight is not None and not has_fit_parameter(
-            estimator, "sample_weight"
+        frozen = isinstance(estimator, FrozenEstimator)
+        if (
+            sample_weight is not None
+            and not frozen  # a frozen model is not fitted: nothing to weight
+            and not has_fit_parameter(estimator, "sample_weight")
         ):
             warnings.warn(
                 f"Since {type(estimator).__name__} does not appear to accept "
@@ -253,7 +256,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         labels = is_target.astype(np.intp)
         self.classes_ = classes
 
-        if isinstance(estimator, FrozenEstimator):
+        if frozen:
             method = _resolve_response_method(estimator, "auto")
             scores = _binary_scores(estimator, X, method)
             estimators = [estimator]
