@@ -465,7 +465,10 @@ class AffineObjective:
         ``lambda``, L2 penalty on the slope.
     """
 
-    chunk_size = 1 << 15
+    # Small chunks: numpy temporaries below malloc's mmap threshold (128 KiB)
+    # are recycled from the heap instead of being mapped and zeroed afresh,
+    # which makes a pass several times faster at large n.
+    chunk_size = 1 << 13
 
     def __init__(
         self,
@@ -512,11 +515,12 @@ class AffineObjective:
         for sign, s, w, k, p, r in self.groups:
             c = sign * (b + self.tau)
             acc = np.zeros(6)
-            for start in range(0, s.shape[0], self.chunk_size):
-                stop = start + self.chunk_size
-                sc = s[start:stop]
-                wc = None if w is None else w[start:stop]
-                _chunk(acc, sc, wc, a, c, p, r, derivatives)
+            with np.errstate(over="ignore"):
+                for start in range(0, s.shape[0], self.chunk_size):
+                    stop = start + self.chunk_size
+                    sc = s[start:stop]
+                    wc = None if w is None else w[start:stop]
+                    _chunk(acc, sc, wc, a, c, p, r, derivatives)
             if w is None:
                 acc *= k
             f += acc[0]
@@ -538,24 +542,23 @@ def _chunk(acc, s, w, a, c, p, r, derivatives):
     z = s * a
     z += c
     if p == 1.0 and r == 1.0:
-        # e = exp(-|z|), d = 1/(1+e); sigmoid(-z) = (e or 1) * d;
-        # sigmoid(z) sigmoid(-z) = e d^2 for either sign of z.
+        # softplus(-z) = log1p(exp(-|z|)) + max(-z, 0)
         e = np.abs(z)
         np.negative(e, out=e)
         np.exp(e, out=e)
-        loss = np.log1p(e)
+        loss = np.log1p(e, out=e)
         loss += np.maximum(-z, 0.0)
         acc[0] += _sum(loss, w)
         if not derivatives:
             return
-        d = e + 1.0
-        np.reciprocal(d, out=d)
-        sm = np.where(z >= 0, e, 1.0)
-        sm *= d  # sigmoid(-z)
+        # sigmoid(-z) = 1 / (1 + exp(z)); exp overflows to inf (-> 0) harmlessly
+        sm = np.exp(z)
+        sm += 1.0
+        np.reciprocal(sm, out=sm)
+        # G'' = sigmoid(z) sigmoid(-z); absolute accuracy suffices here
+        d2 = 1.0 - sm
+        d2 *= sm
         d1 = np.negative(sm, out=sm)
-        d *= d
-        d *= e
-        d2 = d
     else:
         with np.errstate(over="ignore", invalid="ignore"):
             acc[0] += _sum(_tail_fast(z, p, r), w)
