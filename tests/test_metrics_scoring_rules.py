@@ -1,0 +1,232 @@
+"""Tests of cllr, min_cllr, brier_loss and beta_rule_loss."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.integrate import quad
+from scipy.special import beta as beta_fn
+from scipy.special import expit, logit
+from sklearn.isotonic import IsotonicRegression
+from sklearn.metrics import brier_score_loss, log_loss
+
+from skcalib.metrics import beta_rule_loss, brier_loss, cllr, min_cllr
+from skcalib.metrics._scoring_rules import _CHUNK
+
+HYP = settings(derandomize=True, database=None, deadline=None, max_examples=40)
+
+
+def _ref_cllr(y, llr, w=None):
+    """Direct formula with np.logaddexp (finite LLRs, positive weights)."""
+    y = np.asarray(y, bool)
+    llr = np.asarray(llr, float)
+    w = np.ones(len(y)) if w is None else np.asarray(w, float)
+    tar = np.sum(w[y] * np.logaddexp(0, -llr[y])) / w[y].sum()
+    non = np.sum(w[~y] * np.logaddexp(0, llr[~y])) / w[~y].sum()
+    return (tar + non) / 2 / math.log(2)
+
+
+def _data(seed, n=80, scale=2.0):
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.35
+    y[:2] = [True, False]
+    llr = scale * (rng.normal(size=n) + 1.5 * y - 0.7)
+    return y.astype(int), llr
+
+
+# ------------------------------------------------------------------- errors
+def test_errors():
+    with pytest.raises(ValueError, match="llr"):
+        cllr([0, 1], [np.nan, 0.0])
+    with pytest.raises(ValueError, match="scores"):
+        min_cllr([0, 1], [np.nan, 0.0])
+    with pytest.raises(ValueError, match="llr"):
+        brier_loss([0, 1], [0.0, np.nan])
+    with pytest.raises(ValueError, match="prior"):
+        cllr([0, 1], [0.0, 0.0], prior=1.0)
+    with pytest.raises(ValueError, match="alpha"):
+        beta_rule_loss([0, 1], [0.0, 0.0], alpha=0.0, beta=1.0)
+    with pytest.raises(ValueError, match="pos_label"):
+        cllr(["a", "b"], [0.0, 0.0])
+    with pytest.raises(ValueError, match="target"):
+        cllr([0, 0], [0.0, 0.0])
+    with pytest.raises(ValueError, match="sample_weight"):
+        cllr([0, 1], [0.0, 0.0], sample_weight=[1.0, -1.0])
+
+
+# --------------------------------------------------------------- correctness
+@pytest.mark.parametrize("n", [2, 3, 7, 2 * _CHUNK + 3])
+def test_cllr_of_zero_llrs_is_exactly_one(n):
+    y = np.arange(n) % 3 == 0
+    assert cllr(y, np.zeros(n)) == 1.0
+    w = (np.arange(n) % 5 + 1).astype(float)
+    assert cllr(y, np.zeros(n), sample_weight=w) == 1.0
+    assert min_cllr(y, np.zeros(n), sample_weight=w) == 1.0
+    assert cllr(y, np.zeros(n), prior=0.5) == pytest.approx(1.0, rel=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("n", [50, 3 * _CHUNK + 17])
+def test_cllr_direct_formula(seed, n):
+    y, llr = _data(seed, n=n)
+    assert cllr(y, llr) == pytest.approx(_ref_cllr(y, llr), rel=1e-12)
+    w = np.random.default_rng(seed).random(n) + 0.1
+    got = cllr(y, llr, sample_weight=w)
+    assert got == pytest.approx(_ref_cllr(y, llr, w), rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cllr_prior_matches_sklearn_log_loss(seed):
+    y, llr = _data(seed, n=200)
+    pi = y.mean()
+    q = expit(llr + logit(pi))
+    entropy = -(pi * math.log(pi) + (1 - pi) * math.log(1 - pi))
+    got = cllr(y, llr, prior=pi)
+    assert got * entropy == pytest.approx(log_loss(y, q), rel=1e-10)
+    assert cllr(y, llr, prior=0.5) == pytest.approx(cllr(y, llr), rel=1e-12)
+    got = beta_rule_loss(y, llr, alpha=1, beta=1, prior=0.3)
+    assert got == pytest.approx(cllr(y, llr, prior=0.3), rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_brier_matches_sklearn(seed):
+    y, llr = _data(seed, n=200)
+    pi = y.mean()
+    q = expit(llr + logit(pi))
+    got = brier_loss(y, llr, prior=pi, normalize=False)
+    assert got == pytest.approx(3 * brier_score_loss(y, q), rel=1e-10)
+    norm = brier_loss(y, llr, prior=pi)
+    assert norm == pytest.approx(got / (3 * pi * (1 - pi)), rel=1e-12)
+
+
+@pytest.mark.parametrize("alpha, beta", [(3.0, 0.5), (1.5, 2.5), (0.5, 0.5)])
+def test_beta_rule_loss_against_quadrature(alpha, beta):
+    y, llr = _data(1, n=12, scale=1.0)
+    prior = 0.3
+    b = beta_fn(alpha, beta)
+
+    def c_tar(q):
+        return quad(lambda c: c ** (alpha - 2) * (1 - c) ** (beta - 1), q, 1)[0] / b
+
+    def c_non(q):
+        return quad(lambda c: c ** (alpha - 1) * (1 - c) ** (beta - 2), 0, q)[0] / b
+
+    q = expit(llr + logit(prior))
+    tar = np.mean([c_tar(v) for v in q[y == 1]])
+    non = np.mean([c_non(v) for v in q[y == 0]])
+    ref = prior * tar + (1 - prior) * non
+    got = beta_rule_loss(y, llr, alpha=alpha, beta=beta, prior=prior, normalize=False)
+    assert got == pytest.approx(ref, rel=1e-7)
+    norm = prior * c_tar(prior) + (1 - prior) * c_non(prior)
+    got = beta_rule_loss(y, llr, alpha=alpha, beta=beta, prior=prior)
+    assert got == pytest.approx(ref / norm, rel=1e-7)
+
+
+def _sklearn_pav_llr(y, s, w=None):
+    p = IsotonicRegression(out_of_bounds="clip").fit(s, y, sample_weight=w).predict(s)
+    w = np.ones(len(y)) if w is None else w
+    pi = np.sum(w * y) / w.sum()
+    with np.errstate(divide="ignore"):
+        return np.log(p) - np.log1p(-p) - logit(pi)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("weights", [False, True])
+def test_min_cllr_against_sklearn_isotonic(seed, weights):
+    rng = np.random.default_rng(seed)
+    y, llr = _data(seed, n=150)
+    s = np.round(llr, 1)  # ties
+    w = rng.integers(1, 4, len(y)).astype(float) if weights else None
+    pav = _sklearn_pav_llr(y, s, w)
+    ww = np.ones(len(y)) if w is None else w
+    yb = y == 1
+    # Infinite PAV-LLRs only occur on the right side: cost 0, drop them.
+    with np.errstate(over="ignore"):
+        lt = np.where(np.isinf(pav[yb]), 0.0, np.logaddexp(0, -pav[yb]))
+        ln = np.where(np.isinf(pav[~yb]), 0.0, np.logaddexp(0, pav[~yb]))
+    ref = np.sum(ww[yb] * lt) / ww[yb].sum() + np.sum(ww[~yb] * ln) / ww[~yb].sum()
+    ref /= 2 * math.log(2)
+    assert min_cllr(y, s, sample_weight=w) == pytest.approx(ref, rel=1e-9)
+    # With a prior: the normalized prior-weighted log loss of the same LLRs.
+    assert min_cllr(y, s, sample_weight=w, prior=0.5) == pytest.approx(ref, rel=1e-9)
+    assert min_cllr(y, s, sample_weight=w, prior=0.1) <= cllr(
+        y, s, sample_weight=w, prior=0.1
+    )
+
+
+def test_infinite_and_huge_llrs_exact():
+    y = [0, 0, 1, 1]
+    assert cllr(y, [-np.inf, -1e4, 1e4, np.inf]) == 0.0
+    assert cllr(y, [-np.inf, 1e4, 1e4, np.inf]) == pytest.approx(1e4 / math.log(2) / 4)
+    assert cllr(y, [np.inf, -1e4, 1e4, np.inf]) == math.inf
+    assert cllr(y, [-np.inf, -1e4, -np.inf, np.inf]) == math.inf
+    # Brier is bounded: a confidently wrong trial costs 3 before weighting.
+    assert brier_loss(y, [np.inf, -np.inf, -np.inf, np.inf], normalize=False) == 1.5
+    assert brier_loss(y, [-np.inf, -1e4, 1e4, np.inf], normalize=False) == 0.0
+    assert beta_rule_loss(y, [np.inf, -1e4, 1e4, np.inf], alpha=1, beta=1) == math.inf
+    assert min_cllr(y, [-np.inf, -1e4, 1e4, np.inf]) == 0.0
+    assert min_cllr(y, [np.inf, np.inf, -np.inf, -np.inf]) == 1.0
+
+
+def test_zero_weight_trials_ignored():
+    y, llr = _data(4)
+    y2 = np.append(y, [1, 0])
+    l2 = np.append(llr, [-np.inf, np.inf])  # confidently wrong, weight 0
+    w2 = np.append(np.ones(len(y)), [0.0, 0.0])
+    assert cllr(y2, l2, sample_weight=w2) == pytest.approx(cllr(y, llr), rel=1e-14)
+    assert cllr(y2, l2, sample_weight=w2, prior=0.2) == pytest.approx(
+        cllr(y, llr, prior=0.2), rel=1e-14
+    )
+    assert brier_loss(y2, l2, sample_weight=w2) == pytest.approx(
+        brier_loss(y, llr), rel=1e-14
+    )
+    assert min_cllr(y2, l2, sample_weight=w2) == pytest.approx(
+        min_cllr(y, llr), rel=1e-14
+    )
+
+
+def test_weights_equal_repeated_rows_and_pos_label():
+    y, llr = _data(6)
+    rep = np.arange(len(y)) % 3
+    for f in (cllr, min_cllr, brier_loss):
+        assert f(y, llr, sample_weight=rep) == pytest.approx(
+            f(np.repeat(y, rep), np.repeat(llr, rep)), rel=1e-12
+        )
+    labels = np.where(y == 1, "target", "nontarget")
+    assert cllr(labels, llr, pos_label="target") == cllr(y, llr)
+    # LLR of the other class is -llr: Cllr is symmetric.
+    assert cllr(labels, -llr, pos_label="nontarget") == pytest.approx(cllr(y, llr))
+
+
+# ---------------------------------------------------------------- properties
+@st.composite
+def _trials(draw):
+    n = draw(st.integers(2, 30))
+    s = np.array(draw(st.lists(st.integers(-12, 12), min_size=n, max_size=n)), float)
+    y = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    y[0], y[1] = True, False
+    w = np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n)), float)
+    return y, s, w
+
+
+@HYP
+@given(_trials(), st.floats(-3, 3), st.floats(0.05, 3))
+def test_min_cllr_le_cllr(data, offset, scale):
+    y, s, w = data
+    llr = scale * s / 3 + offset
+    m = min_cllr(y, llr, sample_weight=w)
+    assert 0.0 <= m <= 1.0
+    assert m <= cllr(y, llr, sample_weight=w) + 1e-12
+
+
+@HYP
+@given(_trials())
+def test_min_cllr_invariant_to_increasing_transforms(data):
+    y, s, w = data
+    ref = min_cllr(y, s, sample_weight=w)
+    for t in (np.exp(s / 3.0), 5.0 * s + 1.0, s**3 + s):
+        assert min_cllr(y, t, sample_weight=w) == pytest.approx(
+            ref, rel=1e-12, abs=1e-15
+        )
