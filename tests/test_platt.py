@@ -1,0 +1,215 @@
+"""Tests of PlattCalibrator."""
+
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+from scipy.special import expit, logit
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from skcalib._platt import PlattCalibrator
+
+
+def _data(n=1000, seed=0, weights=False):
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.3
+    s = np.where(y, rng.normal(1.0, 1.5, n), rng.normal(-1.0, 1.0, n))
+    w = rng.uniform(0.1, 3.0, n) if weights else None
+    return s, y.astype(int), w
+
+
+class _Scorer(ClassifierMixin, BaseEstimator):
+    """A "classifier" whose decision_function is the raw score (column 0)."""
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def decision_function(self, X):
+        return np.asarray(X, dtype=float)[:, 0]
+
+    def predict(self, X):
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+
+# --------------------------------------------------------------------- errors
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"smooth_targets": "yes"},
+        {"prior": 1.0},
+        {"prior": -0.1},
+        {"tol": -1.0},
+        {"max_iter": 0},
+    ],
+)
+def test_bad_parameters(params):
+    s, y, _ = _data(50)
+    with pytest.raises(InvalidParameterError, match=f"'{next(iter(params))}'"):
+        PlattCalibrator(**params).fit(s, y)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="Input X contains infinity"):
+        PlattCalibrator().fit([0.0, np.inf, 1.0], [0, 1, 1])
+    with pytest.raises(ValueError, match="Negative values"):
+        PlattCalibrator().fit([0.0, 1.0, 2.0], [0, 1, 1], sample_weight=[1, -1, 1])
+
+
+# ---------------------------------------------------------- references
+# the frozen scorer is never refitted, so the weights only reach the sigmoid
+@pytest.mark.filterwarnings("ignore:Since FrozenEstimator does not appear")
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("weights", [False, True])
+def test_equals_sklearn_sigmoid_calibration(seed, weights):
+    """CalibratedClassifierCV(method='sigmoid') on the same (frozen) scores."""
+    s, y, w = _data(2000, seed=seed, weights=weights)
+    cal = PlattCalibrator().fit(s, y, sample_weight=w)
+    scorer = FrozenEstimator(_Scorer().fit(s[:, None], y))
+    ref = CalibratedClassifierCV(scorer, method="sigmoid").fit(
+        s[:, None], y, sample_weight=w
+    )
+    sig = ref.calibrated_classifiers_[0].calibrators[0]
+    # scikit-learn: p = 1 / (1 + exp(A f + B)), i.e. a = -A, b = -B
+    assert cal.coef_[0] == pytest.approx(-sig.a_, rel=1e-5, abs=1e-6)
+    assert cal.intercept_[0] == pytest.approx(-sig.b_, rel=1e-5, abs=1e-6)
+    t = np.linspace(-4, 4, 9)
+    np.testing.assert_allclose(
+        cal.transform(t), ref.predict_proba(t[:, None])[:, 1], atol=1e-6
+    )
+
+
+def test_smoothed_targets_against_direct_minimization():
+    """An independent optimizer on Platt's objective, written out in full."""
+    s, y, w = _data(500, seed=3, weights=True)
+    n_pos, n_neg = w[y == 1].sum(), w[y == 0].sum()
+    t = np.where(y == 1, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
+
+    def nll(theta):
+        z = theta[0] * s + theta[1]
+        return np.sum(w * (np.logaddexp(0, z) - t * z))
+
+    ref = minimize(nll, [0.0, 0.0], method="BFGS", options={"gtol": 1e-10}).x
+    cal = PlattCalibrator().fit(s, y, sample_weight=w)
+    np.testing.assert_allclose([cal.coef_[0], cal.intercept_[0]], ref, atol=1e-6)
+
+
+def test_hard_targets_equal_logistic_regression():
+    s, y, _ = _data(1500, seed=4)
+    cal = PlattCalibrator(smooth_targets=False).fit(s, y)
+    lr = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10_000).fit(s[:, None], y)
+    assert cal.coef_[0] == pytest.approx(lr.coef_[0, 0], abs=1e-6)
+    assert cal.intercept_[0] == pytest.approx(lr.intercept_[0], abs=1e-6)
+
+
+def test_smoothing_shrinks_towards_half():
+    s, y, _ = _data(40, seed=5)
+    soft = PlattCalibrator().fit(s, y)
+    hard = PlattCalibrator(smooth_targets=False).fit(s, y)
+    assert 0 < soft.coef_[0] < hard.coef_[0]
+
+
+def test_large_n_warm_start_same_optimum(monkeypatch):
+    from skcalib import _affine
+
+    s, y, w = _data(300_000, seed=6, weights=True)
+    warm = PlattCalibrator().fit(s, y, sample_weight=w)
+    monkeypatch.setattr(_affine, "WARM_START_SIZE", 10**9)
+    cold = PlattCalibrator().fit(s, y, sample_weight=w)
+    assert warm._n_evals[0] < cold._n_evals[0]
+    np.testing.assert_allclose(warm.coef_, cold.coef_, rtol=1e-9)
+    np.testing.assert_allclose(warm.intercept_, cold.intercept_, rtol=1e-9)
+
+
+# --------------------------------------------------------------- behaviour
+def test_views_and_prior():
+    s, y, _ = _data(600, seed=7)
+    cal = PlattCalibrator().fit(s, y)
+    z = cal.coef_[0] * s + cal.intercept_[0]
+    np.testing.assert_allclose(cal.transform(s), expit(z))
+    llr = cal.decision_function(s)
+    np.testing.assert_allclose(llr, z - logit(cal.calibration_prior_))
+    # prior=None: predict_proba equals transform
+    np.testing.assert_allclose(cal.predict_proba(s)[:, 1], cal.transform(s))
+    at = PlattCalibrator(prior=0.01).fit(s, y)
+    np.testing.assert_allclose(at.predict_proba(s)[:, 1], expit(llr + logit(0.01)))
+    np.testing.assert_array_equal(at.predict(s), (llr >= -logit(0.01)).astype(int))
+
+
+def test_decision_function_does_not_saturate():
+    s, y, _ = _data(600, seed=8)
+    cal = PlattCalibrator().fit(s, y)
+    far = np.array([1e3])
+    assert cal.transform(far)[0] == 1.0
+    llr = cal.decision_function(far)[0]
+    assert np.isfinite(llr) and llr > 100
+
+
+def test_columns_are_independent():
+    s, y, _ = _data(500, seed=9)
+    X = np.column_stack([s, -0.5 * s])
+    cal = PlattCalibrator().fit(X, y)
+    one = PlattCalibrator().fit(s, y)
+    np.testing.assert_allclose(cal.coef_, [one.coef_[0], -2 * one.coef_[0]], rtol=1e-7)
+    np.testing.assert_allclose(cal.transform(X)[:, 1], one.transform(s), atol=1e-9)
+
+
+def test_weights_equal_repeated_rows():
+    s, y, _ = _data(300, seed=10)
+    w = np.random.default_rng(1).integers(0, 3, s.shape[0]).astype(float)
+    a = PlattCalibrator().fit(s, y, sample_weight=w)
+    rep = np.repeat(np.arange(s.shape[0]), w.astype(int))
+    b = PlattCalibrator().fit(s[rep], y[rep])
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-8)
+    np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=1e-8, atol=1e-10)
+
+
+def test_separable_hard_targets_warn_smoothed_do_not():
+    s = np.r_[np.linspace(-2, -1, 10), np.linspace(1, 2, 10)]
+    y = np.r_[np.zeros(10), np.ones(10)]
+    with pytest.warns(ConvergenceWarning, match="no finite minimizer"):
+        hard = PlattCalibrator(smooth_targets=False).fit(s, y)
+    assert hard.transform([-1.0])[0] < 1e-100 and hard.transform([1.0])[0] > 1 - 1e-12
+    assert hard.transform([0.0])[0] == pytest.approx(0.5)
+    soft = PlattCalibrator().fit(s, y)  # Platt's targets keep it finite
+    assert 0 < soft.coef_[0] < 50
+
+
+def test_pickle_and_clone():
+    s, y, _ = _data(300, seed=11)
+    cal = PlattCalibrator(prior=0.2).fit(s, y)
+    again = pickle.loads(pickle.dumps(cal))
+    np.testing.assert_array_equal(again.predict_proba(s), cal.predict_proba(s))
+    fresh = clone(cal)
+    assert fresh.get_params() == cal.get_params() and not hasattr(fresh, "coef_")
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@parametrize_with_checks(
+    [PlattCalibrator(), PlattCalibrator(smooth_targets=False, prior=0.3)],
+    expected_failed_checks=lambda est: {
+        "check_fit1d": "1-D X is accepted: a vector of scores is the natural "
+        "input (SPEC §3)"
+    },
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+# --------------------------------------------------------------- properties
+@settings(derandomize=True, database=None, deadline=None, max_examples=15)
+@given(scale=st.floats(0.01, 100.0), shift=st.floats(-50.0, 50.0))
+def test_equivariant_under_affine_score_changes(scale, shift):
+    s, y, _ = _data(400, seed=12)
+    base = PlattCalibrator().fit(s, y).transform(s)
+    moved = PlattCalibrator().fit(s * scale + shift, y)
+    np.testing.assert_allclose(moved.transform(s * scale + shift), base, atol=1e-7)
