@@ -25,11 +25,12 @@ _LN2 = math.log(2.0)
 _CHUNK = 16384
 
 
-def _finite_cllr_sums(llr, is_target, w):
-    """Per-class weighted log-loss (bits) and weight totals; finite LLRs only.
+def _cllr_sums(llr, is_target, w):
+    """Per-class weighted log-loss (bits) and weight totals, in one chunked pass.
 
     Returns ``(loss_tar, loss_non, n_tar, n_non)`` with
     ``loss_tar = sum_tar w log2(1 + e^-l)``, ``loss_non = sum_non w log2(1 + e^l)``.
+    ``w`` must be None or strictly positive (zero weights removed before).
     """
     n = llr.shape[0]
     size = max(min(_CHUNK, n), 1)
@@ -43,7 +44,8 @@ def _finite_cllr_sums(llr, is_target, w):
         np.subtract(1.0, tt, out=uu)  # 1.0 for non-targets
         np.subtract(uu, tt, out=vv)
         np.multiply(llr[start:stop], vv, out=zz)  # -l for targets, l otherwise
-        # log(1 + e^z) = max(z, 0) + log1p(e^-|z|): no overflow, exact limits.
+        # log(1 + e^z) = max(z, 0) + log1p(e^-|z|): no overflow, and the exact
+        # limits 0 (z = -inf, confidently right) and inf (z = +inf, wrong).
         np.abs(zz, out=vv)
         np.negative(vv, out=vv)
         np.exp(vv, out=vv)
@@ -57,8 +59,17 @@ def _finite_cllr_sums(llr, is_target, w):
             ww = w[start:stop]
             tt *= ww
             uu *= ww
-        loss_tar += float(np.dot(zz, tt))
-        loss_non += float(np.dot(zz, uu))
+        # The class masks as dot products; an infinite loss meets a 0 of the
+        # other class's mask (0 * inf = nan), which the rare fallback redoes
+        # with boolean masks.
+        with np.errstate(invalid="ignore"):
+            lt, ln = np.dot(zz, tt), np.dot(zz, uu)
+        if np.isnan(lt) or np.isnan(ln):
+            b = is_target[start:stop]
+            wc = np.ones(m) if w is None else ww
+            lt, ln = np.dot(zz[b], wc[b]), np.dot(zz[~b], wc[~b])
+        loss_tar += float(lt)
+        loss_non += float(ln)
         if w is not None:
             # Totals by the same dot product as the losses: a system of
             # all-zero LLRs then gets exactly 1.0 per class.
@@ -73,29 +84,7 @@ def _finite_cllr_sums(llr, is_target, w):
 
 def _cllr_bits(llr, is_target, w) -> float:
     """Cllr in bits of validated inputs (no zero weights)."""
-    lo, hi = llr.min(), llr.max()
-    if np.isfinite(lo) and np.isfinite(hi):
-        loss_tar, loss_non, n_tar, n_non = _finite_cllr_sums(llr, is_target, w)
-    else:
-        # Infinite LLRs cost 0 when right and +inf when wrong; they are set
-        # aside so that the chunk loop never multiplies inf by a zero mask.
-        inf = np.isinf(llr)
-        fin = ~inf
-        loss_tar, loss_non, n_tar, n_non = _finite_cllr_sums(
-            llr[fin], is_target[fin], None if w is None else w[fin]
-        )
-        tar_inf = inf & is_target
-        non_inf = inf & ~is_target
-        if w is None:
-            n_tar += np.count_nonzero(tar_inf)
-            n_non += np.count_nonzero(non_inf)
-        else:
-            n_tar += float(w[tar_inf].sum())
-            n_non += float(w[non_inf].sum())
-        if (llr[tar_inf] < 0).any():
-            loss_tar = math.inf
-        if (llr[non_inf] > 0).any():
-            loss_non = math.inf
+    loss_tar, loss_non, n_tar, n_non = _cllr_sums(llr, is_target, w)
     return 0.5 * (loss_tar / n_tar + loss_non / n_non)
 
 
