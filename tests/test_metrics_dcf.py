@@ -292,3 +292,30 @@ def test_bayes_error_curve_equals_pointwise_calls(data, plo):
             assert act[k] == pytest.approx(
                 actual_dcf(y, llr, p_target=pe, sample_weight=w), rel=1e-9
             )
+
+
+def test_every_min_metric_routes_through_one_helper(monkeypatch):
+    # The one place where a new input kind (e.g. Dask) must be handled.
+    import skcalib.metrics._common as common
+    from skcalib.metrics import eer, min_cllr, rocch
+
+    calls = []
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return pav_blocks(*args, **kwargs)
+
+    monkeypatch.setattr(common, "pav_blocks", counting)
+    y, s, w = _data(0, weights=True)
+    for f, kw in [
+        (min_dcf, {"p_target": 0.1}),
+        (eer, {}),
+        (min_cllr, {}),
+        (rocch, {}),
+    ]:
+        calls.clear()
+        f(y, s, sample_weight=w, **kw)
+        assert len(calls) == 1, f.__name__
+    calls.clear()
+    bayes_error_curve(y, s, [0.0, 1.0], sample_weight=w)
+    assert len(calls) == 1
