@@ -59,12 +59,19 @@ def _check_binary_y(y, owner: str):
         )
     if y.dtype.kind in "fc":
         assert_all_finite(y, input_name="y")
-    check_classification_targets(y)
-    classes = np.unique(y)
+    try:
+        classes = np.unique(y)
+    except TypeError as exc:
+        raise ValueError(
+            f"`y` mixes label types that cannot be compared: {exc}"
+        ) from exc
+    # The target type of a 1-D y is that of its distinct values: checking
+    # those is O(n_classes) instead of another O(n) pass over y.
+    check_classification_targets(classes)
     if classes.shape[0] > 2:
         raise ValueError(
             "Only binary classification is supported. The type of the target is "
-            f"{type_of_target(y, input_name='y')}: `y` has {classes.shape[0]} "
+            f"{type_of_target(classes, input_name='y')}: `y` has {classes.shape[0]} "
             f"classes. {owner} does not calibrate multiclass problems yet; "
             "calibrate one-vs-rest scores separately."
         )

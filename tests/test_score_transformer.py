@@ -81,6 +81,19 @@ def test_single_class_raises():
         ScoreTransformer(LogisticRegression()).fit(X, np.ones(X.shape[0]))
 
 
+def test_mixed_label_types_raise():
+    X, _ = _data(n=4)
+    y = np.array(["a", 1, "a", 1], dtype=object)
+    with pytest.raises(ValueError, match="mixes label types"):
+        ScoreTransformer(LogisticRegression()).fit(X, y)
+
+
+def test_continuous_target_raises():
+    X, _ = _data(n=4)
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        ScoreTransformer(LogisticRegression()).fit(X, [0.5, 1.5, 0.5, 1.5])
+
+
 def test_response_method_not_available_raises():
     X, y = _data()
     st = ScoreTransformer(GaussianNB(), response_method="decision_function")

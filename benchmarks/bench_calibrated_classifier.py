@@ -1,0 +1,249 @@
+"""Benchmark CalibratedClassifier against scikit-learn's CalibratedClassifierCV.
+
+Measured in one run, on the same data, the same estimator and the same folds
+(``StratifiedKFold(cv, shuffle=True, random_state=0)``), ``n_jobs=1``
+(median of ``--repeats``):
+
+- ``fit`` of ``CalibratedClassifier(est, PAVCalibrator())`` against
+  ``CalibratedClassifierCV(est, method='isotonic', ensemble=False)`` (the
+  same probabilities), of the default ``CalibratedClassifier(est)``
+  (PAV-LLR), and, if ``PlattCalibrator`` is importable, of the sigmoid pair;
+- the *classifier work* alone: ``cross_val_predict(est, cv=...,
+  method='decision_function')`` plus ``clone(est).fit(X, y)``, which is
+  exactly the classifier part of both meta-estimators;
+- *calibration overhead* = fit time minus that classifier work, two ways:
+  (a) minus the standalone classifier-work time measured in the same run;
+  (b) minus the time spent inside the classifier's own ``fit`` and
+  ``decision_function`` during this very fit (instrumented), so what is left
+  is slicing the folds, validation and the calibrator;
+- ``predict_proba`` on ``--n-test`` new rows, and the calibrator fit alone
+  (``PAVCalibrator.fit`` vs ``IsotonicRegression.fit`` on the same
+  out-of-fold scores).
+
+Estimator: a fast linear model, ``SGDClassifier(loss='log_loss',
+max_iter=5, tol=None)``, so that the calibration part is as visible as it
+gets. Data: ``d`` Gaussian features with a linear signal (``gauss``), and a
+tie-heavy variant whose features are rounded to integers so that the scores
+take few distinct values (``ties``).
+
+Usage::
+
+    python benchmarks/bench_calibrated_classifier.py --n 1e6 --repeats 3 \
+        [--variants gauss ties] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import subprocess
+import time
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.isotonic import IsotonicRegression
+from sklearn.linear_model import SGDClassifier
+from sklearn.model_selection import StratifiedKFold, cross_val_predict
+
+from skcalib._calibrated_classifier import CalibratedClassifier
+from skcalib._pav_calibrators import PAVCalibrator
+
+try:
+    from skcalib._platt import PlattCalibrator
+except ImportError:  # pragma: no cover - written in parallel
+    PlattCalibrator = None
+
+#: Seconds spent inside the classifier's fit / decision_function (n_jobs=1).
+_INSIDE = [0.0]
+
+
+class TimedSGD(SGDClassifier):
+    """SGDClassifier that adds the time of its fit and scoring to ``_INSIDE``."""
+
+    def fit(self, X, y, sample_weight=None, **kw):
+        t0 = time.perf_counter()
+        try:
+            return super().fit(X, y, sample_weight=sample_weight, **kw)
+        finally:
+            _INSIDE[0] += time.perf_counter() - t0
+
+    def decision_function(self, X):
+        t0 = time.perf_counter()
+        try:
+            return super().decision_function(X)
+        finally:
+            _INSIDE[0] += time.perf_counter() - t0
+
+
+def _data(n, d, variant, rng):
+    X = rng.normal(size=(n, d))
+    if variant == "ties":
+        X = np.round(X)
+    w = rng.normal(size=d) / np.sqrt(d)
+    y = (X @ w + 0.7 * rng.normal(size=n) > 0.5).astype(np.int64)
+    return X, y
+
+
+def _timed(fn, repeats):
+    """Median wall time and median instrumented inside-classifier time."""
+    walls, insides, out = [], [], None
+    for _ in range(repeats):
+        _INSIDE[0] = 0.0
+        t0 = time.perf_counter()
+        out = fn()
+        walls.append(time.perf_counter() - t0)
+        insides.append(_INSIDE[0])
+    return float(np.median(walls)), float(np.median(insides)), out
+
+
+def run(n, d, n_test, cv, repeats, variants, seed=0):
+    rows = []
+    for variant in variants:
+        rng = np.random.default_rng(seed)
+        X, y = _data(n, d, variant, rng)
+        Xt, _ = _data(n_test, d, variant, rng)
+        folds = StratifiedKFold(cv, shuffle=True, random_state=0)
+        est = TimedSGD(loss="log_loss", max_iter=5, tol=None, random_state=0)
+
+        def clf_work(est=est, X=X, y=y, folds=folds):
+            oof = cross_val_predict(est, X, y, cv=folds, method="decision_function")
+            return oof, clone(est).fit(X, y)
+
+        t_clf, in_clf, (oof, _) = _timed(clf_work, repeats)
+        pairs = {
+            "sklearn isotonic": lambda: CalibratedClassifierCV(
+                est, method="isotonic", cv=folds, ensemble=False
+            ),
+            "skcalib PAV": lambda: CalibratedClassifier(est, PAVCalibrator(), cv=folds),
+            "skcalib default (PAV-LLR)": lambda: CalibratedClassifier(est, cv=folds),
+        }
+        if PlattCalibrator is not None:
+            pairs["sklearn sigmoid"] = lambda: CalibratedClassifierCV(
+                est, method="sigmoid", cv=folds, ensemble=False
+            )
+            pairs["skcalib Platt"] = lambda: CalibratedClassifier(
+                est, PlattCalibrator(), cv=folds
+            )
+        fitted = {}
+        for name, make in pairs.items():
+            t_fit, in_fit, model = _timed(lambda make=make: make().fit(X, y), repeats)
+            t_pred, _, _ = _timed(lambda model=model: model.predict_proba(Xt), repeats)
+            fitted[name] = model
+            rows.append(
+                {
+                    "variant": variant,
+                    "n": n,
+                    "d": d,
+                    "cv": cv,
+                    "method": name,
+                    "fit_s": t_fit,
+                    "classifier_work_s": t_clf,
+                    "overhead_a_s": t_fit - t_clf,
+                    "overhead_b_s": t_fit - in_fit,
+                    "predict_proba_s": t_pred,
+                }
+            )
+        diff = np.abs(
+            fitted["skcalib PAV"].predict_proba(Xt)
+            - fitted["sklearn isotonic"].predict_proba(Xt)
+        ).max()
+        t_iso, _, _ = _timed(
+            lambda oof=oof, y=y: IsotonicRegression(out_of_bounds="clip").fit(oof, y),
+            repeats,
+        )
+        t_pav, _, _ = _timed(lambda oof=oof, y=y: PAVCalibrator().fit(oof, y), repeats)
+        rows.append(
+            {
+                "variant": variant,
+                "n": n,
+                "method": "calibrator fit only",
+                "isotonic_fit_s": t_iso,
+                "pav_fit_s": t_pav,
+                "max_abs_proba_diff_pav_vs_isotonic": float(diff),
+                "classifier_inside_s": in_clf,
+            }
+        )
+    return rows
+
+
+def _print_table(rows):
+    head = (
+        f"{'variant':7} {'method':26} {'fit s':>8} {'clf s':>8} {'ratio':>6} "
+        f"{'ovh(a) s':>9} {'ovh(b) s':>9} {'pred s':>7}"
+    )
+    print(head)
+    print("-" * len(head))
+    ref = {}
+    for r in rows:
+        if r["method"] == "sklearn isotonic":
+            ref[r["variant"], "iso"] = r
+        if r["method"] == "sklearn sigmoid":
+            ref[r["variant"], "sig"] = r
+    for r in rows:
+        if "fit_s" not in r:
+            continue
+        base = ref.get((r["variant"], "sig" if "latt" in r["method"] else "iso"))
+        ratio = r["fit_s"] / base["fit_s"] if base else float("nan")
+        print(
+            f"{r['variant']:7} {r['method']:26} {r['fit_s']:8.3f} "
+            f"{r['classifier_work_s']:8.3f} {ratio:6.3f} {r['overhead_a_s']:9.3f} "
+            f"{r['overhead_b_s']:9.3f} {r['predict_proba_s']:7.3f}"
+        )
+    print()
+    for r in rows:
+        if "fit_s" in r and r["method"].startswith("skcalib"):
+            base = ref.get((r["variant"], "sig" if "latt" in r["method"] else "iso"))
+            if base:
+                print(
+                    f"{r['variant']:7} {r['method']:26} overhead ratio sklearn/ours: "
+                    f"(a) {base['overhead_a_s'] / max(r['overhead_a_s'], 1e-9):6.2f}  "
+                    f"(b) {base['overhead_b_s'] / max(r['overhead_b_s'], 1e-9):6.2f}"
+                )
+    for r in rows:
+        if r["method"] == "calibrator fit only":
+            print(
+                f"{r['variant']:7} calibrator fit only: IsotonicRegression "
+                f"{r['isotonic_fit_s']:.3f} s, PAVCalibrator {r['pav_fit_s']:.3f} s "
+                f"(ratio {r['isotonic_fit_s'] / r['pav_fit_s']:.2f}); max |proba "
+                f"diff| {r['max_abs_proba_diff_pav_vs_isotonic']:.1e}"
+            )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=float, default=1e6, help="training samples")
+    parser.add_argument("--d", type=int, default=20, help="features")
+    parser.add_argument("--n-test", type=float, default=1e5, help="test samples")
+    parser.add_argument("--cv", type=int, default=5, help="folds")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--variants", nargs="+", default=["gauss", "ties"])
+    parser.add_argument("--json", help="write the rows to this JSON file")
+    args = parser.parse_args(argv)
+    rows = run(
+        int(args.n), args.d, int(args.n_test), args.cv, args.repeats, args.variants
+    )
+    _print_table(rows)
+    if args.json:
+        try:
+            commit = subprocess.run(
+                ["git", "rev-parse", "HEAD"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            commit = ""
+        meta = {
+            "commit": commit,
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            "args": vars(args),
+        }
+        with open(args.json, "w") as fh:
+            json.dump({"meta": meta, "rows": rows}, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
