@@ -663,17 +663,23 @@ def _columns(X) -> tuple[list, list | None]:
 
 
 def dask_fit_calibrator(estimator, X, y, sample_weight=None):
-    """Fit a PAV-based calibrator on Dask collections, distributed.
+    """Fit a calibrator on Dask collections, distributed.
 
     Sets the same fitted attributes as ``BaseCalibrator.fit`` on in-memory
-    data: every column's PAV blocks come from :func:`dask_block_summary`
-    (equal to the in-memory kernel's), and the estimator's
-    ``_fit_from_blocks(blocks, n_tar, n_non)`` turns them into knots. Only
-    the knots reach the client.
+    data (``BaseCalibrator.fit`` routes Dask inputs here).
+
+    * PAV-based calibrators: every column's PAV blocks come from
+      :func:`dask_block_summary` (equal to the in-memory kernel's) and the
+      estimator's ``_fit_from_blocks(blocks, n_tar, n_non)`` turns them into
+      knots. Only the knots reach the client.
+    * Platt and affine calibrators: the same Newton solver as in memory
+      (``skcalib._affine._newton``) on an objective whose value, gradient and
+      Hessian are sums of per-partition ``AffineObjective`` evaluations over
+      data persisted on the workers; a few passes in all.
 
     Parameters
     ----------
-    estimator : PAVCalibrator or PAVLLRCalibrator
+    estimator : BaseCalibrator
         Parameters already validated (``fit`` validates them first).
     X : Dask array of shape (n_samples,) or (n_samples, k), Dask Series or DataFrame
         Scores; NaN and +/-inf are rejected, as in memory.
@@ -685,32 +691,38 @@ def dask_fit_calibrator(estimator, X, y, sample_weight=None):
     -------
     estimator : the fitted estimator
     """
-    if not hasattr(estimator, "_fit_from_blocks"):
-        raise TypeError(
-            f"{type(estimator).__name__} cannot be fitted on Dask collections: "
-            "only the PAV-based calibrators can (compute the data first)."
-        )
     columns, feature_names = _columns(X)
-    pseudo = float(getattr(estimator, "_pseudo_count", 0.0))
-    blocks = []
+    pav = hasattr(estimator, "_fit_from_blocks")
+    if not pav and not hasattr(estimator, "_make_objective"):
+        raise TypeError(
+            f"{type(estimator).__name__} cannot be fitted on Dask collections; "
+            "compute the data first."
+        )
+    pseudo = float(getattr(estimator, "_pseudo_count", 0.0)) if pav else 0.0
+    fits = []
     pos_label = ESTIMATOR_LABELS
     first = None
     for col in columns:
-        b, summary = dask_block_summary(
-            y,
-            col,
-            sample_weight,
-            pos_label=pos_label,
-            score_name="X",
-            y_name="y",
-            require_both=True,
-            allow_inf=False,
-            pseudo_count=pseudo,
-        )
+        if pav:
+            fit, summary = dask_block_summary(
+                y,
+                col,
+                sample_weight,
+                pos_label=pos_label,
+                score_name="X",
+                y_name="y",
+                require_both=True,
+                allow_inf=False,
+                pseudo_count=pseudo,
+            )
+        else:
+            fit, summary = _solve_parametric_column(
+                estimator, y, col, sample_weight, pos_label
+            )
         if first is None:
             first = summary
             pos_label = summary.pos_label
-        blocks.append(b)
+        fits.append(fit)
     estimator.classes_ = first.classes
     estimator.n_features_in_ = len(columns)
     if feature_names is not None:
@@ -721,8 +733,300 @@ def dask_fit_calibrator(estimator, X, y, sample_weight=None):
     estimator.prior_ = (
         estimator.calibration_prior_ if estimator.prior is None else estimator.prior
     )
-    estimator._fit_from_blocks(blocks, first.n_tar, first.n_non)
+    if pav:
+        estimator._fit_from_blocks(fits, first.n_tar, first.n_non)
+        return estimator
+    from ._affine import _warn_convergence
+
+    k = len(fits)
+    estimator.coef_ = np.empty(k)
+    estimator.intercept_ = np.empty(k)
+    estimator._n_evals = np.empty(k, dtype=np.int64)
+    for j, res in enumerate(fits):
+        if res.status != "converged":
+            _warn_convergence(estimator, j, res, estimator.max_iter)
+        estimator.coef_[j], estimator.intercept_[j] = res.theta
+        estimator._n_evals[j] = res.n_evals
+    estimator.n_iter_ = int(max(res.n_iter for res in fits))
     return estimator
+
+
+# ----------------------------------------------- Platt / affine: distributed Newton
+
+
+def _prepare_partition(y, s, w, pos_label):
+    """Clean (scores, is_target, weights) of one partition, zero weights dropped."""
+    s = _as_float(s, "X")
+    t = np.asarray(_as_1d(y) == pos_label, dtype=bool)
+    if w is not None:
+        w = _as_float(w, "sample_weight")
+        keep = w > 0
+        if not keep.all():
+            s, t, w = s[keep], t[keep], w[keep]
+    return s, t, w
+
+
+def _partition_stats(part):
+    """Sufficient statistics of one partition for the parametric fits.
+
+    ``[n, W_tar, W_non, SW_tar, SW_non, mean, M2, min_tar, max_tar, min_non,
+    max_non]``: class weights and weighted score sums (all the objective
+    factories need), unweighted moments of the scores (the standardization
+    of Newton's steps) and class ranges (width and separation).
+    """
+    s, t, w = part
+    wt = t.astype(np.float64) if w is None else np.where(t, w, 0.0)
+    wn = (~t).astype(np.float64) if w is None else np.where(t, 0.0, w)
+    n = s.shape[0]
+    mean = float(s.mean()) if n else 0.0
+    m2 = float(((s - mean) ** 2).sum()) if n else 0.0
+    ranges = []
+    for x in (s[t], s[~t]):
+        ranges += [x.min(), x.max()] if x.shape[0] else [np.inf, -np.inf]
+    return np.array([n, wt.sum(), wn.sum(), wt @ s, wn @ s, mean, m2, *ranges])
+
+
+def _combine_stats(stats):
+    """Totals, pooled mean/std (Chan et al.) and class ranges of all partitions."""
+    stats = np.asarray(stats)
+    n = stats[:, 0]
+    total = n.sum()
+    mean = float((n * stats[:, 5]).sum() / total)
+    m2 = float((stats[:, 6] + n * (stats[:, 5] - mean) ** 2).sum())
+    return {
+        "n": int(total),
+        "sums": stats[:, 1:5].sum(axis=0),
+        "mean": mean,
+        "std": float(np.sqrt(m2 / total)),
+        "min_tar": float(stats[:, 7].min()),
+        "max_tar": float(stats[:, 8].max()),
+        "min_non": float(stats[:, 9].min()),
+        "max_non": float(stats[:, 10].max()),
+    }
+
+
+def _partition_subsample(part, start, step):
+    s, t, w = part
+    sl = slice(start, None, step)
+    return s[sl], t[sl], None if w is None else w[sl]
+
+
+def _partition_objective(part, class_factors, alpha, beta, tau):
+    from ._special import AffineObjective
+
+    s, t, w = part
+    return AffineObjective(
+        s, t, w, class_factors=class_factors, alpha=alpha, beta=beta, tau=tau
+    )
+
+
+def _evaluate_partition(objective, theta, derivatives, rule):
+    objective.set_rule(*rule)  # idempotent: the rule is part of each call
+    return objective(theta, derivatives)
+
+
+class _DaskAffineObjective:
+    """``AffineObjective`` interface over objectives persisted per partition.
+
+    Each call is one pass over the persisted data: the per-partition
+    objectives (built with the global class factors, without the linear and
+    L2 terms) are evaluated on the workers and summed on the client, where
+    the linear and L2 terms are added once.
+    """
+
+    def __init__(self, objectives, *, linear, l2):
+        self.objectives = objectives
+        self.linear = np.asarray(linear, dtype=np.float64)
+        self.l2 = float(l2)
+        self.rule = (1.0, 1.0)
+        self.n_evals = 0
+
+    def set_rule(self, alpha, beta):
+        self.rule = (float(alpha), float(beta))
+
+    def __call__(self, theta, derivatives=True):
+        import dask
+
+        self.n_evals += 1
+        theta = np.asarray(theta, dtype=np.float64)
+        a = float(theta[0])
+        tasks = [
+            dask.delayed(_evaluate_partition, pure=False)(
+                o, theta, derivatives, self.rule
+            )
+            for o in self.objectives
+        ]
+        (results,) = dask.compute(tasks)
+        f = float(self.linear @ theta + 0.5 * self.l2 * a * a)
+        if not derivatives:
+            return f + float(sum(results))
+        grad = self.linear + np.array([self.l2 * a, 0.0])
+        hess = np.array([[self.l2, 0.0], [0.0, 0.0]])
+        for fp, gp, hp in results:
+            f += fp
+            grad = grad + gp
+            hess = hess + hp
+        return float(f), grad, hess
+
+
+def _parametric_setup(estimator, sums):
+    """``(make_objective, rules, theta0, separable)`` as the estimator's ``_fit``.
+
+    ``sums = [W_tar, W_non, SW_tar, SW_non]`` (class weights and weighted
+    score sums) are all the objective factories need from the data.
+    """
+    from ._platt import PlattCalibrator
+
+    w_tar, w_non = float(sums[0]), float(sums[1])
+    two = np.array([True, False])
+    # Mirrors PlattCalibrator._fit and ProperScoringAffineCalibrator._fit.
+    if isinstance(estimator, PlattCalibrator):
+        t_pos, t_neg = estimator._targets(two, np.array([w_tar, w_non]))
+        theta0 = (0.0, float(np.log((w_tar + 1.0) / (w_non + 1.0))))
+        make = estimator._make_objective(t_pos, t_neg)
+        return make, [(1.0, 1.0)], theta0, not estimator.smooth_targets
+    rule = (float(estimator.alpha), float(estimator.beta))
+    rules = [rule] if rule == (1.0, 1.0) else [(1.0, 1.0), rule]
+    return estimator._make_objective, rules, (0.0, 0.0), estimator.l2 == 0
+
+
+def _solve_parametric_column(estimator, y, col, sample_weight, pos_label):
+    """Fit ``(A, B)`` of one column on Dask data.
+
+    Same solver as in memory (``skcalib._affine``): the class-separation
+    shortcut and the warm start call ``_solve_column`` itself, on the class
+    ranges and on the in-memory systematic subsample ``s[step // 2 :: step]``
+    (gathered exactly from the partitions); the full-data Newton iterations
+    (``_newton``) evaluate objective, gradient and Hessian on the workers.
+    The result is the full-data optimum to ``tol``, like the in-memory fit.
+    """
+    import dask
+
+    from ._affine import WARM_START_SIZE, _newton, _solve_column
+
+    parts = _partitions({"X": col, "y": y, "sample_weight": sample_weight})
+    parts = [(yp, sp, wp) for sp, yp, wp in parts]
+    summary, _ = _first_pass(
+        parts,
+        pos_label=pos_label,
+        score_name="X",
+        y_name="y",
+        require_both=True,
+        n_ranges=1,
+        weighted=sample_weight is not None,
+        allow_inf=False,
+    )
+    prepared = dask.persist(
+        *[
+            dask.delayed(_prepare_partition, pure=True)(yp, sp, wp, summary.pos_label)
+            for yp, sp, wp in parts
+        ]
+    )
+    part_stats = dask.compute(*[dask.delayed(_partition_stats)(p) for p in prepared])
+    st = _combine_stats(part_stats)
+    sums, n = st["sums"], st["n"]
+    make, rules, theta0, separable = _parametric_setup(estimator, sums)
+    tol, max_iter = estimator.tol, estimator.max_iter
+
+    if separable and (st["max_non"] < st["min_tar"] or st["max_tar"] < st["min_non"]):
+        # Separated classes: the in-memory shortcut only looks at the class
+        # ranges, so four points with the same ranges give the same answer.
+        s4 = np.array([st["min_non"], st["max_non"], st["min_tar"], st["max_tar"]])
+        res = _solve_column(
+            s4,
+            np.array([False, False, True, True]),
+            None,
+            make_objective=make,
+            rules=rules,
+            theta0=theta0,
+            tol=tol,
+            max_iter=max_iter,
+            separable=True,
+        )
+        return res, summary
+
+    step = max(1, n // WARM_START_SIZE)
+    if step > 1:
+        lengths = np.array([int(p[0]) for p in part_stats], dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        starts = (step // 2 - offsets) % step
+        sub = dask.compute(
+            *[
+                dask.delayed(_partition_subsample)(p, int(a), step)
+                for p, a in zip(prepared, starts, strict=True)
+            ]
+        )
+        s_sub = np.concatenate([p[0] for p in sub])
+        t_sub = np.concatenate([p[1] for p in sub])
+        w_sub = None if sample_weight is None else np.concatenate([p[2] for p in sub])
+        center, scale = float(s_sub.mean()), float(s_sub.std())
+    else:
+        center, scale = st["mean"], st["std"]
+    if not scale > 0 or not np.isfinite(scale):
+        scale = max(abs(center), 1.0)
+    width = max(st["max_tar"], st["max_non"]) - min(st["min_tar"], st["min_non"])
+    if not width > 0:
+        width = 1.0
+
+    theta = np.asarray(theta0, dtype=np.float64)
+    todo = list(rules)
+    if n >= 4 * WARM_START_SIZE:
+        both = t_sub.any() and not t_sub.all()
+        if both and w_sub is not None:
+            both = w_sub[t_sub].sum() > 0 and w_sub[~t_sub].sum() > 0
+        if both:
+            warm = _solve_column(
+                s_sub,
+                t_sub,
+                w_sub,
+                make_objective=make,
+                rules=rules,
+                theta0=theta0,
+                tol=1e-6,
+                max_iter=max_iter,
+                separable=False,
+            )
+            if warm.status == "converged":
+                theta = warm.theta
+                todo = todo[-1:]
+
+    # Global constants from the factory itself, fed the class sums as two
+    # weighted points: its class factors, offset, linear and L2 terms depend
+    # on the data only through these sums.
+    const = make(
+        np.array([sums[2] / sums[0], sums[3] / sums[1]]),
+        np.array([True, False]),
+        np.array([sums[0], sums[1]]),
+    )
+    factors = (const.groups[0][3], const.groups[1][3])
+    objectives = dask.persist(
+        *[
+            dask.delayed(_partition_objective, pure=True)(
+                p, factors, 1.0, 1.0, const.tau
+            )
+            for p in prepared
+        ]
+    )
+    del prepared
+    obj = _DaskAffineObjective(objectives, linear=const.linear, l2=const.l2)
+    n_iter = 0
+    res = None
+    for rule in todo:
+        obj.set_rule(*rule)
+        res = _newton(
+            obj,
+            theta,
+            center=center,
+            scale=scale,
+            width=width,
+            tol=tol,
+            max_iter=max_iter,
+        )
+        theta = res.theta
+        n_iter += res.n_iter
+    res.n_iter = n_iter
+    res.n_evals = obj.n_evals
+    return res, summary
 
 
 def _apply_in_memory(estimator, method, block):

@@ -7,6 +7,7 @@ the same data, computed on a real two-worker ``LocalCluster``.
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -457,3 +458,67 @@ def test_error_rates_equal_brute_force(client, weighted):
         ref_fa = [wv[~y & (llr >= v)].sum() / wv[~y].sum() for v in t]
         np.testing.assert_allclose(p_miss, ref_miss, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(p_fa, ref_fa, rtol=1e-12, atol=1e-15)
+
+
+# ------------------------------------------- Platt / affine: distributed Newton
+
+
+def parametric(name, **params):
+    module = pytest.importorskip(name.rsplit(".", 1)[0])
+    return getattr(module, name.rsplit(".", 1)[1])(**params)
+
+
+PLATT = "skcalib._platt.PlattCalibrator"
+AFFINE = "skcalib._affine.ProperScoringAffineCalibrator"
+
+
+@pytest.mark.parametrize(
+    "name, params, n, separated",
+    [
+        (PLATT, {}, 5000, False),
+        (PLATT, {}, 300_000, False),  # n >= 4 * 2**16: the warm start runs
+        (PLATT, {"smooth_targets": False}, 5000, False),
+        (PLATT, {"smooth_targets": False}, 5000, True),  # no finite minimizer
+        (AFFINE, {}, 5000, False),
+        (AFFINE, {}, 5000, True),
+        (AFFINE, {"alpha": 2, "beta": 2, "prior": 0.2, "l2": 0.01}, 5000, False),
+        (AFFINE, {"alpha": 2, "beta": 2, "prior": 0.2, "l2": 0.01}, 300_000, False),
+        (AFFINE, {"alpha": 0.5, "beta": 3, "prior": 0.7}, 5000, False),
+    ],
+)
+def test_parametric_fit_on_dask_equals_in_memory(client, name, params, n, separated):
+    rng = np.random.default_rng(9)
+    s = rng.normal(size=n) + 0.3
+    if separated:
+        s = np.where(rng.random(n) < 0.4, s + 10.0, s - 10.0)
+    y = np.where(rng.random(n) < 1 / (1 + np.exp(-1.7 * s + 0.4)), "t", "n")
+    if separated:
+        y = np.where(s > 0, "t", "n")
+    w = rng.integers(0, 3, n).astype(float)
+    n_evals = []
+    for weights in (None, w):
+        with warnings.catch_warnings(record=True) as ref_warnings:
+            warnings.simplefilter("always")
+            ref = parametric(name, **params).fit(s, y, sample_weight=weights)
+        with warnings.catch_warnings(record=True) as got_warnings:
+            warnings.simplefilter("always")
+            got = parametric(name, **params).fit(
+                chunked(s, [n // 4, 0, n - n // 4]),
+                chunked(y, [n // 3, n - n // 3]),
+                None if weights is None else chunked(weights, [n]),
+            )
+        # The same ConvergenceWarning (separated classes), or none.
+        assert [str(w.message) for w in got_warnings] == [
+            str(w.message) for w in ref_warnings
+        ]
+        assert len(ref_warnings) == int(separated)
+        assert got.classes_.tolist() == ["n", "t"]
+        assert got.calibration_prior_ == pytest.approx(ref.calibration_prior_, 1e-12)
+        np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-8)
+        np.testing.assert_allclose(got.intercept_, ref.intercept_, rtol=1e-8)
+        n_evals.append(int(got._n_evals[0]))
+        x_new = da.from_array(rng.normal(size=1000), chunks=300)
+        np.testing.assert_allclose(
+            got.transform(x_new).compute(), ref.transform(x_new.compute()), rtol=1e-7
+        )
+    assert max(n_evals) <= 12  # a few passes over the data
