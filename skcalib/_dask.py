@@ -49,6 +49,7 @@ __all__ = [
     "dask_validated_blocks",
     "dask_class_reduce",
     "dask_prior_weighted_objective",
+    "dask_cllr_sums",
     "dask_error_rates",
     "dask_fit_calibrator",
     "dask_apply",
@@ -1219,3 +1220,30 @@ def dask_error_rates(
         score_name="llr",
     )
     return misses / summary.n_tar, false_alarms / summary.n_non
+
+
+def _reduce_cllr(s_tar, w_tar, s_non, w_non):
+    """The metrics' own chunked Cllr sums, per class, on one partition."""
+    from .metrics._scoring_rules import _cllr_sums
+
+    loss_tar, _, n_tar, _ = _cllr_sums(s_tar, np.ones(s_tar.shape[0], bool), w_tar)
+    _, loss_non, _, n_non = _cllr_sums(s_non, np.zeros(s_non.shape[0], bool), w_non)
+    return [loss_tar, loss_non, n_tar, n_non]
+
+
+def dask_cllr_sums(y_true, llr, sample_weight=None, *, pos_label=None):
+    """``(loss_tar, loss_non, n_tar, n_non)`` of ``_cllr_sums`` on Dask inputs.
+
+    One pass: every partition runs ``skcalib.metrics._scoring_rules._cllr_sums``
+    on its targets and on its non-targets; the sums are added on the client,
+    so ``cllr = (loss_tar / n_tar + loss_non / n_non) / 2`` as in memory.
+    """
+    total, _ = dask_class_reduce(
+        y_true,
+        llr,
+        sample_weight,
+        reduce=_reduce_cllr,
+        pos_label=pos_label,
+        score_name="llr",
+    )
+    return tuple(float(v) for v in total)

@@ -522,3 +522,87 @@ def test_parametric_fit_on_dask_equals_in_memory(client, name, params, n, separa
             got.transform(x_new).compute(), ref.transform(x_new.compute()), rtol=1e-7
         )
     assert max(n_evals) <= 12  # a few passes over the data
+
+
+# ------------------------------------------------- public metrics on Dask inputs
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_public_metrics_on_dask_equal_in_memory(client, weighted):
+    from skcalib import metrics
+
+    y, llr, w = llr_data(6000, 10, weighted)
+    if not weighted:
+        llr[3] = 2.0  # no confidently wrong trial: finite log losses
+    labels = np.where(y, "tar", "non")
+    chunks = [2500, 0, 1, 3499]
+    dy, dl, dw = chunked(labels, chunks), chunked(llr, chunks), chunked(w, [6000])
+    kw = {"sample_weight": w, "pos_label": "tar"}
+    dkw = {"sample_weight": dw, "pos_label": "tar"}
+    plo = np.linspace(-4, 4, 17)
+    cases = [
+        ("min_dcf", {"p_target": 0.05}),
+        ("min_dcf", {"p_target": 0.3, "c_miss": 2.0, "c_fa": 1.0}),
+        ("eer", {}),
+        ("min_cllr", {}),
+        ("min_cllr", {"prior": 0.2}),
+        ("actual_dcf", {"p_target": 0.05}),
+        ("actual_dcf", {"p_target": 0.5, "c_miss": 3.0, "normalize": False}),
+        ("cllr", {}),
+        ("cllr", {"prior": 0.1}),
+        ("beta_rule_loss", {"alpha": 2.0, "beta": 0.5, "prior": 0.3}),
+        ("brier_loss", {"prior": 0.7}),
+    ]
+    for name, params in cases:
+        fn = getattr(metrics, name)
+        ref = fn(labels, llr, **params, **kw)
+        got = fn(dy, dl, **params, **dkw)
+        assert got == pytest.approx(ref, rel=1e-9, abs=1e-15), name
+    for ref, got in zip(
+        metrics.rocch(labels, llr, **kw), metrics.rocch(dy, dl, **dkw), strict=True
+    ):
+        np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-15)
+    for ref, got in zip(
+        metrics.bayes_error_curve(labels, llr, plo, **kw),
+        metrics.bayes_error_curve(dy, dl, plo, **dkw),
+        strict=True,
+    ):
+        np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-15)
+
+
+def test_public_metrics_on_parquet(client, tmp_path):
+    from skcalib import metrics
+
+    y, llr, _ = llr_data(5000, 11, False)
+    llr[3] = 2.0
+    df = pd.DataFrame({"y": y, "llr": llr})
+    pq.write_table(
+        pa.Table.from_pandas(df, preserve_index=False),
+        tmp_path / "trials.parquet",
+        row_group_size=1200,
+    )
+    ddf = dd.read_parquet(tmp_path / "trials.parquet", split_row_groups=True)
+    assert ddf.npartitions > 1
+    assert metrics.min_dcf(ddf["y"], ddf["llr"], p_target=0.01) == pytest.approx(
+        metrics.min_dcf(y, llr, p_target=0.01), rel=1e-9
+    )
+    assert metrics.cllr(ddf["y"], ddf["llr"]) == pytest.approx(
+        metrics.cllr(y, llr), rel=1e-9
+    )
+    assert metrics.eer(ddf["y"], ddf["llr"]) == pytest.approx(
+        metrics.eer(y, llr), rel=1e-9
+    )
+
+
+def test_public_metric_dask_errors(client):
+    from skcalib import metrics
+
+    y = chunked(np.array([0, 1, 0, 1]), [2, 2])
+    llr = chunked(np.array([0.0, np.nan, 1.0, 2.0]), [2, 2])
+    with pytest.raises(ValueError, match="Input llr contains NaN"):
+        metrics.cllr(y, llr)
+    with pytest.raises(ValueError, match="Input scores contains NaN"):
+        metrics.min_dcf(y, llr, p_target=0.5)
+    llr = chunked(np.array([0.0, 0.5, 1.0, 2.0]), [2, 2])
+    with pytest.raises(ValueError, match="no target samples"):
+        metrics.actual_dcf(chunked(np.zeros(4, int), [2, 2]), llr, p_target=0.5)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logit
 
+from .._dask import any_dask_collection
 from .._pav import BlockSummary, pav_blocks
 from ..utils._validation import check_metric_inputs
 
@@ -44,9 +45,14 @@ def _validated_blocks(
     n_tar, n_non : float
         Total target and non-target weight.
     """
-    # Hook for distributed inputs: a branch for Dask collections belongs here
-    # (and only here), returning the same ``(blocks, n_tar, n_non)`` triple from
-    # the distributed block summary; every minimum metric then follows.
+    # Distributed inputs: the same ``(blocks, n_tar, n_non)`` triple from the
+    # distributed block summary; every minimum metric then follows.
+    if any_dask_collection(y_true, scores, sample_weight):
+        from .._dask import dask_validated_blocks
+
+        return dask_validated_blocks(
+            y_true, scores, sample_weight, pos_label, score_name=score_name
+        )
     is_target, s, w = check_metric_inputs(
         y_true, scores, sample_weight, pos_label=pos_label, score_name=score_name
     )

@@ -7,6 +7,7 @@ from numbers import Real
 import numpy as np
 from scipy.special import expit
 
+from .._dask import any_dask_collection
 from .._pav import block_llr, rocch_from_blocks
 from ..utils._sklearn_compat import Interval, validate_params
 from ._common import _application, _validated_binary, _validated_blocks
@@ -131,9 +132,23 @@ def actual_dcf(
     >>> float(actual_dcf([0, 1], [0.0, 0.0], p_target=0.5))
     1.0
     """
-    is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
     threshold, w_miss, w_fa = _application(p_target, c_miss, c_fa)
-    p_miss, p_fa = _actual_error_rates(is_target, x, w, threshold)
+    if any_dask_collection(y_true, llr, sample_weight):  # per-partition counts
+        from .._dask import dask_error_rates
+
+        p_miss, p_fa = (
+            float(r[0])
+            for r in dask_error_rates(
+                y_true,
+                llr,
+                [threshold],
+                sample_weight=sample_weight,
+                pos_label=pos_label,
+            )
+        )
+    else:
+        is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
+        p_miss, p_fa = _actual_error_rates(is_target, x, w, threshold)
     dcf = w_miss * p_miss + w_fa * p_fa
     if normalize:
         dcf /= min(w_miss, w_fa)
@@ -343,7 +358,9 @@ def bayes_error_curve(
     plo = np.atleast_1d(plo)
     if not np.isfinite(plo).all():
         raise ValueError("`prior_log_odds` must be finite (no NaN or infinity).")
-    is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
+    dask_input = any_dask_collection(y_true, llr, sample_weight)
+    if not dask_input:
+        is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
     blocks, n_tar, n_non = _validated_blocks(
         y_true, llr, sample_weight, pos_label, score_name="llr"
     )
@@ -351,9 +368,16 @@ def bayes_error_curve(
     norm = np.minimum(pe, one_minus_pe)
     thresholds = -plo
 
-    (tar_x, tar_cum), (non_x, non_cum) = _class_cdfs(is_target, x, w)
-    p_miss = _fraction_below(tar_x, tar_cum, thresholds)
-    p_fa = 1.0 - _fraction_below(non_x, non_cum, thresholds)
+    if dask_input:  # per-partition counts at every threshold
+        from .._dask import dask_error_rates
+
+        p_miss, p_fa = dask_error_rates(
+            y_true, llr, thresholds, sample_weight=sample_weight, pos_label=pos_label
+        )
+    else:
+        (tar_x, tar_cum), (non_x, non_cum) = _class_cdfs(is_target, x, w)
+        p_miss = _fraction_below(tar_x, tar_cum, thresholds)
+        p_fa = 1.0 - _fraction_below(non_x, non_cum, thresholds)
     actual = (pe * p_miss + one_minus_pe * p_fa) / norm
 
     # Minimum: the hull vertex where the PAV-LLRs cross the threshold; the two

@@ -7,6 +7,7 @@ from numbers import Real
 
 import numpy as np
 
+from .._dask import any_dask_collection
 from .._pav import block_llr
 from .._special import prior_weighted_objective, uninformative_objective
 from ..utils._sklearn_compat import Interval, validate_params
@@ -171,6 +172,24 @@ def cllr(y_true, llr, *, prior=None, sample_weight=None, pos_label=None):
     >>> float(cllr(y, [np.inf, -1.0, 1.5, 3.0]))  # a confidently wrong trial
     inf
     """
+    if any_dask_collection(y_true, llr, sample_weight):  # per-partition sums
+        from .._dask import dask_cllr_sums, dask_prior_weighted_objective
+
+        if prior is not None:
+            loss = dask_prior_weighted_objective(
+                y_true,
+                llr,
+                sample_weight,
+                alpha=1.0,
+                beta=1.0,
+                prior=prior,
+                pos_label=pos_label,
+            )
+            return loss / uninformative_objective(1.0, 1.0, prior)
+        loss_tar, loss_non, n_tar, n_non = dask_cllr_sums(
+            y_true, llr, sample_weight, pos_label=pos_label
+        )
+        return float(0.5 * (loss_tar / n_tar + loss_non / n_non))
     is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
     if prior is not None:
         return _normalized_log_loss(x, is_target, w, prior)
@@ -347,10 +366,23 @@ def beta_rule_loss(
     >>> round(beta_rule_loss(y, [-2.0, np.inf, 1.5, 3.0], alpha=2, beta=2), 4)
     1.0497
     """
-    is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
-    loss = prior_weighted_objective(
-        x, is_target, w, alpha=alpha, beta=beta, prior=prior
-    )
+    if any_dask_collection(y_true, llr, sample_weight):  # per-partition sums
+        from .._dask import dask_prior_weighted_objective
+
+        loss = dask_prior_weighted_objective(
+            y_true,
+            llr,
+            sample_weight,
+            alpha=alpha,
+            beta=beta,
+            prior=prior,
+            pos_label=pos_label,
+        )
+    else:
+        is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
+        loss = prior_weighted_objective(
+            x, is_target, w, alpha=alpha, beta=beta, prior=prior
+        )
     if normalize:
         loss /= uninformative_objective(alpha, beta, prior)
     return float(loss)
