@@ -559,6 +559,10 @@ def _chunk(acc, s, w, a, c, p, r, derivatives):
         d2 = 1.0 - sm
         d2 *= sm
         d1 = np.negative(sm, out=sm)
+    elif (p, r) in _CLOSED:
+        d1, d2 = _closed_chunk(acc, z, w, p, r, derivatives)
+        if d1 is None:
+            return
     else:
         with np.errstate(over="ignore", invalid="ignore"):
             acc[0] += _sum(_tail_fast(z, p, r), w)
@@ -578,6 +582,62 @@ def _chunk(acc, s, w, a, c, p, r, derivatives):
     ds = d2 * s
     acc[4] += ds.sum()
     acc[5] += ds @ s
+
+
+_CLOSED = {(2.0, 2.0), (2.0, 1.0), (1.0, 2.0), (0.5, 0.5)}
+
+
+def _closed_chunk(acc, z, w, p, r, derivatives):
+    """``G``, ``G'``, ``G''`` of the closed-form rules from two sigmoids.
+
+    Returns ``(None, None)`` after adding ``sum v G`` when no derivatives are
+    wanted. ``exp`` may overflow to ``inf``, giving the exact limits 0 of the
+    sigmoids (the caller silences that warning for the whole pass).
+    """
+    if p == 0.5:  # boosting: G = 2/pi e^(-z/2), G' = -G/2, G'' = G/4
+        g = np.multiply(z, -0.5)
+        np.exp(g, out=g)
+        g *= 2.0 / math.pi
+        acc[0] += _sum(g, w)
+        if not derivatives:
+            return None, None
+        return g * -0.5, g * 0.25
+    sm = np.exp(z)  # sigmoid(-z) = 1 / (1 + e^z)
+    sm += 1.0
+    np.reciprocal(sm, out=sm)
+    if p == 1.0:  # (1, 2): G = 2 (softplus(-z) - sigmoid(-z))
+        g = log1pexp(-z)
+        g -= sm
+        g *= 2.0
+    elif r == 2.0:  # Brier: G = 3 sigmoid(-z)^2
+        g = sm * sm
+        g *= 3.0
+    else:  # (2, 1): G = 2 sigmoid(-z)
+        g = sm * 2.0
+    acc[0] += _sum(g, w)
+    if not derivatives:
+        return None, None
+    sp = np.negative(z)  # sigmoid(z) = 1 / (1 + e^-z)
+    np.exp(sp, out=sp)
+    sp += 1.0
+    np.reciprocal(sp, out=sp)
+    # G' = -sigmoid(z)^(p-1) sigmoid(-z)^r / B(p, r);
+    # G'' = G' [(p - 1) sigmoid(-z) - r sigmoid(z)]
+    if p == 1.0:  # B(1, 2) = 1/2
+        d1 = sm * sm
+        d1 *= -2.0
+        factor = sp * -2.0
+    elif r == 2.0:  # B(2, 2) = 1/6
+        d1 = sm * sm
+        d1 *= sp
+        d1 *= -6.0
+        factor = sm - 2.0 * sp
+    else:  # B(2, 1) = 1/2
+        d1 = sm * sp
+        d1 *= -2.0
+        factor = sm - sp
+    factor *= d1
+    return d1, factor
 
 
 def _tail_fast(z, p, r):

@@ -1,0 +1,205 @@
+"""Benchmark the parametric calibrators against scikit-learn, in one run.
+
+Measured on the same 1-D scores (median of ``--repeats``; the scikit-learn
+peers, which take seconds at n = 1e7, at most ``--peer-repeats`` times):
+
+- ``ProperScoringAffineCalibrator.fit`` for the rules (1,1), (2,1), (2,2)
+  and (1/2,1/2) against ``LogisticRegression(penalty=None, solver='lbfgs')``
+  fitted on the scores as one feature, and against one ``np.argsort``;
+  (1,1) is run at the empirical target proportion as ``prior``, where it is
+  the same problem as plain logistic regression, and the parameter
+  differences to scikit-learn are reported (``|dA|``, ``|dB|``);
+- ``PlattCalibrator.fit`` against scikit-learn's sigmoid calibration
+  (``sklearn.calibration._sigmoid_calibration``, the function
+  ``CalibratedClassifierCV(method='sigmoid')`` calls; private, used here
+  only as the reference), with the parameter differences;
+- the number of full-data objective evaluations (fused value/gradient/Hessian
+  passes) of every fit, ``evals`` (the warm start on a subsample of 2**16
+  samples is not counted; it costs about 0.7% of one pass per evaluation);
+- for (1,1), ``obj(LR) - obj``: the prior-weighted log-loss of scikit-learn's
+  parameters minus that of ours (>= 0 when ours is the better optimum; the
+  parameter differences are lbfgs' default tolerance, not ours).
+
+Data: 10% targets, target scores N(2, 1.5^2), non-target scores N(0, 1) (an
+affine map cannot be right everywhere), and a tie-heavy variant with the
+scores rounded to 2 decimals.
+
+Usage::
+
+    python benchmarks/bench_affine.py --sizes 1e6 1e7 --repeats 3 [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import subprocess
+import time
+import warnings
+
+import numpy as np
+from scipy.special import logit
+from sklearn.calibration import _sigmoid_calibration
+from sklearn.linear_model import LogisticRegression
+
+from skcalib._affine import ProperScoringAffineCalibrator
+from skcalib._platt import PlattCalibrator
+from skcalib._special import prior_weighted_objective
+
+RULES = [(1.0, 1.0), (2.0, 1.0), (2.0, 2.0), (0.5, 0.5)]
+
+
+def _timed(fn, repeats):
+    times, out = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times)), out
+
+
+def _data(n, variant, rng):
+    y = rng.random(n) < 0.1
+    s = np.where(y, rng.normal(2.0, 1.5, n), rng.normal(0.0, 1.0, n))
+    if variant == "ties":
+        s = np.round(s, 2)
+    return s, y.astype(np.int64)
+
+
+def run(sizes, repeats, peer_repeats, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in sizes:
+        for variant in ("gaussian", "ties"):
+            s, y = _data(n, variant, rng)
+            X = s[:, None]
+            pi = float(y.mean())
+            t_argsort, _ = _timed(lambda s=s: np.argsort(s), repeats)
+            with warnings.catch_warnings():
+                # lbfgs at its default tol may stop on max_iter at 1e7
+                warnings.simplefilter("ignore")
+                t_lr, lr = _timed(
+                    lambda X=X, y=y: LogisticRegression(penalty=None).fit(X, y),
+                    peer_repeats,
+                )
+            t_sig, (sa, sb) = _timed(
+                lambda s=s, y=y: _sigmoid_calibration(s, y), peer_repeats
+            )
+            t_platt, platt = _timed(
+                lambda s=s, y=y: PlattCalibrator().fit(s, y), repeats
+            )
+            row = {
+                "n": n,
+                "data": variant,
+                "argsort_s": t_argsort,
+                "logreg_s": t_lr,
+                "logreg/argsort": t_lr / t_argsort,
+                "sigmoid_s": t_sig,
+                "sigmoid/argsort": t_sig / t_argsort,
+                "platt_s": t_platt,
+                "sigmoid/platt": t_sig / t_platt,
+                "platt_evals": int(platt._n_evals[0]),
+                "platt_dA": abs(platt.coef_[0] + sa),
+                "platt_dB": abs(platt.intercept_[0] + sb),
+            }
+            for a, b in RULES:
+                prior = pi if (a, b) == (1.0, 1.0) else 0.01
+                t_fit, cal = _timed(
+                    lambda s=s, y=y, a=a, b=b, p=prior: ProperScoringAffineCalibrator(
+                        a, b, prior=p
+                    ).fit(s, y),
+                    repeats,
+                )
+                key = f"({a:g},{b:g})"
+                row[f"{key}_s"] = t_fit
+                row[f"logreg/{key}"] = t_lr / t_fit
+                row[f"{key}_evals"] = int(cal._n_evals[0])
+                if (a, b) == (1.0, 1.0):
+                    row["logreg_dA"] = abs(cal.coef_[0] - lr.coef_[0, 0])
+                    row["logreg_dB"] = abs(
+                        cal.intercept_[0] - (lr.intercept_[0] - logit(prior))
+                    )
+                    # objective of scikit-learn's answer minus ours (>= 0: ours
+                    # is the better optimum; the gap is lbfgs' tolerance)
+                    is_target = y == 1
+                    row["logreg_obj_gap"] = prior_weighted_objective(
+                        lr.coef_[0, 0] * s + lr.intercept_[0] - logit(prior),
+                        is_target,
+                        alpha=1,
+                        beta=1,
+                        prior=prior,
+                    ) - prior_weighted_objective(
+                        cal.transform(s), is_target, alpha=1, beta=1, prior=prior
+                    )
+            rows.append(row)
+    return rows
+
+
+def _print_table(rows):
+    head = (
+        f"{'n':>7} {'data':>8} {'argsort':>8} {'LR':>7} {'LR/as':>6} "
+        f"{'sig':>7} {'sig/as':>6} {'platt':>7} {'sig/platt':>9} {'ev':>3} "
+        f"{'|dA|,|dB| vs sk':>17}"
+    )
+    print("Platt and logistic regression peers (seconds, ratios)")
+    print(head)
+    for r in rows:
+        print(
+            f"{r['n']:>7.0e} {r['data']:>8} {r['argsort_s']:>8.3f} "
+            f"{r['logreg_s']:>7.3f} {r['logreg/argsort']:>6.2f} "
+            f"{r['sigmoid_s']:>7.3f} {r['sigmoid/argsort']:>6.2f} "
+            f"{r['platt_s']:>7.3f} {r['sigmoid/platt']:>9.1f} "
+            f"{r['platt_evals']:>3d} {r['platt_dA']:>8.1e},{r['platt_dB']:>8.1e}"
+        )
+    print()
+    print("ProperScoringAffineCalibrator.fit: seconds, LR time / fit time, evals")
+    print(
+        f"{'n':>7} {'data':>8} "
+        + " ".join(f"{f'({a:g},{b:g})':>22}" for a, b in RULES)
+        + f" {'(1,1) |dA|,|dB| vs LR':>22} {'obj(LR)-obj':>11}"
+    )
+    for r in rows:
+        cells = []
+        for a, b in RULES:
+            k = f"({a:g},{b:g})"
+            t, ratio, ev = r[f"{k}_s"], r[f"logreg/{k}"], r[f"{k}_evals"]
+            cells.append(f"{t:>8.3f}s {ratio:>6.1f}x {ev:>3d}ev")
+        print(
+            f"{r['n']:>7.0e} {r['data']:>8} "
+            + " ".join(f"{c:>22}" for c in cells)
+            + f" {r['logreg_dA']:>10.1e},{r['logreg_dB']:>10.1e}"
+            + f" {r['logreg_obj_gap']:>11.1e}"
+        )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", nargs="+", type=float, default=[1e6, 1e7])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--peer-repeats", type=int, default=1)
+    parser.add_argument("--json", help="write the rows to this JSON file")
+    args = parser.parse_args(argv)
+    rows = run([int(n) for n in args.sizes], args.repeats, args.peer_repeats)
+    _print_table(rows)
+    if args.json:
+        try:
+            commit = subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"],
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout.strip()
+        except OSError:
+            commit = ""
+        meta = {
+            "commit": commit,
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+        }
+        with open(args.json, "w") as fh:
+            json.dump({"meta": meta, "rows": rows}, fh, indent=2, default=float)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
