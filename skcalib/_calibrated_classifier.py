@@ -320,11 +320,11 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         if len(self.calibrators_) == 1:
             est, cal = self.estimators_[0], self.calibrators_[0]
             return cal.predict_proba(self._scores(est, X))
-        proba = np.zeros((0, 2))
-        for est, cal in zip(self.estimators_, self.calibrators_, strict=True):
-            this = cal.predict_proba(self._scores(est, X))
-            proba = this if proba.shape[0] == 0 else proba + this
-        return proba / len(self.calibrators_)
+        total = sum(
+            cal.predict_proba(self._scores(est, X))
+            for est, cal in zip(self.estimators_, self.calibrators_, strict=True)
+        )
+        return total / len(self.calibrators_)
 
     def decision_function(self, X):
         """Calibrated log-likelihood-ratios (natural log).
