@@ -48,12 +48,13 @@ WARM_START_SIZE = 1 << 16
 
 
 class _Result:
-    __slots__ = ("theta", "n_iter", "n_evals", "status")
+    __slots__ = ("theta", "n_iter", "n_evals", "n_sub_evals", "status")
 
     def __init__(self, theta, n_iter, n_evals, status):
         self.theta = theta
         self.n_iter = n_iter
         self.n_evals = n_evals
+        self.n_sub_evals = 0
         self.status = status  # "converged", "max_iter", "unbounded", "stalled"
 
 
@@ -165,7 +166,7 @@ def _solve_column(
             return _Result(theta, 1, 0, "unbounded")
     theta = np.asarray(theta0, dtype=np.float64)
     todo = list(rules)
-    sub_iter = 0
+    sub_evals = 0
     if n >= 4 * WARM_START_SIZE:
         sub = slice(step // 2, None, step)
         ys = is_target[sub]
@@ -192,7 +193,7 @@ def _solve_column(
                     ok = False
                     break
                 t_sub = res.theta
-                sub_iter += res.n_iter
+            sub_evals = obj.n_evals
             if ok:
                 theta = t_sub
                 todo = todo[-1:]
@@ -214,6 +215,7 @@ def _solve_column(
         n_iter += res.n_iter
     res.n_iter = n_iter
     res.n_evals = obj.n_evals
+    res.n_sub_evals = sub_evals
     return res
 
 
@@ -389,7 +391,9 @@ class ProperScoringAffineCalibrator(BaseCalibrator):
         self.coef_ = np.empty(k)
         self.intercept_ = np.empty(k)
         n_iter = np.empty(k, dtype=np.int64)
+        # objective evaluations (passes) on the full data and on the subsample
         self._n_evals = np.empty(k, dtype=np.int64)
+        self._n_sub_evals = np.empty(k, dtype=np.int64)
         for j in range(k):
             res = _solve_column(
                 np.ascontiguousarray(X[:, j]),
@@ -407,6 +411,7 @@ class ProperScoringAffineCalibrator(BaseCalibrator):
             self.coef_[j], self.intercept_[j] = res.theta
             n_iter[j] = res.n_iter
             self._n_evals[j] = res.n_evals
+            self._n_sub_evals[j] = res.n_sub_evals
         self.n_iter_ = int(n_iter.max())
         return self
 

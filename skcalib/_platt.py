@@ -187,6 +187,7 @@ class PlattCalibrator(BaseCalibrator):
         self.intercept_ = np.empty(k)
         n_iter = np.empty(k, dtype=np.int64)
         self._n_evals = np.empty(k, dtype=np.int64)
+        self._n_sub_evals = np.empty(k, dtype=np.int64)
         for j in range(k):
             res = _solve_column(
                 np.ascontiguousarray(X[:, j]),
@@ -204,6 +205,7 @@ class PlattCalibrator(BaseCalibrator):
             self.coef_[j], self.intercept_[j] = res.theta
             n_iter[j] = res.n_iter
             self._n_evals[j] = res.n_evals
+            self._n_sub_evals[j] = res.n_sub_evals
         self.n_iter_ = int(n_iter.max())
         return self
 

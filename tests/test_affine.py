@@ -140,6 +140,7 @@ def test_large_n_uses_warm_start_and_matches_cold_start(monkeypatch):
     s, y, w = _data(300_000, seed=5, weights=True)
     warm = ProperScoringAffineCalibrator(2, 1, prior=0.1).fit(s, y, sample_weight=w)
     assert warm._n_evals[0] <= 6
+    assert 0 < warm._n_sub_evals[0] and warm._n_evals[0] + warm._n_sub_evals[0] < 50
     monkeypatch.setattr(_affine, "WARM_START_SIZE", 10**9)
     cold = ProperScoringAffineCalibrator(2, 1, prior=0.1).fit(s, y, sample_weight=w)
     assert cold._n_evals[0] > warm._n_evals[0]
