@@ -68,13 +68,16 @@ class Progress:
         self.last = 0.0
         self.shown = False
 
-    def update(self, message: str, *, force: bool = False) -> None:
+    def update(
+        self, message: str, *, force: bool = False, throttle: bool = False
+    ) -> None:
+        """Show ``message`` once past ``delay``; ``throttle`` limits repeats."""
         if self.quiet:
             return
         now = time.monotonic()
-        if not force and (
-            now - self.start < self.delay or now - self.last < self.interval
-        ):
+        if not force and now - self.start < self.delay:
+            return
+        if throttle and not force and now - self.last < self.interval:
             return
         self.last = now
         self.shown = True
@@ -148,7 +151,7 @@ def _split_lines(text: str, path: str, progress: Progress):
             )
         else:
             rows.extend(s.split() for s in block)
-        progress.update(f"reading {path}: {start + len(block):,} lines")
+        progress.update(f"reading {path}: {start + len(block):,} lines", throttle=True)
     return np.asarray(numbers, dtype=np.int64), rows, delimiter, len(raw)
 
 
@@ -931,6 +934,15 @@ def main(argv=None) -> int:
     -------
     status : int
         0 on success, 2 on bad input or usage (one line on stderr).
+
+    Examples
+    --------
+    >>> from skcalib._cli import main
+    >>> main(["--version"])
+    skcalib ...
+    0
+    >>> main(["evaluate", "no-such-file.txt"])  # message on stderr
+    2
     """
     parser = build_parser()
     try:

@@ -151,18 +151,27 @@ def test_key_score_mismatch(case, tmp_path, capsys, monkeypatch):
 
 @pytest.mark.slow
 def test_malformed_input_subprocess(tmp_path):
-    """Every malformed-input case, end to end through ``python -m skcalib``.
+    """Malformed input end to end through ``python -m skcalib``.
 
     The processes run concurrently (two at a time) to keep the wall time low.
     """
+    # One process per malformed-input category of the issue (missing column,
+    # non-numeric score, unknown label, key/score mismatch both ways, empty
+    # file); the variants of each are covered in-process above.
     jobs = []
+    subset = {"missing column", "non-numeric score", "unknown label", "empty file"}
+    key_subset = {"score trial not in key", "key trial without score"}
     for i, (case, (text, message)) in enumerate(sorted(MALFORMED.items())):
+        if case not in subset:
+            continue
         d = tmp_path / f"case{i}"
         d.mkdir()
         _write(d / "s.txt", text)
         jobs.append((case, message, ["evaluate", "s.txt"], d))
     _, key_cases = _key_cases(tmp_path)
     for i, (case, (key_text, message)) in enumerate(sorted(key_cases.items())):
+        if case not in key_subset:
+            continue
         d = tmp_path / f"key{i}"
         d.mkdir()
         shutil.copy(tmp_path / "scores.txt", d / "scores.txt")
@@ -187,7 +196,7 @@ def test_malformed_input_subprocess(tmp_path):
         case, message, proc = running.pop(0)
         out, err = proc.communicate(timeout=120)
         results.append((case, message, proc.returncode, out, err))
-    assert len(results) == len(MALFORMED) + len(key_cases)
+    assert sorted(r[0] for r in results) == sorted(subset | key_subset)
     for case, message, code, out, err in results:
         assert code == 2, (case, err)
         assert "Traceback" not in err, case
