@@ -329,7 +329,7 @@ def _require_both_classes(sf: ScoreFile) -> None:
 def _format_value(x: float) -> str:
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    return f"{x:.10g}"
+    return repr(x)  # shortest string that reads back to the same double
 
 
 def write_scores(

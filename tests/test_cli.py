@@ -387,7 +387,7 @@ def test_calibrate_matches_estimator(method, data, tmp_path, capsys):
     got = np.array([float(ln.split(",")[0]) for ln in lines[1:]])
     labels = [ln.split(",")[1] for ln in lines[1:]]
     assert labels == [str(int(t)) for t in y2]
-    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(got, expected)  # written exactly (repr)
     # probabilities at the calibrator's prior
     out_p = tmp_path / "out_p.csv"
     assert main([*argv, "-o", str(out_p), "--output", "proba", *extra]) == 0

@@ -212,3 +212,41 @@ def test_waveform_reproducible():
     b = make_waveform(30, return_llr=True, random_state=5)
     for u, v in zip(a, b, strict=True):
         np.testing.assert_array_equal(u, v)
+
+
+# --- properties ---------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(derandomize=True, database=None, deadline=None, max_examples=30)
+@given(
+    st.floats(-5, 5),
+    st.floats(0.2, 5),
+    st.floats(-5, 5),
+    st.floats(0.2, 5),
+    st.floats(0.05, 0.95),
+)
+def test_gaussian_llr_property(mt, st_, mn, sn, prior):
+    s, y, llr = make_gaussian_scores(
+        40,
+        prior=prior,
+        target_mean=mt,
+        target_std=st_,
+        nontarget_mean=mn,
+        nontarget_std=sn,
+        random_state=0,
+    )
+    expected = stats.norm.logpdf(s, mt, st_) - stats.norm.logpdf(s, mn, sn)
+    np.testing.assert_allclose(llr, expected, rtol=1e-9, atol=1e-9)
+    assert int(y.sum()) == round(prior * 40)
+
+
+@settings(derandomize=True, database=None, deadline=None, max_examples=10)
+@given(st.floats(0.3, 3.0), st.integers(0, 2**31 - 1))
+def test_waveform_llr_property(noise, seed):
+    X, y, llr = make_waveform(3, noise=noise, return_llr=True, random_state=seed)
+    assert np.isfinite(llr).all()
+    expected = [_llr_by_quadrature(x, noise) for x in X]
+    np.testing.assert_allclose(llr, expected, rtol=1e-6, atol=1e-6)

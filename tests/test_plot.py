@@ -386,3 +386,52 @@ def test_displays_save_png(tmp_path, gaussian):
         path = tmp_path / f"{type(disp).__name__}.png"
         disp.figure_.savefig(path)
         assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+# --- properties ---------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_trials = st.lists(
+    st.tuples(st.integers(-3, 3), st.booleans()), min_size=2, max_size=30
+).filter(lambda rows: 0 < sum(t for _, t in rows) < len(rows))
+
+
+@settings(derandomize=True, database=None, deadline=None, max_examples=40)
+@given(_trials)
+def test_rocch_display_properties(rows):
+    s = np.array([r[0] for r in rows], dtype=float)
+    y = np.array([r[1] for r in rows])
+    d = ROCConvexHullDisplay.from_predictions(y, s, annotate=False)
+    plt.close(d.figure_)
+    assert (d.hull_fpr[0], d.hull_tpr[0]) == (0.0, 0.0)
+    assert (d.hull_fpr[-1], d.hull_tpr[-1]) == (1.0, 1.0)
+    # PAV probabilities strictly decrease along the hull (increasing fpr)
+    assert (np.diff(d.pav_proba) < 0).all()
+    assert len(d.pav_proba) == len(d.hull_fpr) - 1
+    # each segment's PAV probability from its slope (001)
+    dx, dy = np.diff(d.hull_fpr), np.diff(d.hull_tpr)
+    skew = y.sum() / (~y).sum()
+    # p = slope*skew / (1 + slope*skew) = dy*skew / (dx + dy*skew)
+    np.testing.assert_allclose(d.pav_proba, dy * skew / (dx + dy * skew))
+    # the empirical ROC never rises above the hull
+    for fx, ty in zip(d.fpr, d.tpr, strict=True):
+        if fx > 0:
+            assert ty <= np.interp(fx, d.hull_fpr, d.hull_tpr) + 1e-12
+
+
+@settings(derandomize=True, database=None, deadline=None, max_examples=25)
+@given(_trials, st.floats(-3, 3))
+def test_bayes_error_display_properties(rows, shift):
+    llr = np.array([r[0] for r in rows], dtype=float) + shift
+    y = np.array([r[1] for r in rows])
+    grid = np.linspace(-3, 3, 13)
+    d = BayesErrorDisplay.from_predictions(y, llr, prior_log_odds=grid)
+    plt.close(d.figure_)
+    assert (d.min_dcf <= d.actual_dcf + 1e-12).all()
+    assert (d.min_dcf <= 1 + 1e-12).all() and (d.min_dcf >= 0).all()
+    for x, a, m in zip(grid[::4], d.actual_dcf[::4], d.min_dcf[::4], strict=True):
+        ref_a, ref_m = _brute_dcf(y, llr, x)
+        assert a == pytest.approx(ref_a, abs=1e-12)
+        assert m == pytest.approx(ref_m, abs=1e-12)
