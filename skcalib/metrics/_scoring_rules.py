@@ -26,6 +26,10 @@ _LN2 = math.log(2.0)
 _CHUNK = 16384
 
 
+def _dot(a, b):
+    return np.einsum("i,i->", a, b)
+
+
 def _cllr_sums(llr, is_target, w):
     """Per-class weighted log-loss (bits) and weight totals, in one chunked pass.
 
@@ -62,21 +66,23 @@ def _cllr_sums(llr, is_target, w):
             uu *= ww
         # The class masks as dot products; an infinite loss meets a 0 of the
         # other class's mask (0 * inf = nan), which the rare fallback redoes
-        # with boolean masks.
+        # with boolean masks. einsum, not np.dot: BLAS may hand each short dot
+        # product to a thread pool, which costs milliseconds per chunk on a
+        # busy machine.
         with np.errstate(invalid="ignore"):
-            lt, ln = np.dot(zz, tt), np.dot(zz, uu)
+            lt, ln = _dot(zz, tt), _dot(zz, uu)
         if np.isnan(lt) or np.isnan(ln):
             b = is_target[start:stop]
             wc = np.ones(m) if w is None else ww
-            lt, ln = np.dot(zz[b], wc[b]), np.dot(zz[~b], wc[~b])
+            lt, ln = _dot(zz[b], wc[b]), _dot(zz[~b], wc[~b])
         loss_tar += float(lt)
         loss_non += float(ln)
         if w is not None:
             # Totals by the same dot product as the losses: a system of
             # all-zero LLRs then gets exactly 1.0 per class.
             vv.fill(1.0)
-            n_tar += float(np.dot(vv, tt))
-            n_non += float(np.dot(vv, uu))
+            n_tar += float(_dot(vv, tt))
+            n_non += float(_dot(vv, uu))
     if w is None:
         n_tar = float(np.count_nonzero(is_target))
         n_non = float(n) - n_tar
