@@ -11,7 +11,7 @@
 
 Score files are text, comma- or whitespace-separated, one trial per line
 (blank lines and lines starting with ``#`` are ignored; a first line naming
-a ``score`` column is a header):
+its columns, e.g. ``score label``, is a header):
 
 - two columns ``score label``, the label one of ``1/0``, ``target/nontarget``
   (also ``tar/non``, ``true/false``, ``+1/-1``), or
@@ -155,6 +155,12 @@ def _split_lines(text: str, path: str, progress: Progress):
     return np.asarray(numbers, dtype=np.int64), rows, delimiter, len(raw)
 
 
+#: A first line whose score field is not a number and that contains one of
+#: these words is a header (``score label``, ``llr,label`` as written by
+#: ``calibrate``, ``model segment score``, ...), not a malformed trial.
+_HEADER_WORDS = ("score", "llr", "prob", "label", "class", "model", "seg", "trial")
+
+
 def _is_header(fields: list, score_col: int) -> bool:
     if score_col >= len(fields):
         return False
@@ -162,7 +168,7 @@ def _is_header(fields: list, score_col: int) -> bool:
         float(fields[score_col])
         return False
     except ValueError:
-        return any("score" in f.lower() for f in fields)
+        return any(w in f.lower() for f in fields for w in _HEADER_WORDS)
 
 
 def _parse_floats(values: list, numbers: np.ndarray, path: str, what: str):

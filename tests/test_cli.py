@@ -430,6 +430,24 @@ def test_calibrate_plain_score_column(data, tmp_path, capsys):
     np.testing.assert_allclose(np.array(out, dtype=float), expected)
 
 
+def test_calibrate_output_reads_back(data, tmp_path, capsys):
+    # calibrate's CSV output (header "llr,label") is valid evaluate input
+    s, y, _ = data
+    train = _two_column(tmp_path / "train.csv", s, y, sep=",", header=True)
+    out = str(tmp_path / "cal.csv")
+    argv = ["calibrate", "--method", "platt", "--train", train, "--apply", train]
+    assert main([*argv, "-o", out, "-q"]) == 0
+    assert open(out).readline() == "llr,label\n"
+    assert main(["evaluate", out, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    llr = skcalib.PlattCalibrator().fit(s, y).decision_function(s)
+    assert got["cllr"] == pytest.approx(cllr(y, llr), rel=1e-12)
+    # a malformed first line is not mistaken for a header
+    bad = _write(tmp_path / "bad.txt", "abc 1\n2 0\n")
+    assert main(["evaluate", bad]) == 2
+    assert "bad.txt, line 1: score 'abc' is not a number" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_calibrate_then_evaluate_subprocess(data, tmp_path):
     s, y, _ = data
