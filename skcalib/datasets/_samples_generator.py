@@ -39,16 +39,16 @@ def _class_counts(n_samples: int, prior: float) -> tuple[int, int]:
     prefer_skip_nested_validation=True,
 )
 def make_gaussian_scores(
-    n_samples=1000,
+    n_samples: int = 1000,
     *,
-    prior=0.5,
-    target_mean=2.0,
-    target_std=1.0,
-    nontarget_mean=0.0,
-    nontarget_std=1.0,
-    shuffle=True,
+    prior: float = 0.5,
+    target_mean: float = 2.0,
+    target_std: float = 1.0,
+    nontarget_mean: float = 0.0,
+    nontarget_std: float = 1.0,
+    shuffle: bool = True,
     random_state=None,
-):
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Scores with Gaussian class-conditional densities and their true LLR.
 
     Target scores are drawn from ``N(target_mean, target_std**2)`` and
@@ -180,8 +180,13 @@ def _waveform_loglik(X: np.ndarray, ha, hb, noise: float) -> np.ndarray:
     prefer_skip_nested_validation=True,
 )
 def make_waveform(
-    n_samples=1000, *, noise=1.0, shuffle=True, return_llr=False, random_state=None
-):
+    n_samples: int = 1000,
+    *,
+    noise: float = 1.0,
+    shuffle: bool = True,
+    return_llr: bool = False,
+    random_state=None,
+) -> tuple[np.ndarray, ...]:
     """Breiman's waveform data restricted to its first two classes.
 
     The waveform recognition problem of Breiman et al. (1984) has 21
