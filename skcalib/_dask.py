@@ -169,15 +169,40 @@ def _as_float(part: Any, name: str) -> np.ndarray:
 
 
 def _label_stats(y: np.ndarray, w: np.ndarray | None):
-    """Per distinct label: (count, weight sum, any positive weight)."""
-    classes, inverse = np.unique(y, return_inverse=True)
-    if classes.shape[0] > 2:  # an error anyway; keep the message short
-        return classes[:3], None
-    count = np.bincount(inverse, minlength=classes.shape[0]).astype(np.float64)
+    """Distinct labels (at most 3 reported) and per label (count, weight, any > 0).
+
+    O(n) equality passes instead of ``np.unique``, which would sort every
+    partition: binary labels only need the first two distinct values and a
+    check that nothing else occurs.
+    """
+    masks = []
+    values = []
+    rest = None
+    while len(values) < 3:
+        candidates = y if rest is None else y[rest]
+        if candidates.shape[0] == 0:
+            break
+        values.append(candidates[0])
+        masks.append(y == values[-1])
+        covered = masks[-1] if rest is None else ~rest | masks[-1]
+        rest = ~covered
+        if not rest.any():
+            break
+    try:
+        order = np.argsort(np.array(values), kind="stable")
+    except TypeError as exc:
+        raise ValueError(
+            f"The labels mix types that cannot be compared: {exc}"
+        ) from exc
+    classes = np.array(values)[order]
+    if classes.shape[0] > 2:  # an error anyway
+        return classes, None
+    masks = [masks[i] for i in order]
+    count = np.array([np.count_nonzero(m) for m in masks], dtype=np.float64)
     if w is None:
         return classes, (count, count, count > 0)
-    wsum = np.bincount(inverse, weights=w, minlength=classes.shape[0])
-    positive = np.bincount(inverse, weights=(w > 0), minlength=classes.shape[0]) > 0
+    wsum = np.array([w[m].sum() for m in masks])
+    positive = np.array([bool((w[m] > 0).any()) for m in masks])
     return classes, (count, wsum, positive)
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
 
 from skcalib import PAVCalibrator, PAVLLRCalibrator
 from skcalib._pav import BlockSummary, pav_blocks, pav_merge, pav_points
@@ -508,10 +509,12 @@ def test_parametric_fit_on_dask_equals_in_memory(client, name, params, n, separa
                 None if weights is None else chunked(weights, [n]),
             )
         # The same ConvergenceWarning (separated classes), or none.
-        assert [str(w.message) for w in got_warnings] == [
-            str(w.message) for w in ref_warnings
-        ]
-        assert len(ref_warnings) == int(separated)
+        got_msgs, ref_msgs = (
+            [str(w.message) for w in rec if issubclass(w.category, ConvergenceWarning)]
+            for rec in (got_warnings, ref_warnings)
+        )
+        assert got_msgs == ref_msgs
+        assert len(ref_msgs) == int(separated)
         assert got.classes_.tolist() == ["n", "t"]
         assert got.calibration_prior_ == pytest.approx(ref.calibration_prior_, 1e-12)
         np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-8)
