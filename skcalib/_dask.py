@@ -463,17 +463,21 @@ def _empty_summary() -> BlockSummary:
     return BlockSummary(e, e.copy(), e.copy(), e.copy())
 
 
-def _solve_range(*pieces) -> BlockSummary:
-    """PAV blocks of one score range (the kernel, on a worker)."""
+def _solve_range(*pieces) -> tuple:
+    """PAV blocks of one score range (the kernel, on a worker).
+
+    Returned as a plain tuple of the four arrays, which Dask can size
+    (``BlockSummary.__len__`` counts blocks, not fields).
+    """
     s = np.concatenate([p[0] for p in pieces])
     if s.shape[0] == 0:
-        return _empty_summary()
+        return tuple(_empty_summary())
     t = np.concatenate([p[1] for p in pieces])
     if pieces[0][2] is None:
         points = pav_points(s, t)
     else:
         points = pav_points(s, t, np.concatenate([p[2] for p in pieces]))
-    return pav_merge(points)
+    return tuple(pav_merge(points))
 
 
 def _concat(summaries: list[BlockSummary]) -> BlockSummary:
@@ -519,7 +523,7 @@ def _range_blocks(parts, summary: DaskInputSummary) -> list[BlockSummary]:
     pieces = [[p[r] for p in split] for r in range(n_ranges)]
     tasks = [dask.delayed(_solve_range, pure=True)(*row) for row in pieces]
     (blocks,) = dask.compute(tasks)
-    return list(blocks)
+    return [BlockSummary(*b) for b in blocks]
 
 
 def dask_block_summary(
