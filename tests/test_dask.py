@@ -116,6 +116,13 @@ def test_in_memory_paths_never_import_dask():
             if f is not None:
                 kw = {"p_target": 0.5} if name == "actual_dcf" else {}
                 f(y, s, **kw)
+        if hasattr(m, "bayes_error_curve"):
+            m.bayes_error_curve(y, s, [-1.0, 0.0])
+            m.beta_rule_loss(y, s, alpha=2.0, beta=1.0)
+        for name in ["PlattCalibrator", "ProperScoringAffineCalibrator"]:
+            cls = getattr(skcalib, name, None)
+            if cls is not None:
+                cls().fit(s, y).transform(s)
         loaded = sorted(k for k in sys.modules if k.split(".")[0] in
                         ("dask", "distributed"))
         assert not loaded, loaded
