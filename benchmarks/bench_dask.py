@@ -40,6 +40,8 @@ import tempfile
 import time
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 
 def make_scores(n, rng, decimals=None):
@@ -52,9 +54,6 @@ def make_scores(n, rng, decimals=None):
 
 
 def write_parquet(path, n, n_partitions, seed, decimals):
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     os.makedirs(path, exist_ok=True)
     sizes = np.full(n_partitions, n // n_partitions)
     sizes[: n % n_partitions] += 1
@@ -118,9 +117,15 @@ def main(argv=None):
     write_parquet(path, n, n_partitions, args.seed, args.decimals)
     t_write = time.perf_counter() - t0
     warm_path = os.path.join(tmp, "warm-up")
+    check_path = os.path.join(tmp, "check")
+    os.makedirs(check_path)
+    for i, part in enumerate(np.array_split(np.arange(n_mem), 4)):
+        pq.write_table(
+            pa.table({"score": s_mem[part], "y": y_mem[part]}),
+            os.path.join(check_path, f"part.{i}.parquet"),
+        )
     write_parquet(warm_path, 100_000, 2, args.seed + 1, args.decimals)
 
-    import dask.array as da
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
 
@@ -136,10 +141,9 @@ def main(argv=None):
     )
     client = Client(cluster)
     try:
-        # Exactness at n_memory: Dask on the very same arrays.
-        chunks = max(1, n_mem // 8)
-        ds = da.from_array(s_mem, chunks=chunks)
-        dy = da.from_array(y_mem, chunks=chunks)
+        # Exactness at n_memory: Dask on the very same scores, as Parquet.
+        check = dd.read_parquet(check_path)
+        ds, dy = check["score"], check["y"]
         cal_check = PAVLLRCalibrator().fit(ds, dy)
         same = all(
             np.allclose(a, b, rtol=1e-9, atol=0)
