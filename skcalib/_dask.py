@@ -1059,8 +1059,12 @@ def _solve_parametric_column(estimator, y, col, sample_weight, pos_label):
     return res, summary
 
 
-def _apply_in_memory(estimator, method, block):
-    """``estimator.method`` on one in-memory block (empty blocks allowed)."""
+def _apply_in_memory(estimator, method, block, columns=None):
+    """``estimator.method`` on one in-memory block (empty blocks allowed).
+
+    ``columns``: the feature names of a Dask DataFrame input, restored on the
+    block so that a calibrator fitted with feature names sees them again.
+    """
     block = np.asarray(block)
     if block.shape[0] == 0:
         shape = {"predict_proba": (0, 2)}.get(method)
@@ -1068,6 +1072,10 @@ def _apply_in_memory(estimator, method, block):
             shape = (0,) if method != "transform" or block.ndim == 1 else block.shape
         dtype = estimator.classes_.dtype if method == "predict" else np.float64
         return np.empty(shape, dtype=dtype)
+    if columns is not None and block.ndim == 2:
+        import pandas as pd
+
+        block = pd.DataFrame(block, columns=columns)
     return getattr(estimator, method)(block)
 
 
@@ -1094,11 +1102,14 @@ def dask_apply(estimator, method: str, X):
 
     import dask.dataframe as dd
 
+    columns = None
+    if isinstance(X, dd.DataFrame):
+        columns = list(X.columns)
     if isinstance(X, (dd.DataFrame, dd.Series)):
         X = X.to_dask_array()
     if X.ndim == 2:
         X = X.rechunk({1: -1})  # columns of one block together
-    fn = partial(_apply_in_memory, estimator, method)
+    fn = partial(_apply_in_memory, estimator, method, columns=columns)
     dtype = estimator.classes_.dtype if method == "predict" else np.float64
     if method == "transform":
         return X.map_blocks(fn, dtype=dtype)

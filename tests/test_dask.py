@@ -396,6 +396,8 @@ def test_pav_calibrator_fit_on_parquet_columns(client, tmp_path):
     assert_same_fit(got, PAVLLRCalibrator().fit(s, y))
     got = PAVLLRCalibrator().fit(ddf[["s"]], ddf["y"])
     assert got.feature_names_in_.tolist() == ["s"]
+    out = got.transform(ddf[["s"]]).compute()  # no feature-name warning
+    np.testing.assert_allclose(out[:, 0], PAVLLRCalibrator().fit(s, y).transform(s))
 
 
 def test_pav_calibrator_dask_errors(client):
