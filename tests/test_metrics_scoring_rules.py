@@ -230,3 +230,17 @@ def test_min_cllr_invariant_to_increasing_transforms(data):
         assert min_cllr(y, t, sample_weight=w) == pytest.approx(
             ref, rel=1e-12, abs=1e-15
         )
+
+
+def test_cllr_sums_zero_weights_and_empty():
+    # The chunk kernel (also used per partition by the Dask code) ignores
+    # zero-weight trials even at infinite losses, and accepts empty input.
+    from skcalib.metrics._scoring_rules import _cllr_sums
+
+    llr = np.array([np.inf, 1.0, -np.inf, -2.0])
+    is_target = np.array([False, True, False, True])
+    w = np.array([0.0, 1.0, 2.0, 0.0])
+    loss_tar, loss_non, n_tar, n_non = _cllr_sums(llr, is_target, w)
+    assert loss_tar == pytest.approx(np.logaddexp(0, -1.0) / math.log(2))
+    assert (loss_non, n_tar, n_non) == (0.0, 1.0, 2.0)
+    assert _cllr_sums(np.empty(0), np.empty(0, bool), None) == (0.0, 0.0, 0.0, 0.0)

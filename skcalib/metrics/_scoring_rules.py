@@ -35,7 +35,8 @@ def _cllr_sums(llr, is_target, w):
 
     Returns ``(loss_tar, loss_non, n_tar, n_non)`` with
     ``loss_tar = sum_tar w log2(1 + e^-l)``, ``loss_non = sum_non w log2(1 + e^l)``.
-    ``w`` must be None or strictly positive (zero weights removed before).
+    ``w`` may be None; zero weights contribute nothing (also at infinite
+    losses). Empty inputs give zeros.
     """
     n = llr.shape[0]
     size = max(min(_CHUNK, n), 1)
@@ -73,8 +74,12 @@ def _cllr_sums(llr, is_target, w):
             lt, ln = _dot(zz, tt), _dot(zz, uu)
         if np.isnan(lt) or np.isnan(ln):
             b = is_target[start:stop]
-            wc = np.ones(m) if w is None else ww
-            lt, ln = _dot(zz[b], wc[b]), _dot(zz[~b], wc[~b])
+            if w is None:
+                lt, ln = zz[b].sum(), zz[~b].sum()
+            else:  # zero weights count for nothing, even at an infinite loss
+                pos = ww > 0
+                tb, nb = b & pos, ~b & pos
+                lt, ln = _dot(zz[tb], ww[tb]), _dot(zz[nb], ww[nb])
         loss_tar += float(lt)
         loss_non += float(ln)
         if w is not None:
