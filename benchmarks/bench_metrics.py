@@ -1,6 +1,7 @@
 """Benchmark of skcalib.metrics against the kernel, np.argsort and scikit-learn.
 
-What is measured against what (median wall time of ``--repeats`` runs):
+What is measured against what (median wall time of ``--repeats`` runs,
+interleaved round-robin so that a changing machine load hits all alike):
 
 * the minimum metrics ``min_dcf``, ``eer``, ``min_cllr`` (and ``rocch``,
   ``bayes_error_curve`` on a 41-point grid) against the PAV kernel
@@ -111,14 +112,23 @@ MEMORY = [
 ]
 
 
-def timeit(f, repeats):
-    f()  # warm-up
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
+def time_round_robin(funcs, repeats):
+    """Median seconds of each function, repeats interleaved in rotating order.
+
+    On a shared machine the load changes during a run; interleaving (rather
+    than timing one function's repeats back to back) makes the ratios fair.
+    """
+    names = list(funcs)
+    for name in names:
+        funcs[name]()  # warm-up
+    times = {name: [] for name in names}
+    for r in range(repeats):
+        k = r % len(names)
+        for name in names[k:] + names[:k]:
+            t0 = time.perf_counter()
+            funcs[name]()
+            times[name].append(time.perf_counter() - t0)
+    return {name: float(np.median(v)) for name, v in times.items()}
 
 
 def peak_mib(f):
@@ -145,7 +155,7 @@ def main(argv=None):
         for n in args.sizes:
             y, s = make_data(n, kind)
             c = cases(y, s)
-            t = {name: timeit(f, args.repeats) for name, f in c.items()}
+            t = time_round_robin(c, args.repeats)
             mem = {}
             if not args.no_memory and n == max(args.sizes):
                 mem = {name: peak_mib(c[name]) for name in MEMORY}
