@@ -59,6 +59,9 @@ __all__ = [
 # Scores sampled per partition for the range boundaries (pass 1).
 _SAMPLES_PER_PARTITION = 2048
 
+# Default cap on the number of score ranges.
+_MAX_RANGES = 64
+
 
 def is_dask_collection(x: Any) -> bool:
     """Whether ``x`` is a Dask collection, without importing Dask needlessly.
@@ -411,7 +414,9 @@ def _first_pass(
             "target and non-target samples are required."
         )
     if n_ranges is None:
-        n_ranges = len(parts)
+        # One range per partition keeps each range about a partition's size;
+        # the cap bounds the partitions x ranges pieces of the split.
+        n_ranges = min(len(parts), _MAX_RANGES)
     if reduce is not None:
         reduced = sum(p["reduced"] for p in present)
         return DaskInputSummary(pos_label, classes, n, n_tar, n_non, None), reduced
@@ -567,7 +572,7 @@ def dask_block_summary(
         As in :func:`~skcalib._pav.pav_blocks`.
     n_ranges : int or None, default=None
         Number of score ranges solved in parallel; ``None`` means the number
-        of partitions of ``y_score``.
+        of partitions of ``y_score``, at most 64.
 
     Returns
     -------
@@ -631,7 +636,7 @@ def dask_pav_blocks(
         As in :func:`~skcalib._pav.pav_blocks`.
     n_ranges : int or None, default=None
         Number of score ranges solved in parallel; ``None`` means the number
-        of partitions of ``scores``.
+        of partitions of ``scores``, at most 64.
 
     Returns
     -------

@@ -273,6 +273,36 @@ def test_dask_pav_blocks_equals_kernel(client, weighted, pseudo_count, decimals)
     assert_blocks_equal(got, pav_blocks(s, y, w, pseudo_count=pseudo_count))
 
 
+@HYPOTHESIS
+@given(
+    sizes=st.lists(st.integers(0, 60), min_size=1, max_size=6),
+    decimals=st.sampled_from([0, 1, None]),
+    weighted=st.booleans(),
+    pseudo_count=st.sampled_from([0.0, 0.5]),
+    n_ranges=st.sampled_from([None, 1, 3, 50]),
+    seed=st.integers(0, 2**31),
+)
+def test_dask_pav_blocks_property(
+    sizes, decimals, weighted, pseudo_count, n_ranges, seed
+):
+    """Any chunking, ties, zero weights, one-class data: the kernel's blocks."""
+    n = sum(sizes)
+    if n == 0:
+        sizes, n = [1] + sizes, 1
+    s, y, w = make_data(n, seed=seed, decimals=decimals, weighted=weighted)
+    if w is not None:
+        w[0] = 1.0
+    with dask.config.set(scheduler="synchronous"):
+        got = dask_pav_blocks(
+            chunked(s, sizes),
+            chunked(y, sizes),
+            chunked(w, sizes[::-1]),
+            pseudo_count=pseudo_count,
+            n_ranges=n_ranges,
+        )
+    assert_blocks_equal(got, pav_blocks(s, y, w, pseudo_count=pseudo_count))
+
+
 def test_dask_pav_blocks_skewed_partitions(client):
     """Partitions holding one class only, sorted by class and by score."""
     s, y, _ = make_data(2000, seed=2, decimals=2)
