@@ -8,6 +8,7 @@ import numpy as np
 
 from ._affine import _solve_column, _warn_convergence
 from ._base import BaseCalibrator, _needs_single_column
+from ._dask import is_dask_collection
 from ._special import AffineObjective, expit, logit
 from .utils._sklearn_compat import Interval
 
@@ -227,6 +228,8 @@ class PlattCalibrator(BaseCalibrator):
             ``a s + b - logit(calibration_prior_)``: the log-odds of the
             fitted probability minus the calibration prior log-odds.
         """
+        if is_dask_collection(X):
+            return self._dask_apply("decision_function", X)
         X, _ = self._validate_X(X)
         return (
             X[:, 0] * self.coef_[0]

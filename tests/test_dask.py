@@ -561,6 +561,11 @@ def test_parametric_fit_on_dask_equals_in_memory(client, name, params, n, separa
         np.testing.assert_allclose(
             got.transform(x_new).compute(), ref.transform(x_new.compute()), rtol=1e-7
         )
+        llr = got.decision_function(x_new)
+        assert isinstance(llr, da.Array)  # lazy, also where a subclass overrides it
+        np.testing.assert_allclose(
+            llr.compute(), ref.decision_function(x_new.compute()), rtol=1e-7, atol=1e-9
+        )
     assert max(n_evals) <= 12  # a few passes over the data
 
 
