@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._pav import BlockSummary, pav_merge, pav_points
+from ._pav import BlockSummary, pav_finish, pav_merge, pav_points
 from .utils._validation import check_binary_target
 
 __all__ = [
@@ -471,8 +471,7 @@ def _empty_summary() -> BlockSummary:
 def _solve_range(*pieces) -> tuple:
     """PAV blocks of one score range (the kernel, on a worker).
 
-    Returned as a plain tuple of the four arrays, which Dask can size
-    (``BlockSummary.__len__`` counts blocks, not fields).
+    Returned as a plain tuple of the four arrays (cheap to serialize).
     """
     s = np.concatenate([p[0] for p in pieces])
     if s.shape[0] == 0:
@@ -490,28 +489,6 @@ def _concat(summaries: list[BlockSummary]) -> BlockSummary:
     if not summaries:
         return _empty_summary()
     return BlockSummary(*(np.concatenate(f) for f in zip(*summaries, strict=True)))
-
-
-def _finish(points: BlockSummary, pseudo_count: float) -> BlockSummary:
-    """Final PAV over range blocks; mirrors the end of ``pav_blocks``."""
-    if pseudo_count > 0:
-        c = np.array([float(pseudo_count)])
-        low = BlockSummary(np.array([-np.inf]), np.array([-np.inf]), c, c)
-        high = BlockSummary(np.array([np.inf]), np.array([np.inf]), c, c)
-        points = BlockSummary(
-            *(np.concatenate(parts) for parts in zip(low, points, high, strict=True))
-        )
-        blocks = pav_merge(points)
-        # A block that absorbed a virtual point keeps its real score range.
-        lo, hi = blocks.lo.copy(), blocks.hi.copy()
-        real_lo = points.lo[1]
-        real_hi = points.hi[-2]
-        if lo.shape[0] and lo[0] == -np.inf and hi[0] > -np.inf:
-            lo[0] = real_lo
-        if hi.shape[0] and hi[-1] == np.inf and lo[-1] < np.inf:
-            hi[-1] = real_hi
-        return BlockSummary(lo, hi, blocks.tar, blocks.non)
-    return pav_merge(points)
 
 
 def _range_blocks(parts, summary: DaskInputSummary) -> list[BlockSummary]:
@@ -596,7 +573,7 @@ def dask_block_summary(
         weighted=sample_weight is not None,
         allow_inf=allow_inf,
     )
-    blocks = _finish(_concat(_range_blocks(parts, summary)), pseudo_count)
+    blocks = pav_finish(_concat(_range_blocks(parts, summary)), pseudo_count)
     return blocks, summary
 
 

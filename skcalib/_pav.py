@@ -36,6 +36,7 @@ __all__ = [
     "BlockSummary",
     "pav_points",
     "pav_merge",
+    "pav_finish",
     "pav_blocks",
     "block_proba",
     "block_llr",
@@ -62,9 +63,6 @@ class BlockSummary(NamedTuple):
     hi: np.ndarray
     tar: np.ndarray
     non: np.ndarray
-
-    def __len__(self) -> int:  # number of blocks, not of fields
-        return int(self.lo.shape[0])
 
     @property
     def n_blocks(self) -> int:
@@ -286,24 +284,31 @@ def pav_blocks(
     ([0.1, 0.2, 0.4], [0.1, 0.3, 0.4])
     """
     points = pav_points(scores, is_target, sample_weight)
-    if pseudo_count > 0:
-        c = np.array([float(pseudo_count)])
-        low = BlockSummary(np.array([-np.inf]), np.array([-np.inf]), c, c)
-        high = BlockSummary(np.array([np.inf]), np.array([np.inf]), c, c)
-        points = BlockSummary(
-            *(np.concatenate(parts) for parts in zip(low, points, high, strict=True))
-        )
-        blocks = pav_merge(points)
-        # A block that absorbed a virtual point keeps its real score range.
-        lo, hi = blocks.lo.copy(), blocks.hi.copy()
-        real_lo = points.lo[1]
-        real_hi = points.hi[-2]
-        if lo.shape[0] and lo[0] == -np.inf and hi[0] > -np.inf:
-            lo[0] = real_lo
-        if hi.shape[0] and hi[-1] == np.inf and lo[-1] < np.inf:
-            hi[-1] = real_hi
-        return BlockSummary(lo, hi, blocks.tar, blocks.non)
-    return pav_merge(points)
+    return pav_finish(points, pseudo_count)
+
+
+def pav_finish(points: BlockSummary, pseudo_count: float = 0.0) -> BlockSummary:
+    """Final PAV over ordered points, with the optional virtual end points.
+
+    The last step of :func:`pav_blocks`, shared with the distributed path,
+    which feeds it the concatenated blocks of its score ranges.
+    """
+    if pseudo_count <= 0:
+        return pav_merge(points)
+    c = np.array([float(pseudo_count)])
+    low = BlockSummary(np.array([-np.inf]), np.array([-np.inf]), c, c)
+    high = BlockSummary(np.array([np.inf]), np.array([np.inf]), c, c)
+    points = BlockSummary(
+        *(np.concatenate(parts) for parts in zip(low, points, high, strict=True))
+    )
+    blocks = pav_merge(points)
+    # A block that absorbed a virtual point keeps its real score range.
+    lo, hi = blocks.lo.copy(), blocks.hi.copy()
+    if lo[0] == -np.inf and hi[0] > -np.inf:
+        lo[0] = points.lo[1]
+    if hi[-1] == np.inf and lo[-1] < np.inf:
+        hi[-1] = points.hi[-2]
+    return BlockSummary(lo, hi, blocks.tar, blocks.non)
 
 
 def block_proba(blocks: BlockSummary) -> np.ndarray:
