@@ -31,8 +31,8 @@ detection cost at ``P_TARGET``.
 
 The table is printed; reliability diagrams (one panel per classifier) are
 saved as PNG into the directory given as first argument, or in the
-environment variable ``SKCALIB_EXAMPLE_OUTPUT``, or by default in
-``<tempdir>/skcalib-examples``. ``SKCALIB_EXAMPLE_FAST=1`` uses a 2000-sample
+environment variable ``SKCALIB_EXAMPLES_OUT``, or by default in
+``<tempdir>/skcalib-examples``. ``SKCALIB_EXAMPLES_FAST=1`` uses a 2000-sample
 test set.
 """
 
@@ -67,7 +67,7 @@ from skcalib.datasets import make_waveform  # noqa: E402
 from skcalib.metrics import actual_dcf, cllr, min_cllr, min_dcf  # noqa: E402
 
 P_TARGET = 0.5  # the classes of the waveform data are balanced
-FAST = os.environ.get("SKCALIB_EXAMPLE_FAST", "") not in ("", "0")
+FAST = os.environ.get("SKCALIB_EXAMPLES_FAST", "") not in ("", "0")
 N_TRAIN, N_CAL, N_TEST = 500, 500, 2000 if FAST else 10000
 
 
@@ -75,7 +75,7 @@ def output_dir():
     if len(sys.argv) > 1:
         path = sys.argv[1]
     else:
-        path = os.environ.get("SKCALIB_EXAMPLE_OUTPUT") or os.path.join(
+        path = os.environ.get("SKCALIB_EXAMPLES_OUT") or os.path.join(
             tempfile.gettempdir(), "skcalib-examples"
         )
     os.makedirs(path, exist_ok=True)
