@@ -110,56 +110,86 @@ def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummar
     # q: the minority class, located in b: the majority class.
     q_is_tar = tar.shape[0] <= non.shape[0]
     q, b = (tar, non) if q_is_tar else (non, tar)
+    del tar, non
+    nb = b.shape[0]
     if q.shape[0] == 0:
-        one = np.array([float(b.shape[0])])
+        one = np.array([float(nb)])
         zero = np.zeros(1)
         counts = (zero, one) if q_is_tar else (one, zero)
         return BlockSummary(b[:1].copy(), b[-1:].copy(), *counts)
 
+    # Distinct minority values, their counts, and where they fall in b.
     q_starts = _run_starts(q[1:] != q[:-1])
     uq = q[q_starts]
-    q_count = np.diff(np.append(q_starts, q.shape[0]))
-    left = np.searchsorted(b, uq, side="left")
-    right = np.searchsorted(b, uq, side="right")
-
+    q_count = np.diff(q_starts, append=q.shape[0])
+    del q, q_starts
     m = uq.shape[0]
-    # Interleave: slot 2i is the pure run of b before minority value i, slot
-    # 2i+1 is the point at minority value i (with any b samples tied to it),
-    # slot 2m is the run after the last minority value.
-    gap_start = np.empty(m + 1, dtype=np.intp)
-    gap_start[0] = 0
-    gap_start[1:] = right
-    gap_end = np.empty(m + 1, dtype=np.intp)
-    gap_end[:-1] = left
-    gap_end[-1] = b.shape[0]
-    gap_count = gap_end - gap_start
+    left = np.searchsorted(b, uq, side="left")
+    # Majority samples tied with a minority value (rare for continuous
+    # scores) are kept sparse: index into uq and count; right = left + tie.
+    inside = np.flatnonzero(left < nb)
+    tied_idx = inside[b[left[inside]] == uq[inside]]
+    del inside
+    tie_cnt = np.searchsorted(b, uq[tied_idx], side="right") - left[tied_idx]
+    tied = np.zeros(m, dtype=bool)
+    tied[tied_idx] = True
 
-    size = 2 * m + 1
+    def right_of(i):
+        """``right[i]`` for an index array ``i``."""
+        r = left[i]
+        if tied_idx.shape[0]:
+            j = np.searchsorted(tied_idx, i)
+            hit = (j < tied_idx.shape[0]) & (
+                tied_idx[np.minimum(j, len(tied_idx) - 1)] == i
+            )
+            r = r + np.where(hit, tie_cnt[np.minimum(j, len(tied_idx) - 1)], 0)
+        return r
+
+    # No majority sample between minority values i-1 and i.
+    no_gap = left[1:] == left[:-1]
+    inner = tied_idx[tied_idx < m - 1]
+    no_gap[inner] = left[inner + 1] == left[inner] + tie_cnt[: inner.shape[0]]
+    tail = nb - int(right_of(np.array([m - 1]))[0])
+
+    # Merge consecutive minority values into one point when they are pure
+    # (no tied majority sample) and nothing of the majority lies between.
+    run = np.empty(m, dtype=bool)
+    run[0] = True
+    run[1:] = ~(~tied[1:] & ~tied[:-1] & no_gap)
+    rs = np.flatnonzero(run)
+    del run, no_gap
+    re = np.empty_like(rs)
+    re[:-1] = rs[1:] - 1
+    re[-1] = m - 1
+    n_runs = rs.shape[0]
+
+    # Output: each run, preceded by its gap when that is not empty; then the
+    # tail gap. Position of run r = r + (number of non-empty gaps up to r).
+    prev_right = np.zeros(n_runs, dtype=left.dtype)
+    prev_right[1:] = right_of(rs[1:] - 1)
+    gap = left[rs] - prev_right
+    has_gap = gap > 0
+    pos = np.arange(n_runs) + np.cumsum(has_gap)
+    size = n_runs + int(np.count_nonzero(has_gap)) + int(tail > 0)
     lo = np.empty(size)
     hi = np.empty(size)
-    b_count = np.empty(size)
     q_cnt = np.zeros(size)
-    lo[1::2] = uq
-    hi[1::2] = uq
-    b_count[1::2] = right - left
-    q_cnt[1::2] = q_count
-    last = b.shape[0] - 1
-    lo[0::2] = b[np.minimum(gap_start, last)]
-    hi[0::2] = b[np.clip(gap_end - 1, 0, last)]
-    b_count[0::2] = gap_count
-
-    keep = gap_count > 0
-    keep_all = np.ones(size, dtype=bool)
-    keep_all[0::2] = keep
-    lo, hi, b_count, q_cnt = (
-        lo[keep_all],
-        hi[keep_all],
-        b_count[keep_all],
-        q_cnt[keep_all],
-    )
+    b_cnt = np.empty(size)
+    lo[pos] = uq[rs]
+    hi[pos] = uq[re]
+    q_cnt[pos] = np.add.reduceat(q_count, rs)
+    b_cnt[pos] = right_of(rs) - left[rs]  # runs longer than one are pure
+    gpos = pos[has_gap] - 1
+    lo[gpos] = b[prev_right[has_gap]]
+    hi[gpos] = b[left[rs[has_gap]] - 1]
+    b_cnt[gpos] = gap[has_gap]
+    if tail > 0:
+        lo[-1] = b[nb - tail]
+        hi[-1] = b[nb - 1]
+        b_cnt[-1] = tail
     if q_is_tar:
-        return BlockSummary(lo, hi, q_cnt, b_count)
-    return BlockSummary(lo, hi, b_count, q_cnt)
+        return BlockSummary(lo, hi, q_cnt, b_cnt)
+    return BlockSummary(lo, hi, b_cnt, q_cnt)
 
 
 def _points_weighted(
@@ -207,10 +237,8 @@ def pav_points(
         Points in increasing score order. Tied scores are always in one point.
     """
     if sample_weight is None:
-        points = _points_unweighted(scores, is_target)
-    else:
-        points = _points_weighted(scores, is_target, sample_weight)
-    return _compress_pure_runs(points)
+        return _points_unweighted(scores, is_target)  # built run-compressed
+    return _compress_pure_runs(_points_weighted(scores, is_target, sample_weight))
 
 
 def pav_merge(points: BlockSummary) -> BlockSummary:

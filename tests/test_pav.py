@@ -98,11 +98,16 @@ def test_matches_sklearn_isotonic(seed, weights):
     assert np.all(np.diff(block_proba(blocks)) > 0)
 
 
-def test_unweighted_and_unit_weight_paths_agree():
+@pytest.mark.parametrize("decimals", [None, 2, 0])
+@pytest.mark.parametrize("minority", [0.01, 0.05, 0.5, 0.95])
+def test_unweighted_and_unit_weight_paths_agree(minority, decimals):
+    """The value-sort path (sparse ties, run merging) equals the argsort path."""
     rng = np.random.default_rng(3)
-    for minority in (0.05, 0.5, 0.95):
-        s = np.round(rng.normal(size=3000), 2)
-        y = rng.random(3000) < minority
+    for n in (2, 3, 17, 3000):
+        y = rng.random(n) < minority
+        s = rng.normal(size=n) + 1.5 * y
+        if decimals is not None:
+            s = np.round(s, decimals)
         a = pav_blocks(s, y)
         b = pav_blocks(s, y, np.ones_like(s))
         for x1, x2 in zip(a, b, strict=True):
