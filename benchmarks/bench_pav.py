@@ -85,8 +85,12 @@ def run(sizes, repeats, seed=0):
             t_search = _median_time(
                 lambda new=new, k=knots: np.searchsorted(k, new), repeats
             )
-            t_transform = _median_time(lambda new=new: cal.transform(new), repeats)
-            t_iso_pred = _median_time(lambda new=new: iso.predict(new), iso_repeats)
+            t_transform = _median_time(
+                lambda new=new, cal=cal: cal.transform(new), repeats
+            )
+            t_iso_pred = _median_time(
+                lambda new=new, iso=iso: iso.predict(new), iso_repeats
+            )
             peak = _peak_bytes(lambda s=s, y=y: PAVCalibrator().fit(s, y))
             rows.append(
                 {
