@@ -198,9 +198,30 @@ def _solve_column(
                 theta = t_sub
                 todo = todo[-1:]
     obj = make_objective(s, is_target, w)
+    res = _solve_rules(
+        obj,
+        theta,
+        todo,
+        center=center,
+        scale=scale,
+        width=width,
+        tol=tol,
+        max_iter=max_iter,
+    )
+    res.n_sub_evals = sub_evals
+    return res
+
+
+def _solve_rules(obj, theta, rules, *, center, scale, width, tol, max_iter):
+    """Newton on each rule in turn, each started from the previous optimum.
+
+    ``obj`` is any objective with ``set_rule`` and ``n_evals`` (in memory or
+    summed over Dask partitions). Returns the last rule's result with the
+    iterations and evaluations of the whole sequence.
+    """
     n_iter = 0
     res = None
-    for rule in todo:
+    for rule in rules:
         obj.set_rule(*rule)
         res = _newton(
             obj,
@@ -215,7 +236,6 @@ def _solve_column(
         n_iter += res.n_iter
     res.n_iter = n_iter
     res.n_evals = obj.n_evals
-    res.n_sub_evals = sub_evals
     return res
 
 

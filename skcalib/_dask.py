@@ -914,7 +914,7 @@ def _solve_parametric_column(estimator, y, col, sample_weight, pos_label):
     """
     import dask
 
-    from ._affine import WARM_START_SIZE, _newton, _solve_column
+    from ._affine import WARM_START_SIZE, _solve_column, _solve_rules
 
     parts = _partitions({"X": col, "y": y, "sample_weight": sample_weight})
     parts = [(yp, sp, wp) for sp, yp, wp in parts]
@@ -1021,23 +1021,16 @@ def _solve_parametric_column(estimator, y, col, sample_weight, pos_label):
     )
     del prepared
     obj = _DaskAffineObjective(objectives, linear=const.linear, l2=const.l2)
-    n_iter = 0
-    res = None
-    for rule in todo:
-        obj.set_rule(*rule)
-        res = _newton(
-            obj,
-            theta,
-            center=center,
-            scale=scale,
-            width=width,
-            tol=tol,
-            max_iter=max_iter,
-        )
-        theta = res.theta
-        n_iter += res.n_iter
-    res.n_iter = n_iter
-    res.n_evals = obj.n_evals
+    res = _solve_rules(
+        obj,
+        theta,
+        todo,
+        center=center,
+        scale=scale,
+        width=width,
+        tol=tol,
+        max_iter=max_iter,
+    )
     return res, summary
 
 
