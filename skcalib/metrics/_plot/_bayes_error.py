@@ -287,10 +287,12 @@ class BayesErrorDisplay:
             Input of ``estimator.decision_function``.
         y : array-like of shape (n_samples,)
             True binary labels.
-        prior_log_odds, sample_weight, pos_label, normalize, ax, **kwargs
+        prior_log_odds, sample_weight, pos_label, normalize
             As in :meth:`from_predictions`.
         name : str, default=None
             Legend name; defaults to the estimator's class name.
+        ax, **kwargs
+            As in :meth:`from_predictions`.
 
         Returns
         -------

@@ -279,10 +279,12 @@ class ROCConvexHullDisplay:
         response_method : {'auto', 'decision_function', 'predict_proba'}, \
                 default='auto'
             Which score to use; 'auto' tries ``decision_function`` first.
-        sample_weight, pos_label, ax, **kwargs
+        sample_weight, pos_label
             As in :meth:`from_predictions`.
         name : str, default=None
             Legend name; defaults to the estimator's class name.
+        ax, **kwargs
+            As in :meth:`from_predictions`.
 
         Returns
         -------
