@@ -118,7 +118,7 @@ def main(argv=None):
     t_write = time.perf_counter() - t0
     warm_path = os.path.join(tmp, "warm-up")
     check_path = os.path.join(tmp, "check")
-    os.makedirs(check_path)
+    os.makedirs(check_path, exist_ok=True)
     for i, part in enumerate(np.array_split(np.arange(n_mem), 4)):
         pq.write_table(
             pa.table({"score": s_mem[part], "y": y_mem[part]}),

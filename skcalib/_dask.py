@@ -478,9 +478,10 @@ def _solve_range(*pieces) -> tuple:
         return tuple(_empty_summary())
     t = np.concatenate([p[1] for p in pieces])
     if pieces[0][2] is None:
-        points = pav_points(s, t)
+        # one task per worker thread already: no nested sort threads
+        points = pav_points(s, t, threads=1)
     else:
-        points = pav_points(s, t, np.concatenate([p[2] for p in pieces]))
+        points = pav_points(s, t, np.concatenate([p[2] for p in pieces]), threads=1)
     return tuple(pav_merge(points))
 
 

@@ -76,7 +76,7 @@ class BlockSummary(NamedTuple):
 PARALLEL_SORT_MIN = 1 << 20
 
 
-def _sort_inplace(x: np.ndarray) -> None:
+def _sort_inplace(x: np.ndarray, threads: int = 2) -> None:
     """Value-sort ``x`` in place, on two cores when it is large.
 
     numpy releases the GIL while sorting, so the two halves sort in parallel;
@@ -84,7 +84,7 @@ def _sort_inplace(x: np.ndarray) -> None:
     pass, in place apart from timsort's buffer.
     """
     n = x.shape[0]
-    if n < PARALLEL_SORT_MIN or (os.cpu_count() or 1) < 2:
+    if threads < 2 or n < PARALLEL_SORT_MIN or (os.cpu_count() or 1) < 2:
         x.sort()
         return
     half = n // 2
@@ -128,11 +128,13 @@ def _compress_pure_runs(points: BlockSummary) -> BlockSummary:
     return _pool(points, _run_starts(changed))
 
 
-def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
+def _points_unweighted(
+    scores: np.ndarray, is_target: np.ndarray, threads: int = 2
+) -> BlockSummary:
     tar = scores[is_target]
     non = scores[~is_target]
-    _sort_inplace(tar)
-    _sort_inplace(non)
+    _sort_inplace(tar, threads)
+    _sort_inplace(non, threads)
     # q: the minority class, located in b: the majority class.
     q_is_tar = tar.shape[0] <= non.shape[0]
     q, b = (tar, non) if q_is_tar else (non, tar)
@@ -246,6 +248,8 @@ def pav_points(
     scores: np.ndarray,
     is_target: np.ndarray,
     sample_weight: np.ndarray | None = None,
+    *,
+    threads: int = 2,
 ) -> BlockSummary:
     """Sort, pool ties and pure runs: the ordered points that PAV works on.
 
@@ -256,6 +260,9 @@ def pav_points(
     is_target : ndarray of shape (n_samples,), bool
     sample_weight : ndarray of shape (n_samples,) or None
         Non-negative weights; zero-weight samples are dropped.
+    threads : int, default=2
+        Threads for the value sorts of large unweighted inputs; callers that
+        already run one task per core (Dask workers) pass 1.
 
     Returns
     -------
@@ -263,7 +270,8 @@ def pav_points(
         Points in increasing score order. Tied scores are always in one point.
     """
     if sample_weight is None:
-        return _points_unweighted(scores, is_target)  # built run-compressed
+        # built run-compressed
+        return _points_unweighted(scores, is_target, threads)
     return _compress_pure_runs(_points_weighted(scores, is_target, sample_weight))
 
 
