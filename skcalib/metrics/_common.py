@@ -18,6 +18,7 @@ from ..utils._validation import check_metric_inputs
 __all__ = [
     "_validated_blocks",
     "_validated_binary",
+    "_blocks_from_arrays",
     "_application",
 ]
 
@@ -56,7 +57,14 @@ def _validated_blocks(
     is_target, s, w = check_metric_inputs(
         y_true, scores, sample_weight, pos_label=pos_label, score_name=score_name
     )
-    blocks = pav_blocks(s, is_target, w)
+    return _blocks_from_arrays(is_target, s, w)
+
+
+def _blocks_from_arrays(
+    is_target: np.ndarray, scores: np.ndarray, sample_weight: np.ndarray | None
+) -> tuple[BlockSummary, float, float]:
+    """The kernel call of :func:`_validated_blocks`, on validated arrays."""
+    blocks = pav_blocks(scores, is_target, sample_weight)
     return blocks, float(blocks.tar.sum()), float(blocks.non.sum())
 
 

@@ -10,7 +10,12 @@ from scipy.special import expit
 from .._dask import any_dask_collection
 from .._pav import block_llr, rocch_from_blocks
 from ..utils._sklearn_compat import Interval, validate_params
-from ._common import _application, _validated_binary, _validated_blocks
+from ._common import (
+    _application,
+    _blocks_from_arrays,
+    _validated_binary,
+    _validated_blocks,
+)
 
 __all__ = ["actual_dcf", "min_dcf", "bayes_error_curve"]
 
@@ -251,28 +256,27 @@ def min_dcf(
     return dcf
 
 
-def _class_cdfs(is_target, llr, w):
-    """Sorted LLRs of each class with cumulative weights (one sort per class)."""
-    out = []
-    for mask in (is_target, ~is_target):
-        x = llr[mask]
-        if w is None:
-            x.sort()
-            out.append((x, None))
-        else:
-            order = np.argsort(x, kind="stable")
-            cum = np.zeros(x.shape[0] + 1)
-            np.cumsum(w[mask][order], out=cum[1:])
-            out.append((x[order], cum))
-    return out
+def _error_rates(is_target, llr, w, thresholds):
+    """``P_miss`` and ``P_fa`` of the decisions ``llr >= t`` at each threshold.
 
-
-def _fraction_below(sorted_x, cum, thresholds):
-    """Weighted fraction of values strictly below each threshold."""
-    k = np.searchsorted(sorted_x, thresholds, side="left")
-    if cum is None:
-        return k / sorted_x.shape[0]
-    return cum[k] / cum[-1]
+    One binning pass instead of a sort of the LLRs: each trial's bin is the
+    number of (sorted) thresholds at or below its LLR, and a trial lies below
+    threshold ``t_k`` exactly when its bin is at most ``k``.
+    """
+    order = np.argsort(thresholds, kind="stable")
+    n_thr = thresholds.shape[0]
+    bins = np.searchsorted(thresholds[order], llr, side="right")
+    # even bins count non-targets, odd bins targets, in one bincount
+    counts = np.bincount(
+        2 * bins + is_target, weights=w, minlength=2 * (n_thr + 1)
+    ).reshape(-1, 2)
+    below = np.cumsum(counts, axis=0)[:n_thr]
+    n_non, n_tar = counts.sum(axis=0)
+    p_miss = np.empty(n_thr)
+    p_fa = np.empty(n_thr)
+    p_miss[order] = below[:, 1] / n_tar
+    p_fa[order] = np.maximum(n_non - below[:, 0], 0.0) / n_non
+    return p_miss, p_fa
 
 
 @validate_params(
@@ -358,26 +362,25 @@ def bayes_error_curve(
     plo = np.atleast_1d(plo)
     if not np.isfinite(plo).all():
         raise ValueError("`prior_log_odds` must be finite (no NaN or infinity).")
-    dask_input = any_dask_collection(y_true, llr, sample_weight)
-    if not dask_input:
-        is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
-    blocks, n_tar, n_non = _validated_blocks(
-        y_true, llr, sample_weight, pos_label, score_name="llr"
-    )
     pe, one_minus_pe = expit(plo), expit(-plo)
     norm = np.minimum(pe, one_minus_pe)
     thresholds = -plo
 
-    if dask_input:  # per-partition counts at every threshold
+    if any_dask_collection(y_true, llr, sample_weight):
         from .._dask import dask_error_rates
 
+        blocks, n_tar, n_non = _validated_blocks(
+            y_true, llr, sample_weight, pos_label, score_name="llr"
+        )
+        # per-partition counts at every threshold
         p_miss, p_fa = dask_error_rates(
             y_true, llr, thresholds, sample_weight=sample_weight, pos_label=pos_label
         )
     else:
-        (tar_x, tar_cum), (non_x, non_cum) = _class_cdfs(is_target, x, w)
-        p_miss = _fraction_below(tar_x, tar_cum, thresholds)
-        p_fa = 1.0 - _fraction_below(non_x, non_cum, thresholds)
+        # validated once; the kernel and the error rates share the arrays
+        is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
+        blocks, n_tar, n_non = _blocks_from_arrays(is_target, x, w)
+        p_miss, p_fa = _error_rates(is_target, x, w, thresholds)
     actual = (pe * p_miss + one_minus_pe * p_fa) / norm
 
     # Minimum: the hull vertex where the PAV-LLRs cross the threshold; the two
