@@ -5,14 +5,32 @@ in a ``Pipeline``; metrics and scorers live in :mod:`skcalib.metrics`, data
 generators in :mod:`skcalib.datasets`.
 """
 
-from ._affine import ProperScoringAffineCalibrator
-from ._base import BaseCalibrator
-from ._calibrated_classifier import CalibratedClassifier
-from ._pav_calibrators import PAVCalibrator, PAVLLRCalibrator
-from ._platt import PlattCalibrator
-from ._score_transformer import ScoreTransformer
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0.dev0"
+
+# Public names load on first use (PEP 562), so that ``import skcalib`` and the
+# command line's ``--help``/``--version`` do not pay for scikit-learn and SciPy.
+_LAZY = {
+    "BaseCalibrator": "._base",
+    "CalibratedClassifier": "._calibrated_classifier",
+    "PAVCalibrator": "._pav_calibrators",
+    "PAVLLRCalibrator": "._pav_calibrators",
+    "PlattCalibrator": "._platt",
+    "ProperScoringAffineCalibrator": "._affine",
+    "ScoreTransformer": "._score_transformer",
+}
+
+if TYPE_CHECKING:
+    from ._affine import ProperScoringAffineCalibrator
+    from ._base import BaseCalibrator
+    from ._calibrated_classifier import CalibratedClassifier
+    from ._pav_calibrators import PAVCalibrator, PAVLLRCalibrator
+    from ._platt import PlattCalibrator
+    from ._score_transformer import ScoreTransformer
 
 __all__ = [
     "BaseCalibrator",
@@ -24,3 +42,21 @@ __all__ = [
     "ScoreTransformer",
     "__version__",
 ]
+
+
+_SUBMODULES = ("datasets", "metrics", "utils")
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -14,6 +14,7 @@ import pytest
 import skcalib
 from skcalib import _cli
 from skcalib._cli import Progress, main
+from skcalib._cli._demo import _DEMO_CALIBRATORS
 from skcalib.datasets import make_gaussian_scores
 from skcalib.metrics import actual_dcf, cllr, eer, min_cllr, min_dcf
 
@@ -236,7 +237,8 @@ def test_calibrate_malformed(tmp_path, capsys, monkeypatch):
     assert "a.txt, line 3: score 'x' is not a number" in capsys.readouterr().err
     _write(tmp_path / "model.pkl", "not a pickle")
     assert main(["calibrate", "--load-model", "model.pkl", "--apply", "ok.txt"]) == 2
-    assert "model.pkl, line 1: not a saved skcalib model" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "model.pkl: not a saved skcalib model" in err and "line 1" not in err
     joblib.dump({"a": 1}, tmp_path / "dict.pkl")
     assert main(["calibrate", "--load-model", "dict.pkl", "--apply", "ok.txt"]) == 2
     assert "not a saved skcalib calibrator (found dict)" in capsys.readouterr().err
@@ -311,7 +313,8 @@ def test_evaluate_infinite_llr(tmp_path, capsys):
     path = _write(tmp_path / "s.txt", "inf 1\n-inf 0\n1.0 1\n-inf 1\n")
     assert main(["evaluate", path, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["cllr"] == "inf"  # a confidently wrong target: strict JSON
+    assert out["cllr"] == "Infinity"  # a confidently wrong target: strict JSON
+    assert out["n_confidently_wrong"] == 1
 
 
 def test_evaluate_key_equals_two_columns(data, tmp_path, capsys):
@@ -353,9 +356,10 @@ def _calibrators():
     if hasattr(skcalib, "PlattCalibrator"):
         out["platt"] = skcalib.PlattCalibrator()
     if hasattr(skcalib, "ProperScoringAffineCalibrator"):
-        out["affine"] = skcalib.ProperScoringAffineCalibrator(
-            alpha=2.0, beta=1.0, prior=0.3
-        )
+        cls = skcalib.ProperScoringAffineCalibrator
+        # the objective's target prior (``p_target``; ``prior`` in older builds)
+        name = "p_target" if "p_target" in cls().get_params() else "prior"
+        out["affine"] = cls(alpha=2.0, beta=1.0, **{name: 0.3})
     return out
 
 
@@ -376,7 +380,7 @@ def test_calibrate_matches_estimator(method, data, tmp_path, capsys):
     apply = _two_column(tmp_path / "apply.csv", s2, y2, sep=",", header=True)
     out = tmp_path / "out.csv"
     extra = (
-        ["--alpha", "2", "--beta", "1", "--prior", "0.3"] if method == "affine" else []
+        ["--alpha", "2", "--beta", "1", "--p-target", "0.3"] if method == "affine" else []
     )
     argv = ["calibrate", "--method", method, "--train", train, "--apply", apply]
     assert main([*argv, "-o", str(out), "-q", *extra]) == 0
@@ -482,7 +486,7 @@ def test_demo_subprocess(tmp_path):
     assert proc.returncode == 0, proc.stderr
     with open(tmp_path / "skcalib_demo.png", "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
-    for name in _cli._DEMO_CALIBRATORS:
+    for name in _DEMO_CALIBRATORS:
         if hasattr(skcalib, name):
             assert name in proc.stdout
     assert "true LLR" in proc.stdout and "Cllr" in proc.stdout
@@ -495,7 +499,7 @@ def test_demo_json_in_process(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert plot.exists()
     systems = out["systems"]
-    for name in _cli._DEMO_CALIBRATORS:
+    for name in _DEMO_CALIBRATORS:
         assert (name in systems) == hasattr(skcalib, name)
     ref = systems["true LLR (Bayes, reference)"]
     raw = systems["raw naive Bayes log-odds"]

@@ -1,0 +1,368 @@
+"""The ``skcalib`` command line: evaluate and calibrate score files, run a demo.
+
+::
+
+    skcalib evaluate SCORES [--key KEY] [--p-target P --c-miss C --c-fa C]
+                            [--plot FILE.png] [--json]
+    skcalib calibrate --method {pav-llr,pav,platt,affine} --train TRAIN
+                      [--train-key KEY] --apply SCORES [-o OUT]
+                      [--save-model FILE | --load-model FILE]
+    skcalib demo [--plot FILE.png] [--json]
+
+Score files are text, comma- or whitespace-separated, one trial per line
+(blank lines and lines starting with ``#`` are ignored; a first line naming
+its columns, e.g. ``score label``, is a header; ``-`` reads standard input):
+
+- two columns ``score label``, the label one of ``1/0``, ``target/nontarget``
+  (also ``tar/non``, ``true/false``, ``+1/-1``), or
+- three columns ``model segment score`` (BOSARIS style) with a key file of
+  ``model segment target|nontarget`` lines.
+
+Malformed input exits with status 2 and a one-line message naming the file
+and the line; nothing in this package prints a traceback for bad input.
+Output files are replaced only once completely written. Only this module is
+imported for ``--help`` and ``--version``: the commands import NumPy,
+scikit-learn and matplotlib when they run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import math
+import os
+import sys
+
+from ._common import JSON_INFINITY_HELP, PROG, InputError, Progress  # noqa: F401
+
+__all__ = ["main"]
+
+_LABEL_HELP = "1/0, target/nontarget, tar/non, true/false, +1/-1"
+_METHODS = ("pav-llr", "pav", "platt", "affine")
+_DEMO_MIN_SAMPLES = 2  # one sample of each class
+
+
+def _probability(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1); got {text}")
+    return v
+
+
+def _positive(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"must be a positive number; got {text}")
+    return v
+
+
+def _sample_count(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < _DEMO_MIN_SAMPLES:
+        raise argparse.ArgumentTypeError(
+            f"must be at least {_DEMO_MIN_SAMPLES} (one sample of each class); "
+            f"got {text}"
+        )
+    return v
+
+
+def _add_application(p) -> None:
+    g = p.add_argument_group("application (cost model of the DCF)")
+    g.add_argument(
+        "--p-target",
+        type=_probability,
+        default=0.5,
+        metavar="P",
+        help="target prior of the application (default 0.5)",
+    )
+    g.add_argument(
+        "--c-miss",
+        type=_positive,
+        default=1.0,
+        metavar="C",
+        help="cost of a miss (default 1)",
+    )
+    g.add_argument(
+        "--c-fa",
+        type=_positive,
+        default=1.0,
+        metavar="C",
+        help="cost of a false alarm (default 1)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+
+    quiet = argparse.ArgumentParser(add_help=False)
+    # SUPPRESS: a subcommand's default must not undo ``skcalib -q COMMAND``.
+    quiet.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="no progress messages on stderr",
+    )
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Calibrate binary classifier scores and evaluate their "
+        "calibration (EER, min/actual DCF, Cllr).",
+        epilog="Score files: 'score label' (label "
+        f"{_LABEL_HELP}) or 'model segment score' with a key file of "
+        "'model segment target|nontarget'; comma- or whitespace-separated; "
+        "'-' reads standard input. Output files are replaced only once "
+        f"completely written. With --json, {JSON_INFINITY_HELP}.",
+        parents=[quiet],
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    ev = sub.add_parser(
+        "evaluate",
+        parents=[quiet],
+        help="EER, min/actual DCF, Cllr and min Cllr of a score file",
+        description="Evaluate scores read as natural-log LLRs: EER and min "
+        "DCF/min Cllr (discrimination) and actual DCF/Cllr (calibration).",
+    )
+    ev.add_argument(
+        "scores",
+        metavar="SCORES",
+        help="score file: 'score label' or 'model segment score' ('-': "
+        "standard input)",
+    )
+    ev.add_argument(
+        "--key",
+        metavar="KEY",
+        help="key file 'model segment target|nontarget' for a three-column score file",
+    )
+    _add_application(ev)
+    ev.add_argument(
+        "--plot",
+        metavar="FILE.png",
+        help="also write a Bayes error plot to this image file",
+    )
+    ev.add_argument(
+        "--json",
+        action="store_true",
+        help=f"print the results as JSON ({JSON_INFINITY_HELP})",
+    )
+    ev.set_defaults(command_module="_commands", command_func="cmd_evaluate")
+
+    ca = sub.add_parser(
+        "calibrate",
+        parents=[quiet],
+        help="train a calibrator on one score file, apply it to another",
+        description="Fit a calibrator on labelled training scores and write "
+        "calibrated scores of another file, in that file's format.",
+    )
+    ca.add_argument(
+        "--method",
+        choices=_METHODS,
+        help="pav-llr (PAVLLRCalibrator), pav (PAVCalibrator), "
+        "platt (PlattCalibrator) or affine "
+        "(ProperScoringAffineCalibrator); required with --train",
+    )
+    ca.add_argument(
+        "--train", metavar="TRAIN", help="labelled training scores ('-': stdin)"
+    )
+    ca.add_argument(
+        "--train-key", metavar="KEY", help="key file for a three-column training file"
+    )
+    ca.add_argument(
+        "--apply",
+        metavar="SCORES",
+        help="scores to calibrate ('score label', 'model segment "
+        "score' or one 'score' column; '-': stdin)",
+    )
+    ca.add_argument(
+        "-o",
+        "--out",
+        metavar="OUT",
+        help="output file (default: standard output); must not be an input file",
+    )
+    ca.add_argument(
+        "--output",
+        choices=("llr", "proba"),
+        default="llr",
+        help="write calibrated LLRs (default) or target "
+        "probabilities at the calibrator's prior",
+    )
+    ca.add_argument(
+        "--alpha",
+        type=_positive,
+        default=None,
+        help="affine: Beta-family rule parameter alpha (default 1)",
+    )
+    ca.add_argument(
+        "--beta",
+        type=_positive,
+        default=None,
+        help="affine: Beta-family rule parameter beta (default 1)",
+    )
+    ca.add_argument(
+        "--p-target",
+        type=_probability,
+        default=None,
+        metavar="P",
+        help="affine: target prior of the application the objective is tuned "
+        "for (default 0.5)",
+    )
+    ca.add_argument(
+        "--prior",
+        type=_probability,
+        default=None,
+        help="prior that turns calibrated LLRs into probabilities for "
+        "--output proba (default: the training proportion of targets)",
+    )
+    ca.add_argument(
+        "--save-model",
+        metavar="FILE",
+        help="save the fitted calibrator (joblib pickle)",
+    )
+    ca.add_argument(
+        "--load-model",
+        metavar="FILE",
+        help="use a calibrator saved with --save-model instead of "
+        "training (only load files you trust: it is a pickle); the training "
+        "options --method, --alpha, --beta, --p-target, --prior are refused",
+    )
+    ca.set_defaults(command_module="_commands", command_func="cmd_calibrate")
+
+    de = sub.add_parser(
+        "demo",
+        parents=[quiet],
+        help="the whole job on built-in data: classifier, calibrators, "
+        "metrics table and Bayes error plot",
+    )
+    de.add_argument(
+        "--plot",
+        metavar="FILE.png",
+        default="skcalib_demo.png",
+        help="where to write the Bayes error plot (default skcalib_demo.png)",
+    )
+    for flag, default, what in (
+        ("--n-train", 500, "classifier training samples"),
+        ("--n-calibration", 500, "calibration samples"),
+        ("--n-test", 5000, "test samples"),
+    ):
+        de.add_argument(
+            flag,
+            type=_sample_count,
+            default=default,
+            metavar="N",
+            help=f"number of {what}, half of each class, at least "
+            f"{_DEMO_MIN_SAMPLES} (default {default})",
+        )
+    de.add_argument(
+        "--random-state", type=int, default=0, help="seed of the data (default 0)"
+    )
+    _add_application(de)
+    de.add_argument(
+        "--json",
+        action="store_true",
+        help=f"print the results as JSON ({JSON_INFINITY_HELP})",
+    )
+    de.set_defaults(command_module="_demo", command_func="cmd_demo")
+    return parser
+
+
+def _run(args) -> int:
+    import importlib
+
+    module = importlib.import_module(f".{args.command_module}", __name__)
+    return getattr(module, args.command_func)(args)
+
+
+def _silence_stdout() -> None:
+    """Point the real standard output at /dev/null (its buffer is unwritable).
+
+    Python flushes ``sys.stdout`` once more at exit; without this a closed
+    pipe or a full device would print a second error there.
+    """
+    if sys.stdout is not sys.__stdout__ or sys.stdout is None:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def main(argv=None) -> int:
+    """Run the command line; return the exit status (0 ok, 2 bad input).
+
+    Parameters
+    ----------
+    argv : list of str, default=None
+        Arguments without the program name; ``sys.argv[1:]`` if None.
+
+    Returns
+    -------
+    status : int
+        0 on success, 2 on bad input, usage or a failed write (one line on
+        stderr), 141 when standard output is a pipe closed by its reader
+        (nothing printed, like a program stopped by SIGPIPE).
+
+    Examples
+    --------
+    >>> from skcalib._cli import main
+    >>> main(["--version"])
+    skcalib ...
+    0
+    >>> main(["evaluate", "no-such-file.txt"])  # message on stderr
+    2
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: usage errors (2), --help/--version (0)
+        status = int(exc.code or 0)
+    else:
+        args.quiet = bool(getattr(args, "quiet", False))
+        try:
+            status = _run(args)
+        except InputError as exc:
+            print(f"{PROG}: error: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print(f"{PROG}: interrupted", file=sys.stderr)
+            return 130
+        except BrokenPipeError:
+            _silence_stdout()
+            return 141
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EFBIG, errno.EIO, errno.EDQUOT):
+                raise
+            _silence_stdout()
+            print(
+                f"{PROG}: error: cannot write to standard output: "
+                f"{exc.strerror or exc}.",
+                file=sys.stderr,
+            )
+            return 2
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
+    except OSError as exc:
+        _silence_stdout()
+        print(
+            f"{PROG}: error: cannot write to standard output: {exc.strerror or exc}.",
+            file=sys.stderr,
+        )
+        return 2
+    return status

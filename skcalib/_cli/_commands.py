@@ -1,0 +1,319 @@
+"""The ``evaluate`` and ``calibrate`` commands (heavy imports happen here)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+from ._common import InputError, Progress, json_number, warnings_as_notes
+from ._output import atomic_output, check_outputs
+from ._reader import read_scores, require_both_classes, require_finite
+from ._writer import write_scores
+
+
+# ---------------------------------------------------------------- evaluation
+def metrics_table(y: np.ndarray, llr: np.ndarray, args) -> dict:
+    from ..metrics import actual_dcf, cllr, eer, min_cllr, min_dcf
+
+    app = {"p_target": args.p_target, "c_miss": args.c_miss, "c_fa": args.c_fa}
+    with np.errstate(all="ignore"):
+        return {
+            "eer": float(eer(y, llr)),
+            "min_dcf": float(min_dcf(y, llr, **app)),
+            "actual_dcf": float(actual_dcf(y, llr, **app)),
+            "cllr": float(cllr(y, llr)),
+            "min_cllr": float(min_cllr(y, llr)),
+        }
+
+
+ROWS = [
+    ("EER", "eer", "{:.2%}"),
+    ("min DCF", "min_dcf", "{:.4f}"),
+    ("actual DCF", "actual_dcf", "{:.4f}"),
+    ("Cllr (bits)", "cllr", "{:.4f}"),
+    ("min Cllr (bits)", "min_cllr", "{:.4f}"),
+]
+
+
+def fmt(template: str, value: float) -> str:
+    return template.format(value) if math.isfinite(value) else str(value)
+
+
+def confidently_wrong(y: np.ndarray, llr: np.ndarray) -> tuple[int, int]:
+    """Target trials at LLR -inf and non-target trials at LLR +inf."""
+    return (
+        int(np.count_nonzero(y & (llr == -np.inf))),
+        int(np.count_nonzero(~y & (llr == np.inf))),
+    )
+
+
+def infinite_cllr_note(n_tar_wrong: int, n_non_wrong: int) -> str:
+    return (
+        f"Cllr is infinite: {n_tar_wrong + n_non_wrong} trials are confidently "
+        f"wrong ({n_tar_wrong} target trials at LLR -inf, {n_non_wrong} "
+        "non-target trials at +inf); each costs infinitely many bits. Such "
+        "LLRs come from a calibrator that gives probability 0 or 1 (e.g. PAV "
+        "with extremes='raw'); PAVLLRCalibrator's default "
+        "extremes='succession' keeps them finite."
+    )
+
+
+def effective_prior(args) -> float:
+    num = args.p_target * args.c_miss
+    return num / (num + (1 - args.p_target) * args.c_fa)
+
+
+def app_line(args) -> str:
+    return (
+        f"application: p_target={args.p_target:g} c_miss={args.c_miss:g} "
+        f"c_fa={args.c_fa:g} (effective prior {effective_prior(args):.4g})"
+    )
+
+
+def bayes_error_plot(systems, path: str, args, title: str) -> None:
+    """Write a Bayes error plot of ``[(name, y, llr, plot_min)]`` to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from scipy.special import logit
+
+    from ..metrics._plot import BayesErrorDisplay
+
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    try:
+        for name, y, llr, plot_min in systems:
+            BayesErrorDisplay.from_predictions(
+                y, llr, name=name, ax=ax, plot_min_dcf=plot_min
+            )
+        ax.axvline(
+            float(logit(effective_prior(args))),
+            color="grey",
+            linewidth=0.8,
+            linestyle="-.",
+            label="application",
+        )
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        ax.set_title(title, fontsize="medium")
+        fig.tight_layout()
+        save_figure(fig, path)
+    finally:
+        plt.close(fig)
+
+
+def save_figure(fig, path: str) -> None:
+    """Save ``fig`` to ``path`` (format from its extension), atomically."""
+    ext = os.path.splitext(path)[1].lstrip(".").lower() or "png"
+    if ext not in fig.canvas.get_supported_filetypes():
+        raise InputError(
+            f"{path}: cannot write the plot: unknown image format {ext!r} (use "
+            "one of " + ", ".join(sorted(fig.canvas.get_supported_filetypes())) + ")."
+        )
+    with atomic_output(path, "wb") as f:
+        fig.savefig(f, format=ext, dpi=100)
+
+
+def cmd_evaluate(args) -> int:
+    check_outputs({"--plot": args.plot}, {"SCORES": args.scores, "--key": args.key})
+    progress = Progress(args.quiet)
+    sf = read_scores(args.scores, progress, key=args.key)
+    require_both_classes(sf)
+    progress.update("computing metrics")
+    metrics = metrics_table(sf.labels, sf.scores, args)
+    n_tar = int(np.count_nonzero(sf.labels))
+    n_non = int(sf.labels.shape[0] - n_tar)
+    wrong = confidently_wrong(sf.labels, sf.scores)
+    name = "standard input" if args.scores == "-" else os.path.basename(args.scores)
+    if args.plot:
+        progress.update(f"writing {args.plot}")
+        bayes_error_plot(
+            [(name, sf.labels, sf.scores, True)],
+            args.plot,
+            args,
+            f"Bayes error plot: {name}",
+        )
+    progress.done()
+    if args.json:
+        out = {
+            "scores": args.scores,
+            "key": args.key,
+            "n_target": n_tar,
+            "n_nontarget": n_non,
+            "p_target": args.p_target,
+            "c_miss": args.c_miss,
+            "c_fa": args.c_fa,
+            "effective_prior": effective_prior(args),
+            **{k: json_number(v) for k, v in metrics.items()},
+            "n_confidently_wrong": sum(wrong),
+        }
+        if args.plot:
+            out["plot"] = args.plot
+        print(json.dumps(out, indent=2, allow_nan=False))
+        return 0
+    print(
+        f"{sf.path}: {n_tar + n_non} trials ({n_tar} target, {n_non} "
+        "non-target); scores read as natural-log LLRs"
+    )
+    print(app_line(args))
+    width = max(len(r[0]) for r in ROWS)
+    for label, key, template in ROWS:
+        print(f"  {label:<{width}}  {fmt(template, metrics[key]):>10}")
+    if math.isinf(metrics["cllr"]):
+        print(infinite_cllr_note(*wrong))
+    if args.plot:
+        print(f"Bayes error plot written to {args.plot}")
+    return 0
+
+
+# --------------------------------------------------------------- calibration
+_CALIBRATORS = {
+    "pav-llr": "PAVLLRCalibrator",
+    "pav": "PAVCalibrator",
+    "platt": "PlattCalibrator",
+    "affine": "ProperScoringAffineCalibrator",
+}
+
+#: Options that only shape a calibrator being trained (dest, flag).
+TRAINING_OPTIONS = (
+    ("method", "--method"),
+    ("alpha", "--alpha"),
+    ("beta", "--beta"),
+    ("p_target", "--p-target"),
+    ("prior", "--prior"),
+)
+
+
+def make_calibrator(args):
+    import skcalib
+
+    cls = getattr(skcalib, _CALIBRATORS[args.method], None)
+    if cls is None:
+        raise InputError(f"this skcalib build has no {_CALIBRATORS[args.method]}.")
+    params = cls().get_params()
+    kwargs = {"prior": args.prior}
+    if args.method == "affine":
+        kwargs["alpha"] = 1.0 if args.alpha is None else args.alpha
+        kwargs["beta"] = 1.0 if args.beta is None else args.beta
+        p_target = 0.5 if args.p_target is None else args.p_target
+        if "p_target" in params:
+            kwargs["p_target"] = p_target
+        else:  # the objective's target prior was called ``prior`` before
+            if args.prior is not None:
+                raise InputError(
+                    "--prior: this build's ProperScoringAffineCalibrator has no "
+                    "prior apart from the objective's (--p-target)."
+                )
+            kwargs["prior"] = p_target
+    else:
+        for dest, flag in TRAINING_OPTIONS[1:4]:
+            if getattr(args, dest) is not None:
+                raise InputError(f"{flag} applies to --method affine only.")
+    return cls(**kwargs)
+
+
+def load_model(path: str):
+    import joblib
+
+    from .._base import BaseCalibrator
+
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a directory, not a saved model.")
+    try:
+        model = joblib.load(path)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file.") from None
+    except MemoryError:
+        raise InputError(f"{path}: not a saved skcalib model (too large).") from None
+    except Exception as exc:  # any unreadable file: zlib, lzma, pickle, EOF, ...
+        raise InputError(
+            f"{path}: not a saved skcalib model (reading it failed with "
+            f"{type(exc).__name__})."
+        ) from None
+    if not isinstance(model, BaseCalibrator):
+        raise InputError(
+            f"{path}: not a saved skcalib calibrator (found {type(model).__name__})."
+        )
+    return model
+
+
+def cmd_calibrate(args) -> int:
+    if args.load_model is None and args.train is None:
+        raise InputError("calibrate needs --train TRAIN (or --load-model FILE).")
+    if args.load_model is not None and args.train is not None:
+        raise InputError("give either --train or --load-model, not both.")
+    if args.apply is None and args.save_model is None:
+        raise InputError("nothing to do: give --apply SCORES and/or --save-model.")
+    if args.load_model is not None:
+        given = [flag for dest, flag in TRAINING_OPTIONS if getattr(args, dest) is not None]
+        if args.train_key is not None:
+            given.append("--train-key")
+        if given:
+            raise InputError(
+                f"{', '.join(given)}: only for training; the model from "
+                f"--load-model {args.load_model} is already fitted."
+            )
+        if args.save_model is not None:
+            raise InputError("--save-model needs --train (a loaded model is saved).")
+    elif args.method is None:
+        raise InputError("--method is required with --train.")
+    check_outputs(
+        {"-o": args.out, "--save-model": args.save_model},
+        {
+            "--train": args.train,
+            "--train-key": args.train_key,
+            "--apply": args.apply,
+            "--load-model": args.load_model,
+        },
+    )
+    if [args.train, args.apply].count("-") > 1:
+        raise InputError("only one input can be standard input (-).")
+    progress = Progress(args.quiet)
+    if args.load_model is not None:
+        model = load_model(args.load_model)
+    else:
+        model = make_calibrator(args)
+        train = read_scores(
+            args.train, progress, key=args.train_key, key_option="--train-key"
+        )
+        require_finite(train, "to train a calibrator")
+        require_both_classes(train)
+        progress.update(f"fitting {type(model).__name__}")
+        try:
+            with warnings_as_notes():
+                model.fit(train.scores, train.labels)
+        except ValueError as exc:
+            raise InputError(f"{train.path}: cannot fit: {exc}") from None
+        if args.save_model is not None:
+            import joblib
+
+            with atomic_output(args.save_model, "wb") as f:
+                joblib.dump(model, f)
+    if args.apply is not None:
+        sf = read_scores(args.apply, progress, need_labels=False)
+        require_finite(sf, "to be calibrated")
+        progress.update(f"calibrating {sf.scores.shape[0]:,} scores")
+        try:
+            with warnings_as_notes():
+                if args.output == "llr":
+                    values = model.decision_function(sf.scores)
+                else:
+                    values = model.predict_proba(sf.scores)[:, 1]
+        except ValueError as exc:
+            raise InputError(f"{sf.path}: cannot calibrate: {exc}") from None
+        write_scores(
+            sf,
+            np.asarray(values, dtype=float),
+            args.out,
+            "llr" if args.output == "llr" else "probability",
+        )
+    progress.done()
+    if args.out not in (None, "-") and not args.quiet:
+        print(
+            f"{type(model).__name__}: calibrated scores written to {args.out}",
+            file=sys.stderr,
+        )
+    return 0

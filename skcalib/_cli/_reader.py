@@ -1,0 +1,540 @@
+"""Reading score and key files: a fast vectorized pass, a careful one on doubt.
+
+The fast pass reads the file in blocks of bytes, splits each block into
+fields with ``bytes.split`` (compiled), checks with NumPy that every line has
+the expected number of fields, and converts whole columns at once (floats by
+NumPy's parser, labels by comparing each distinct spelling once, BOSARIS
+trials by integer codes of their model and segment names). Anything it does
+not expect (a NUL byte, a quoted CSV field, a bad number or label, a missing
+trial, ...) makes it give up, and the careful pass reads the file line by
+line to name the first offending line, or to read the unusual but valid file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._common import InputError, Progress
+
+TARGET_LABELS = frozenset({"1", "+1", "target", "tar", "true", "t", "yes"})
+NONTARGET_LABELS = frozenset(
+    {"0", "-1", "nontarget", "non-target", "non", "false", "f", "no", "impostor"}
+)
+LABEL_HELP = "1/0, target/nontarget, tar/non, true/false, +1/-1"
+
+_BOM = b"\xef\xbb\xbf"
+_BLOCK = 1 << 23  # bytes per block of the fast pass (8 MiB)
+
+#: A first line whose score field is not a number and that contains one of
+#: these words is a header (``score label``, ``llr,label`` as written by
+#: ``calibrate``, ``model segment score``, ...), not a malformed trial.
+_HEADER_WORDS = ("score", "llr", "prob", "label", "class", "model", "seg", "trial")
+
+# The bytes ``bytes.split()`` treats as whitespace.
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[[9, 10, 11, 12, 13, 32]] = True
+
+
+class _Doubt(Exception):
+    """The fast pass met something it does not handle: read carefully."""
+
+
+@dataclass
+class ScoreFile:
+    """A parsed score file: one entry per trial."""
+
+    path: str
+    kind: str  # "labelled" (score label), "trials" (model segment score), "plain"
+    delimiter: str | None  # "," for CSV, None for whitespace
+    header: list | None
+    scores: np.ndarray
+    columns: list = field(repr=False)  # each column's fields (str or bytes)
+    labels: np.ndarray | None = None  # bool, True for target
+    source: _Source | None = field(default=None, repr=False)
+    _lines: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def score_col(self) -> int:
+        return 2 if self.kind == "trials" else 0
+
+    @property
+    def lines(self) -> np.ndarray:
+        """1-based line number of each trial (found by a second pass if needed)."""
+        if self._lines is None:
+            self._lines = _data_line_numbers(self.source, self.header is not None)
+        return self._lines
+
+
+class _Source:
+    """A score file, or standard input for ``-``, readable more than once."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._data = None
+        if path == "-":
+            self._data = sys.stdin.buffer.read()
+        elif os.path.isdir(path):
+            raise InputError(f"{path}: is a directory, not a score file.")
+
+    def open(self):
+        if self._data is not None:
+            return io.BytesIO(self._data)
+        try:
+            return open(self.path, "rb")
+        except FileNotFoundError:
+            raise InputError(f"{self.path}: no such file.") from None
+        except IsADirectoryError:
+            raise InputError(f"{self.path}: is a directory, not a score file.") from None
+        except OSError as exc:
+            raise InputError(
+                f"{self.path}: cannot read: {exc.strerror or exc}."
+            ) from None
+
+    def text(self) -> str:
+        with self.open() as f:
+            data = f.read()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = 1 + data.count(b"\n", 0, exc.start)
+            raise InputError(
+                f"{self.path}, line {line}: not UTF-8 text (is this a score file?)."
+            ) from None
+        return text[1:] if text.startswith("\ufeff") else text
+
+    @property
+    def name(self) -> str:
+        return "standard input" if self.path == "-" else self.path
+
+
+# ----------------------------------------------------------------- careful pass
+def _split_lines(text: str, path: str):
+    """Non-blank, non-comment lines as (line numbers, field lists, delimiter)."""
+    raw = text.splitlines()
+    numbers = []
+    kept = []
+    for i, line in enumerate(raw, start=1):
+        s = line.strip()
+        if s and not s.startswith("#"):
+            if "\x00" in s:
+                raise InputError(
+                    f"{path}, line {i}: NUL byte (binary data, not a score file?)."
+                )
+            numbers.append(i)
+            kept.append(s)
+    if not kept:
+        raise InputError(f"{path}, line {len(raw) + 1}: empty file (no trials found).")
+    delimiter = "," if "," in kept[0] else None
+    if delimiter == ",":
+        rows = [[f.strip() for f in r] for r in csv.reader(kept)]
+    else:
+        rows = [s.split() for s in kept]
+    return np.asarray(numbers, dtype=np.int64), rows, delimiter, len(raw)
+
+
+def _data_line_numbers(source: _Source, has_header: bool) -> np.ndarray:
+    numbers, _, _, _ = _split_lines(source.text(), source.path)
+    return numbers[1:] if has_header else numbers
+
+
+def _is_header(fields: list, score_col: int) -> bool:
+    if score_col >= len(fields):
+        return False
+    try:
+        float(fields[score_col])
+        return False
+    except ValueError:
+        return any(w in f.lower() for f in fields for w in _HEADER_WORDS)
+
+
+def _parse_floats(values: list, numbers: np.ndarray, path: str, what: str):
+    try:
+        out = np.array(values, dtype=np.float64)
+    except ValueError:
+        out = None
+    if out is None or np.isnan(out).any():
+        for v, n in zip(values, numbers, strict=True):
+            try:
+                x = float(v)
+            except ValueError:
+                raise InputError(
+                    f"{path}, line {n}: {what} {v!r} is not a number."
+                ) from None
+            if math.isnan(x):
+                raise InputError(f"{path}, line {n}: {what} is NaN.")
+    return out
+
+
+def _check_columns(rows, numbers, expected: int, path: str, layout: str):
+    counts = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+    bad = np.flatnonzero(counts != expected)
+    if bad.size:
+        i = int(bad[0])
+        found = int(counts[i])
+        problem = "missing column" if found < expected else "extra column"
+        raise InputError(
+            f"{path}, line {numbers[i]}: {problem}: expected {expected} columns "
+            f"({layout}), found {found}."
+        )
+
+
+def classify_labels(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Target mask of a label column, and the index of the first unknown label.
+
+    Each distinct spelling is compared once against the whole column, in the
+    order of first appearance, so the work is one vectorized pass per distinct
+    spelling (two or three in practice) and the unknown label reported is the
+    earliest in the file. The index is -1 when every label is known.
+    """
+    is_tar = np.zeros(values.shape[0], dtype=bool)
+    pending = np.arange(values.shape[0])
+    while pending.size:
+        spelling = values[pending[0]]
+        text = spelling.decode() if isinstance(spelling, bytes) else str(spelling)
+        lowered = text.lower()
+        if lowered not in TARGET_LABELS and lowered not in NONTARGET_LABELS:
+            return is_tar, int(pending[0])
+        same = values[pending] == spelling
+        if lowered in TARGET_LABELS:
+            is_tar[pending[same]] = True
+        pending = pending[~same]
+    return is_tar, -1
+
+
+def _parse_labels(values: list, numbers: np.ndarray, path: str) -> np.ndarray:
+    is_tar, bad = classify_labels(np.asarray(values, dtype=str))
+    if bad >= 0:
+        raise InputError(
+            f"{path}, line {numbers[bad]}: unknown label {values[bad]!r} "
+            f"(expected one of {LABEL_HELP})."
+        )
+    return is_tar
+
+
+def _layout(width: int, key: bool, need_labels: bool):
+    """(kind, score column, layout text, expected columns) of a file."""
+    if key or width == 3:
+        return "trials", 2, "model segment score", 3
+    if width == 1 and not need_labels:
+        return "plain", 0, "score", 1
+    return "labelled", 0, "score label", 2
+
+
+def _read_careful(source: _Source, *, key: bool, need_labels: bool) -> ScoreFile:
+    path = source.name
+    numbers, rows, delimiter, n_lines = _split_lines(source.text(), path)
+    kind, score_col, layout, expected = _layout(len(rows[0]), key, need_labels)
+    header = None
+    if _is_header(rows[0], score_col):
+        header, rows, numbers = rows[0], rows[1:], numbers[1:]
+        if not rows:
+            raise InputError(
+                f"{path}, line {n_lines + 1}: no trials after the header line."
+            )
+    _check_columns(rows, numbers, expected, path, layout)
+    scores = _parse_floats([r[score_col] for r in rows], numbers, path, "score")
+    columns = [
+        None if j == score_col else np.array([r[j] for r in rows])
+        for j in range(expected)
+    ]
+    out = ScoreFile(path, kind, delimiter, header, scores, columns, source=source)
+    out._lines = numbers
+    if kind == "labelled":
+        out.labels = _parse_labels(columns[1].tolist(), numbers, path)
+    return out
+
+
+def _read_key_careful(source: _Source):
+    path = source.name
+    numbers, rows, _, n_lines = _split_lines(source.text(), path)
+    first = rows[0]
+    if (
+        len(first) == 3
+        and first[2].lower() not in TARGET_LABELS | NONTARGET_LABELS
+        and any(w in " ".join(first).lower() for w in ("model", "segment", "label"))
+    ):
+        rows, numbers = rows[1:], numbers[1:]
+    if not rows:
+        raise InputError(f"{path}, line {n_lines + 1}: no trials in key file.")
+    _check_columns(rows, numbers, 3, path, "model segment target|nontarget")
+    labels = _parse_labels([r[2] for r in rows], numbers, path)
+    return rows, numbers, labels
+
+
+def _match_key_careful(sf: ScoreFile, key_source: _Source) -> np.ndarray:
+    """Labels of the scored trials, or a message naming the first bad line."""
+    key_path = key_source.name
+    rows, numbers, labels = _read_key_careful(key_source)
+    table: dict = {}
+    for r, n, lab in zip(rows, numbers, labels.tolist(), strict=True):
+        trial = (r[0], r[1])
+        if trial in table:
+            raise InputError(
+                f"{key_path}, line {n}: duplicate trial ({r[0]}, {r[1]}) "
+                f"(first on line {table[trial][1]})."
+            )
+        table[trial] = (lab, int(n))
+    models, segments = (_as_text(c) for c in sf.columns[:2])
+    out = np.empty(len(models), dtype=bool)
+    seen: dict = {}
+    for i, (m, g, n) in enumerate(zip(models, segments, sf.lines, strict=True)):
+        trial = (m, g)
+        hit = table.get(trial)
+        if hit is None:
+            raise InputError(
+                f"{sf.path}, line {n}: trial ({m}, {g}) is not in the "
+                f"key file {key_path} (key/score mismatch)."
+            )
+        if trial in seen:
+            raise InputError(
+                f"{sf.path}, line {n}: duplicate trial ({m}, {g}) "
+                f"(first on line {seen[trial]})."
+            )
+        seen[trial] = int(n)
+        out[i] = hit[0]
+    if len(seen) != len(table):
+        missing = next(t for t in table if t not in seen)
+        raise InputError(
+            f"{key_path}, line {table[missing][1]}: trial ({missing[0]}, "
+            f"{missing[1]}) has no score in {sf.path} (key/score mismatch)."
+        )
+    return out
+
+
+def _as_text(column: np.ndarray) -> list:
+    if column.dtype.kind == "S":
+        return [b.decode("utf-8") for b in column.tolist()]
+    return column.tolist()
+
+
+# -------------------------------------------------------------------- fast pass
+def _blocks(source: _Source):
+    """The file as blocks of whole lines (BOM removed), checked for NUL/UTF-8."""
+    with source.open() as f:
+        carry = b""
+        first = True
+        while True:
+            chunk = f.read(_BLOCK)
+            if first:
+                if chunk.startswith(_BOM):
+                    chunk = chunk[len(_BOM) :]
+                first = False
+            if not chunk:
+                if carry:
+                    yield _checked(carry)
+                return
+            data = carry + chunk
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                carry = data
+                continue
+            carry = data[cut:]
+            yield _checked(data[:cut])
+
+
+def _checked(block: bytes) -> bytes:
+    if b"\x00" in block:
+        raise _Doubt
+    if np.frombuffer(block, dtype=np.uint8).max(initial=0) >= 0x80:
+        try:
+            block.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Doubt from None
+    if b"#" in block:  # drop comment lines (their number matters only in messages)
+        block = b"\n".join(
+            line for line in block.split(b"\n") if not line.lstrip().startswith(b"#")
+        )
+    return block
+
+
+def _first_line(block: bytes):
+    """(fields of the first non-blank line, offset just past it) or None."""
+    start = 0
+    while start < len(block):
+        end = block.find(b"\n", start)
+        end = len(block) if end < 0 else end
+        line = block[start:end].strip()
+        if line:
+            return line, end + 1
+        start = end + 1
+    return None
+
+
+def _fields(block: bytes, width: int) -> list:
+    """The fields of ``block``, after checking each line has ``width`` of them."""
+    tokens = block.split()
+    if not tokens:
+        return tokens
+    if len(tokens) % width:
+        raise _Doubt
+    buf = np.frombuffer(block, dtype=np.uint8)
+    word = ~_SPACE[buf]
+    starts = np.flatnonzero(word[1:] & ~word[:-1]) + 1
+    if word[0]:
+        starts = np.concatenate(([0], starts))
+    line_of = np.searchsorted(np.flatnonzero(buf == 10), starts)
+    first, last = line_of[::width], line_of[width - 1 :: width]
+    if (first != last).any() or (first[1:] == first[:-1]).any():
+        raise _Doubt
+    return tokens
+
+
+def _floats(tokens: list) -> np.ndarray:
+    try:
+        values = np.array(tokens, dtype=np.float64)
+    except ValueError:
+        raise _Doubt from None
+    if np.isnan(values).any():
+        raise _Doubt
+    return values
+
+
+def _read_fast(
+    source: _Source, progress: Progress, *, key: bool, need_labels: bool
+) -> ScoreFile:
+    header = None
+    kind = delimiter = None
+    scores, columns = [], []
+    n_read = 0
+    for block in _blocks(source):
+        if kind is None:
+            found = _first_line(block)
+            if found is None:
+                continue
+            line, past = found
+            delimiter = "," if b"," in line else None
+            if delimiter:
+                if b'"' in block:
+                    raise _Doubt
+                line = line.replace(b",", b" ")
+            fields = [f.decode("utf-8") for f in line.split()]
+            kind, score_col, _, width = _layout(len(fields), key, need_labels)
+            if _is_header(fields, score_col):
+                header, block = fields, block[past:]
+            columns = [[] for _ in range(width)]
+        if delimiter:
+            if b'"' in block:
+                raise _Doubt
+            block = block.replace(b",", b" ")
+        tokens = _fields(block, width)
+        if not tokens:
+            continue
+        for j in range(width):
+            if j == score_col:
+                scores.append(_floats(tokens[j::width]))
+            else:
+                columns[j].append(np.array(tokens[j::width]))
+        n_read += len(tokens) // width
+        del tokens
+        progress.update(f"reading {source.name}: {n_read:,} trials", throttle=True)
+    if not scores:
+        raise _Doubt  # empty, or a header only: the careful pass says where
+    scores = np.concatenate(scores)
+    columns = [np.concatenate(c) if c else None for c in columns]
+    out = ScoreFile(
+        source.name, kind, delimiter, header, scores, columns, source=source
+    )
+    if kind == "labelled":
+        out.labels, bad = classify_labels(columns[1])
+        if bad >= 0:
+            raise _Doubt
+    return out
+
+
+def _match_key_fast(sf: ScoreFile, key_source: _Source, progress) -> np.ndarray:
+    """Labels of the scored trials, matched by integer codes of their names."""
+    key = _read_fast(key_source, progress, key=True, need_labels=False)
+    if key.header is not None:
+        raise _Doubt  # a header-like first key line: let the careful pass decide
+    is_tar, bad = classify_labels(key.columns[2])
+    if bad >= 0:
+        raise _Doubt
+    n_scored = sf.scores.shape[0]
+    codes = []
+    for j in range(2):
+        _, inverse = np.unique(
+            np.concatenate([sf.columns[j], key.columns[j]]), return_inverse=True
+        )
+        codes.append(inverse.reshape(-1).astype(np.int64))
+    n_seg = int(codes[1].max()) + 1
+    trial = codes[0] * n_seg + codes[1]
+    scored, keyed = trial[:n_scored], trial[n_scored:]
+    order = np.argsort(keyed, kind="stable")
+    sorted_keyed = keyed[order]
+    if (sorted_keyed[1:] == sorted_keyed[:-1]).any():
+        raise _Doubt  # duplicate key trial
+    pos = np.searchsorted(sorted_keyed, scored)
+    pos[pos == sorted_keyed.shape[0]] = 0
+    if (sorted_keyed[pos] != scored).any():
+        raise _Doubt  # a scored trial not in the key
+    hits = np.bincount(pos, minlength=sorted_keyed.shape[0])
+    if (hits != 1).any():
+        raise _Doubt  # a duplicate scored trial, or a key trial without score
+    return is_tar[order][pos]
+
+
+# ------------------------------------------------------------------------- API
+def read_scores(
+    path: str,
+    progress: Progress,
+    *,
+    key: str | None = None,
+    key_option: str = "--key",
+    need_labels: bool = True,
+) -> ScoreFile:
+    """Read a score file (and its key file), validating every line."""
+    source = _Source(path)
+    try:
+        sf = _read_fast(source, progress, key=key is not None, need_labels=need_labels)
+    except _Doubt:
+        sf = _read_careful(source, key=key is not None, need_labels=need_labels)
+    if sf.kind == "trials" and need_labels:
+        if key is None:
+            raise InputError(
+                f"{sf.path}, line {sf.lines[0]}: three columns (model segment "
+                f"score) need a key file: pass {key_option} KEY."
+            )
+        key_source = _Source(key)
+        try:
+            sf.labels = _match_key_fast(sf, key_source, progress)
+        except _Doubt:
+            sf.labels = _match_key_careful(sf, key_source)
+    progress.update(f"read {sf.path}: {sf.scores.shape[0]:,} trials")
+    return sf
+
+
+def format_value(x: float) -> str:
+    """The shortest text that reads back to the same double (``inf``, ``-inf``)."""
+    x = float(x)
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return repr(x)
+
+
+def require_finite(sf: ScoreFile, why: str) -> None:
+    """Refuse infinite scores, naming the first one's line and ``why``."""
+    bad = np.flatnonzero(~np.isfinite(sf.scores))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(
+            f"{sf.path}, line {sf.lines[i]}: score {format_value(sf.scores[i])!r} "
+            f"must be finite {why}."
+        )
+
+
+def require_both_classes(sf: ScoreFile) -> None:
+    n_tar = int(np.count_nonzero(sf.labels))
+    if n_tar == 0 or n_tar == sf.labels.shape[0]:
+        missing = "target" if n_tar == 0 else "non-target"
+        lines = sf.lines
+        raise InputError(
+            f"{sf.path}, lines {lines[0]}-{lines[-1]}: no {missing} trials; both "
+            "target and non-target trials are needed."
+        )
