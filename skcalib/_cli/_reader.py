@@ -27,6 +27,7 @@ TARGET_LABELS = frozenset({"1", "+1", "target", "tar", "true", "t", "yes"})
 NONTARGET_LABELS = frozenset(
     {"0", "-1", "nontarget", "non-target", "non", "false", "f", "no", "impostor"}
 )
+_KNOWN_LABELS = TARGET_LABELS | NONTARGET_LABELS
 LABEL_HELP = "1/0, target/nontarget, tar/non, true/false, +1/-1"
 
 _BOM = b"\xef\xbb\xbf"
@@ -397,7 +398,12 @@ def _floats(tokens: list) -> np.ndarray:
 
 
 def _read_fast(
-    source: _Source, progress: Progress, *, key: bool, need_labels: bool
+    source: _Source,
+    progress: Progress,
+    *,
+    key: bool,
+    need_labels: bool,
+    key_file: bool = False,
 ) -> ScoreFile:
     header = None
     kind = delimiter = None
@@ -415,9 +421,14 @@ def _read_fast(
                     raise _Doubt
                 line = line.replace(b",", b" ")
             fields = [f.decode("utf-8") for f in line.split()]
-            kind, score_col, _, width = _layout(len(fields), key, need_labels)
-            if _is_header(fields, score_col):
-                header, block = fields, block[past:]
+            if key_file:  # model segment label: no score column
+                kind, score_col, width = "key", -1, 3
+                if len(fields) != 3 or fields[2].lower() not in _KNOWN_LABELS:
+                    raise _Doubt  # a header, or a bad line: read carefully
+            else:
+                kind, score_col, _, width = _layout(len(fields), key, need_labels)
+                if _is_header(fields, score_col):
+                    header, block = fields, block[past:]
             columns = [[] for _ in range(width)]
         if delimiter:
             if b'"' in block:
@@ -434,9 +445,9 @@ def _read_fast(
         n_read += len(tokens) // width
         del tokens
         progress.update(f"reading {source.name}: {n_read:,} trials", throttle=True)
-    if not scores:
+    if n_read == 0:
         raise _Doubt  # empty, or a header only: the careful pass says where
-    scores = np.concatenate(scores)
+    scores = np.concatenate(scores) if scores else None
     columns = [np.concatenate(c) if c else None for c in columns]
     out = ScoreFile(
         source.name, kind, delimiter, header, scores, columns, source=source
@@ -450,9 +461,9 @@ def _read_fast(
 
 def _match_key_fast(sf: ScoreFile, key_source: _Source, progress) -> np.ndarray:
     """Labels of the scored trials, matched by integer codes of their names."""
-    key = _read_fast(key_source, progress, key=True, need_labels=False)
-    if key.header is not None:
-        raise _Doubt  # a header-like first key line: let the careful pass decide
+    key = _read_fast(
+        key_source, progress, key=True, need_labels=False, key_file=True
+    )
     is_tar, bad = classify_labels(key.columns[2])
     if bad >= 0:
         raise _Doubt

@@ -1,0 +1,376 @@
+"""Command line files and streams: atomic outputs, pipes, stdin, model files,
+the fast score-file reader against the careful one."""
+
+import errno
+import io
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skcalib._cli import _reader, _writer, main
+from skcalib._cli._common import Progress
+
+
+def _write(path, data):
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with open(path, mode) as f:
+        f.write(data)
+    return str(path)
+
+
+def _read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _env():
+    return dict(os.environ, MPLBACKEND="Agg")
+
+
+def _popen(args, **kwargs):
+    return subprocess.Popen(
+        [sys.executable, "-m", "skcalib", *map(str, args)], env=_env(), **kwargs
+    )
+
+
+@pytest.fixture
+def files(tmp_path):
+    rng = np.random.RandomState(0)
+    y = rng.randint(0, 2, 300)
+    s = rng.normal(size=300) + 2 * y
+    train = _write(
+        tmp_path / "train.txt", "".join(f"{a!r} {b}\n" for a, b in zip(s.tolist(), y.tolist()))
+    )
+    apply = _write(tmp_path / "apply.txt", "".join(f"{a!r}\n" for a in s[:200].tolist()))
+    return tmp_path, train, apply
+
+
+def _leftovers(folder):
+    return [p for p in os.listdir(folder) if p.endswith(".part")]
+
+
+# --- outputs are replaced only by complete files --------------------------------
+
+
+def test_output_naming_an_input_is_refused(files, capsys):
+    tmp_path, train, apply = files
+    before = _read(apply)
+    argv = ["calibrate", "--method", "pav-llr", "--train", train, "--apply", apply]
+    assert main([*argv, "-o", apply]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "also an input (--apply)" in err
+    assert _read(apply) == before
+    assert main([*argv, "--save-model", train]) == 2
+    assert "also an input (--train)" in capsys.readouterr().err
+    assert main(["evaluate", train, "--plot", train]) == 2
+    assert "also an input (SCORES)" in capsys.readouterr().err
+    os.symlink(apply, tmp_path / "link.txt")  # another name of the same file
+    assert main([*argv, "-o", str(tmp_path / "link.txt")]) == 2
+    assert _read(apply) == before
+
+
+def test_failed_write_keeps_previous_file(files, capsys, monkeypatch):
+    tmp_path, train, apply = files
+    out = _write(tmp_path / "out.txt", "previous contents\n")
+    original = _writer._chunks
+
+    def chunks_then_disk_full(*args):
+        pieces = original(*args)
+        yield next(pieces)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(_writer, "_chunks", chunks_then_disk_full)
+    argv = ["calibrate", "--method", "pav", "--train", train, "--apply", apply, "-q"]
+    assert main([*argv, "-o", out]) == 2
+    err = capsys.readouterr().err
+    assert err == f"skcalib: error: {out}: cannot write: No space left on device.\n"
+    assert _read(out) == b"previous contents\n"
+    assert _leftovers(tmp_path) == []
+    monkeypatch.setattr(_writer, "_chunks", original)
+    assert main([*argv, "-o", out]) == 0
+    assert len(_read(out).splitlines()) == 200
+
+
+def _limited(limit):
+    import resource
+
+    def preexec():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return preexec
+
+
+@pytest.mark.slow
+def test_file_size_limit_keeps_previous_files(files):
+    """Writes past RLIMIT_FSIZE fail (EFBIG): every previous output survives."""
+    tmp_path, train, apply = files
+    previous = b"previous\n"
+    outs = {name: _write(tmp_path / name, previous) for name in ("o.txt", "m.pkl")}
+    plot = _write(tmp_path / "p.png", previous)
+    argv = ["-q", "calibrate", "--method", "pav-llr", "--train", train]
+    jobs = [
+        [*argv, "--apply", apply, "-o", outs["o.txt"]],
+        [*argv, "--save-model", outs["m.pkl"]],
+        ["-q", "evaluate", train, "--plot", plot],
+    ]
+    procs = [
+        _popen(a, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+               preexec_fn=_limited(1000))
+        for a in jobs
+    ]
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 2, err
+        assert "Traceback" not in err and err.count("\n") == 1, err
+        assert "cannot write: File too large" in err
+    for path in [*outs.values(), plot]:
+        assert _read(path) == previous
+    assert _leftovers(tmp_path) == []
+
+
+def test_outputs_keep_their_mode_and_special_files(files, capsys):
+    tmp_path, train, apply = files
+    out = _write(tmp_path / "out.txt", "old\n")
+    os.chmod(out, 0o640)
+    argv = ["calibrate", "--method", "pav", "--train", train, "--apply", apply, "-q"]
+    assert main([*argv, "-o", out]) == 0
+    assert os.stat(out).st_mode & 0o777 == 0o640
+    assert main([*argv, "-o", os.devnull]) == 0  # not replaced by a regular file
+    assert not os.path.isfile(os.devnull)
+
+
+# --- standard output: closed pipes and full devices -----------------------------
+
+
+@pytest.mark.slow
+def test_closed_pipe_and_full_device(files):
+    tmp_path, train, apply = files
+    # the reader goes away before anything is written (like `| head -0`)
+    cases = [
+        ["-q", "evaluate", train, "--json"],
+        ["-q", "calibrate", "--method", "pav", "--train", train, "--apply", apply],
+    ]
+    for argv in cases:
+        proc = _popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        proc.wait(timeout=120)
+        assert err == "", err
+        assert proc.returncode == 141
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    for argv in cases:
+        with open("/dev/full", "w") as full:
+            proc = _popen(argv, stdout=full, stderr=subprocess.PIPE, text=True)
+            _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 2, err
+        assert err == (
+            "skcalib: error: cannot write to standard output: No space left on "
+            "device.\n"
+        )
+
+
+def test_head_of_json_through_a_shell_pipe(files):
+    tmp_path, train, _ = files
+    cmd = f"{sys.executable} -m skcalib -q evaluate {train} --json | head -1"
+    proc = subprocess.run(
+        ["sh", "-c", cmd], capture_output=True, text=True, env=_env(), timeout=120
+    )
+    assert proc.stdout == "{\n" and proc.stderr == ""
+
+
+# --- --load-model on files that are not models ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"xylophone scores\n",  # looks like a zlib header
+        b"\x1f\x8b\x08\x00garbage",  # gzip
+        b"\xfd7zXZ\x00\x00garbage",  # xz
+        b"BZh91AY&SYgarbage",  # bz2
+        b"\x80\x04garbage",  # a pickle protocol header
+        b"",
+        np.random.RandomState(0).bytes(4096),
+    ],
+    ids=["x", "gzip", "xz", "bz2", "pickle", "empty", "random"],
+)
+def test_load_model_rejects_non_models(content, files, capsys):
+    tmp_path, _, apply = files
+    model = _write(tmp_path / "model.bin", content)
+    assert main(["calibrate", "--load-model", model, "--apply", apply]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"skcalib: error: {model}: not a saved skcalib model")
+    assert err.count("\n") == 1 and "line 1" not in err
+
+
+# --- input edge cases -------------------------------------------------------------
+
+
+def test_nul_byte_is_an_error_naming_the_line(tmp_path, capsys):
+    path = _write(tmp_path / "s.txt", b"1 target\n-1 nontarget\n2\x00 target\n")
+    assert main(["evaluate", path]) == 2
+    assert "s.txt, line 3: NUL byte" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("header", [False, True])
+@pytest.mark.parametrize("sep", [" ", ","])
+def test_utf8_bom_is_accepted(header, sep, tmp_path, capsys):
+    lines = [f"score{sep}label"] if header else []
+    lines += [f"1.5{sep}target", f"-1{sep}nontarget", f"0.3{sep}1", f"-2{sep}0"]
+    path = _write(tmp_path / "s.txt", b"\xef\xbb\xbf" + "\n".join(lines).encode())
+    assert main(["evaluate", path, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["n_target"], out["n_nontarget"]) == (2, 2)
+
+
+def _stdin(monkeypatch, data: bytes):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+def test_dash_reads_standard_input(files, capsys, monkeypatch):
+    tmp_path, train, apply = files
+    assert main(["evaluate", train, "--json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    _stdin(monkeypatch, _read(train))
+    assert main(["evaluate", "-", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["scores"] == "-"
+    assert {k: got[k] for k in ("eer", "cllr", "min_dcf")} == {
+        k: expected[k] for k in ("eer", "cllr", "min_dcf")
+    }
+    _stdin(monkeypatch, _read(apply))
+    argv = ["calibrate", "--method", "pav", "--train", train, "--apply", "-"]
+    assert main(argv) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 200
+    _stdin(monkeypatch, b"1 target\n2 x\n")
+    assert main(["evaluate", "-"]) == 2
+    assert "standard input, line 2: unknown label 'x'" in capsys.readouterr().err
+    assert main(["calibrate", "--method", "pav", "--train", "-", "--apply", "-"]) == 2
+    assert "only one input can be standard input" in capsys.readouterr().err
+
+
+# --- the fast reader agrees with the careful one ------------------------------------
+
+
+def _both(path, **kwargs):
+    fast = _reader._read_fast(_reader._Source(path), Progress(True), **kwargs)
+    careful = _reader._read_careful(_reader._Source(path), **kwargs)
+    return fast, careful
+
+
+def _assert_same(fast, careful):
+    assert fast.kind == careful.kind and fast.delimiter == careful.delimiter
+    assert fast.header == careful.header
+    np.testing.assert_array_equal(fast.scores, careful.scores)
+    if careful.labels is not None:
+        np.testing.assert_array_equal(fast.labels, careful.labels)
+    np.testing.assert_array_equal(fast.lines, careful.lines)
+    for a, b in zip(fast.columns, careful.columns, strict=True):
+        if b is not None:
+            assert _writer._text(a) == _writer._text(b)
+
+
+_LABELS = ["1", "0", "target", "nontarget", "TAR", "non", "+1", "-1", "True", "no"]
+_score_text = st.one_of(
+    st.floats(allow_nan=False).map(repr),
+    st.integers(-10**6, 10**6).map(str),
+    st.sampled_from(["inf", "-inf", "1e-320", "+3", "-0.0", "1E5"]),
+)
+
+
+@settings(max_examples=60, derandomize=True, database=None, deadline=None)
+@given(
+    rows=st.lists(st.tuples(_score_text, st.sampled_from(_LABELS)), min_size=1,
+                  max_size=30),
+    sep=st.sampled_from([" ", "\t", ",", " , ", "   "]),
+    header=st.booleans(),
+    bom=st.booleans(),
+    crlf=st.booleans(),
+    extras=st.lists(st.sampled_from(["", "  ", "# note", "  # x, y"]), max_size=4),
+)
+def test_fast_reader_matches_careful_reader(rows, sep, header, bom, crlf, extras,
+                                            tmp_path_factory):
+    lines = [f"{s}{sep}{lab}" for s, lab in rows]
+    for i, extra in enumerate(extras):  # blank and comment lines anywhere
+        lines.insert((7 * i) % (len(lines) + 1), extra)
+    if header:
+        lines.insert(0, f"score{sep}label")
+    text = ("\r\n" if crlf else "\n").join(lines)
+    data = (b"\xef\xbb\xbf" if bom else b"") + text.encode()
+    path = _write(tmp_path_factory.mktemp("f") / "s.txt", data)
+    fast, careful = _both(path, key=False, need_labels=True)
+    _assert_same(fast, careful)
+
+
+def test_fast_reader_is_used_on_plain_files(tmp_path, monkeypatch, capsys):
+    path = _write(tmp_path / "s.txt", "# c\n\nscore label\n1.5 1\n-2 0\n\n")
+
+    def fail(*args, **kwargs):
+        raise AssertionError("careful pass used")
+
+    monkeypatch.setattr(_reader, "_read_careful", fail)
+    monkeypatch.setattr(_reader, "_match_key_careful", fail)
+    assert main(["evaluate", path, "-q", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["n_target"], out["n_nontarget"]) == (1, 1)
+    scores = _write(tmp_path / "t.txt", "m1 s1 1.0\nm1 s2 -1.0\nm2 s1 0.5\n")
+    key = _write(tmp_path / "k.txt", "m2 s1 target\nm1 s2 nontarget\nm1 s1 target\n")
+    assert main(["evaluate", scores, "--key", key, "-q", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["n_target"], out["n_nontarget"]) == (2, 1)
+
+
+def test_unusual_files_fall_back_to_the_careful_reader(tmp_path, capsys):
+    # quoted CSV fields and names with spaces are valid but not for the fast pass
+    path = _write(
+        tmp_path / "s.csv", 'model,segment,score\n"a b",s1,1.0\n"a b",s2,-1\n'
+    )
+    key = _write(tmp_path / "k.csv", "a b,s1,target\na b,s2,nontarget\n")
+    assert main(["evaluate", path, "--key", key, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["n_target"], out["n_nontarget"]) == (1, 1)
+
+
+def test_bosaris_matching_is_vectorized_and_exact(tmp_path):
+    rng = np.random.RandomState(1)
+    n = 2000
+    models = [f"spk{i % 37}" for i in range(n)]
+    segs = [f"seg{i // 37}-{i % 5}" for i in range(n)]
+    y = rng.randint(0, 2, n).astype(bool)
+    s = rng.normal(size=n)
+    scores = _write(
+        tmp_path / "scores.txt",
+        "".join(f"{m} {g} {v!r}\n" for m, g, v in zip(models, segs, s.tolist())),
+    )
+    order = rng.permutation(n)
+    key = _write(
+        tmp_path / "key.txt",
+        "".join(
+            f"{models[i]} {segs[i]} {'target' if y[i] else 'nontarget'}\n"
+            for i in order
+        ),
+    )
+    sf = _reader.read_scores(scores, Progress(True), key=key)
+    np.testing.assert_array_equal(sf.labels, y)
+    np.testing.assert_array_equal(sf.scores, s)
+    careful = _reader._read_careful(_reader._Source(scores), key=True,
+                                    need_labels=True)
+    np.testing.assert_array_equal(
+        _reader._match_key_careful(careful, _reader._Source(key)), y
+    )
+
+
+def test_classify_labels_reports_the_first_bad_line():
+    values = np.array([b"1", b"0", b"zz", b"target", b"aa"])
+    is_tar, bad = _reader.classify_labels(values)
+    assert bad == 2
+    is_tar, bad = _reader.classify_labels(np.array([b"1", b"NON", b"Target", b"0"]))
+    assert bad == -1
+    np.testing.assert_array_equal(is_tar, [True, False, True, False])
