@@ -180,10 +180,25 @@ def _print_table(rows):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", nargs="+", type=float, default=[1e6, 1e7])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--peer-repeats", type=int, default=1)
-    parser.add_argument("--json", help="write the rows to this JSON file")
+    parser.add_argument(
+        "--sizes",
+        nargs="+",
+        type=float,
+        default=[1e6, 1e7],
+        help="numbers of scores (default 1e6 1e7)",
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="timed runs of ours, median (default 3)"
+    )
+    parser.add_argument(
+        "--peer-repeats",
+        type=int,
+        default=1,
+        help="timed runs of the scikit-learn peers, median (default 1)",
+    )
+    parser.add_argument(
+        "--json", help="write the rows to this JSON file (default: not written)"
+    )
     args = parser.parse_args(argv)
     rows = run([int(n) for n in args.sizes], args.repeats, args.peer_repeats)
     _print_table(rows)

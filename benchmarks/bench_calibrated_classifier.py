@@ -245,13 +245,27 @@ def _print_table(rows):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=float, default=1e6, help="training samples")
-    parser.add_argument("--d", type=int, default=20, help="features")
-    parser.add_argument("--n-test", type=float, default=1e5, help="test samples")
-    parser.add_argument("--cv", type=int, default=5, help="folds")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--variants", nargs="+", default=["gauss", "ties"])
-    parser.add_argument("--json", help="write the rows to this JSON file")
+    parser.add_argument(
+        "--n", type=float, default=1e6, help="training samples (default 1e6)"
+    )
+    parser.add_argument("--d", type=int, default=20, help="features (default 20)")
+    parser.add_argument(
+        "--n-test", type=float, default=1e5, help="test samples (default 1e5)"
+    )
+    parser.add_argument("--cv", type=int, default=5, help="folds (default 5)")
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="timed runs, median (default 3)"
+    )
+    parser.add_argument(
+        "--variants",
+        nargs="+",
+        default=["gauss", "ties"],
+        help="data: gauss (linear signal), ties (few distinct values) "
+        "(default gauss ties)",
+    )
+    parser.add_argument(
+        "--json", help="write the rows to this JSON file (default: not written)"
+    )
     args = parser.parse_args(argv)
     rows = run(
         int(args.n), args.d, int(args.n_test), args.cv, args.repeats, args.variants

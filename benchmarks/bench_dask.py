@@ -86,22 +86,44 @@ def in_memory(n, repeat, seed, decimals):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--n", type=float, default=1e8, help="Dask data size")
-    parser.add_argument("--n-memory", type=float, default=1e7)
+    parser.add_argument(
+        "--n", type=float, default=1e8, help="Dask data size (default 1e8)"
+    )
+    parser.add_argument(
+        "--n-memory",
+        type=float,
+        default=1e7,
+        help="in-memory data size for the reference timing (default 1e7)",
+    )
     parser.add_argument(
         "--partitions",
         type=int,
         default=None,
         help="Parquet files (default: one per 5e6 scores)",
     )
-    parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
-        "--repeat", type=int, default=3, help="in-memory repeats (median)"
+        "--workers", type=int, default=2, help="Dask worker processes (default 2)"
     )
-    parser.add_argument("--decimals", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--dir", default=None, help="where to write the Parquet data")
-    parser.add_argument("--json", default=None, help="write the results here")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="in-memory repeats, median (default 3)"
+    )
+    parser.add_argument(
+        "--decimals",
+        type=int,
+        default=None,
+        help="round the scores to this many decimals, for ties (default: not "
+        "rounded)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--dir",
+        default=None,
+        help="where to write the Parquet data (default: a temporary folder, "
+        "removed afterwards)",
+    )
+    parser.add_argument(
+        "--json", default=None, help="write the results here (default: not written)"
+    )
     args = parser.parse_args(argv)
     n, n_mem = int(args.n), int(args.n_memory)
     n_partitions = args.partitions or max(2, n // 5_000_000)

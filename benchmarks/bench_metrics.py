@@ -143,11 +143,31 @@ def peak_mib(f):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10**5, 10**6, 10**7])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--kinds", nargs="+", default=["gaussian", "rounded"])
-    parser.add_argument("--no-memory", action="store_true")
-    parser.add_argument("--json", help="write the results to this file")
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        default=[10**5, 10**6, 10**7],
+        help="numbers of scores (default 100000 1000000 10000000)",
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="timed runs, median (default 3)"
+    )
+    parser.add_argument(
+        "--kinds",
+        nargs="+",
+        default=["gaussian", "rounded"],
+        help="score data: gaussian, rounded (to 2 decimals, ties) "
+        "(default gaussian rounded)",
+    )
+    parser.add_argument(
+        "--no-memory",
+        action="store_true",
+        help="skip the peak-memory measurements (default: measured)",
+    )
+    parser.add_argument(
+        "--json", help="write the results to this JSON file (default: not written)"
+    )
     args = parser.parse_args(argv)
 
     results = []

@@ -149,9 +149,19 @@ def _print_table(rows):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", nargs="+", type=float, default=[1e5, 1e6, 1e7])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--json", help="write the rows to this JSON file")
+    parser.add_argument(
+        "--sizes",
+        nargs="+",
+        type=float,
+        default=[1e5, 1e6, 1e7],
+        help="numbers of scores (default 1e5 1e6 1e7)",
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=5, help="timed runs, median (default 5)"
+    )
+    parser.add_argument(
+        "--json", help="write the rows to this JSON file (default: not written)"
+    )
     args = parser.parse_args(argv)
     rows = run([int(n) for n in args.sizes], args.repeats)
     _print_table(rows)

@@ -3,6 +3,7 @@
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -380,7 +381,9 @@ def test_calibrate_matches_estimator(method, data, tmp_path, capsys):
     apply = _two_column(tmp_path / "apply.csv", s2, y2, sep=",", header=True)
     out = tmp_path / "out.csv"
     extra = (
-        ["--alpha", "2", "--beta", "1", "--p-target", "0.3"] if method == "affine" else []
+        ["--alpha", "2", "--beta", "1", "--p-target", "0.3"]
+        if method == "affine"
+        else []
     )
     argv = ["calibrate", "--method", method, "--train", train, "--apply", apply]
     assert main([*argv, "-o", str(out), "-q", *extra]) == 0
@@ -557,3 +560,147 @@ def test_console_script():
     proc = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0
     assert "evaluate" in proc.stdout and "calibrate" in proc.stdout
+
+
+# --- messages ------------------------------------------------------------------
+
+
+def test_messages(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path / "ok.txt", "1 target\n-1 nontarget\n0.5 1\n-0.2 0\n")
+    _write(tmp_path / "inf.txt", "1\n-inf\n")
+    _write(tmp_path / "trials.txt", "m1 s1 1.0\nm1 s2 -1.0\n")
+    train = ["calibrate", "--method", "pav-llr", "--train"]
+    # an infinite score to calibrate is not a training problem
+    assert main([*train, "ok.txt", "--apply", "inf.txt"]) == 2
+    err = capsys.readouterr().err
+    assert "inf.txt, line 2: score '-inf' must be finite to be calibrated" in err
+    assert "train" not in err
+    # the key option of calibrate is --train-key
+    assert main([*train, "trials.txt", "--apply", "ok.txt"]) == 2
+    err = capsys.readouterr().err
+    assert "trials.txt, line 1: three columns" in err
+    assert err.rstrip().endswith("pass --train-key KEY.")
+    assert main(["evaluate", "trials.txt"]) == 2
+    assert capsys.readouterr().err.rstrip().endswith("pass --key KEY.")
+    # training options with a loaded model are refused, not ignored
+    assert main([*train, "ok.txt", "--save-model", "m.pkl"]) == 0
+    capsys.readouterr()
+    load = ["calibrate", "--load-model", "m.pkl", "--apply", "ok.txt"]
+    assert main([*load, "--method", "platt"]) == 2
+    assert "--method: only for training" in capsys.readouterr().err
+    assert main([*load, "--alpha", "2", "--prior", "0.2"]) == 2
+    assert "--alpha, --prior: only for training" in capsys.readouterr().err
+    assert main([*load, "-q"]) == 0
+    # the first bad line, not the lexicographically first bad label
+    _write(tmp_path / "bad.txt", "1 target\n2 zz\n3 aa\n4 0\n")
+    assert main(["evaluate", "bad.txt"]) == 2
+    assert "bad.txt, line 2: unknown label 'zz'" in capsys.readouterr().err
+    _write(tmp_path / "k.txt", "m1 s1 target\nm1 s2 zz\nm2 s2 aa\n")
+    assert main(["evaluate", "trials.txt", "--key", "k.txt"]) == 2
+    assert "k.txt, line 2: unknown label 'zz'" in capsys.readouterr().err
+    # affine-only options with another method
+    assert main([*train, "ok.txt", "--apply", "ok.txt", "--alpha", "2"]) == 2
+    assert "--alpha applies to --method affine only" in capsys.readouterr().err
+
+
+def _strict_json(text):
+    def refuse(name):
+        raise ValueError(f"non-standard JSON constant {name}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_json_infinities_are_strict_json(tmp_path, capsys):
+    path = _write(tmp_path / "s.txt", "inf 0\n-inf 1\n1.0 1\n-1 0\n")
+    assert main(["evaluate", path, "--json"]) == 0
+    out = _strict_json(capsys.readouterr().out)
+    assert out["cllr"] == "Infinity" and float(out["cllr"]) == np.inf
+    assert out["n_confidently_wrong"] == 2
+    assert main(["--help"]) == 0
+    assert '"Infinity" and "-Infinity"' in " ".join(capsys.readouterr().out.split())
+
+
+def test_infinite_cllr_is_explained(tmp_path, capsys):
+    path = _write(tmp_path / "s.txt", "inf 0\n-inf 1\n-inf 1\n1.0 1\n-1 0\n")
+    assert main(["evaluate", path]) == 0
+    out = capsys.readouterr().out
+    assert "Cllr is infinite: 3 trials are confidently wrong" in out
+    assert "2 target trials at LLR -inf, 1 non-target trials at +inf" in out
+    assert "extremes='raw'" in out
+
+
+# --- demo sizes ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag", ["--n-calibration", "--n-train", "--n-test"])
+def test_demo_smallest_sets(flag, tmp_path, capsys):
+    argv = ["demo", "--plot", str(tmp_path / "d.png"), "--json", "-q"]
+    assert main([*argv, flag, "2"]) == 0
+    captured = capsys.readouterr()
+    systems = _strict_json(captured.out)["systems"]
+    assert set(_DEMO_CALIBRATORS) <= set(systems)
+    # warnings (e.g. separable calibration data) are one line each, no source
+    for line in captured.err.splitlines():
+        assert line.startswith("skcalib: warning: "), line
+    assert main([*argv, flag, "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"argument {flag}: must be at least 2 (one sample of each class)" in err
+
+
+# --- startup -------------------------------------------------------------------
+
+
+def test_cli_import_is_light():
+    """--help and --version must not wait for scikit-learn, SciPy, matplotlib."""
+    code = (
+        "import sys\n"
+        "from skcalib._cli import main\n"
+        "for argv in (['--version'], ['--help'], ['evaluate', '--help']):\n"
+        "    assert main(argv) == 0\n"
+        "heavy = ('sklearn', 'scipy', 'matplotlib', 'joblib', 'pandas', 'dask')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def _bench_scripts():
+    folder = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks")
+    return sorted(
+        os.path.join(folder, f)
+        for f in os.listdir(folder)
+        if f.startswith("bench_") and f.endswith(".py")
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", _bench_scripts(), ids=os.path.basename)
+def test_benchmark_options_have_help_with_defaults(script):
+    proc = subprocess.run(
+        [sys.executable, script, "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, COLUMNS="200"),
+    )
+    assert proc.returncode == 0, proc.stderr
+    entries = []
+    for line in proc.stdout.splitlines():
+        if re.match(r"^  -", line):
+            entries.append(line)
+        elif entries and line.startswith("    "):
+            entries[-1] += "  " + line.strip()
+        elif not line.strip():
+            entries.append(None)  # a section break ends the entry
+    for entry in filter(None, entries):
+        option, _, text = entry.strip().partition("  ")
+        if option.startswith("-h"):
+            continue
+        assert text.strip(), f"{option}: no help text"
+        takes_value = re.search(r"--?[\w-]+ [A-Z{\[]", option) is not None
+        if takes_value:
+            assert "default" in text.lower(), f"{option}: no default in {text!r}"

@@ -44,10 +44,11 @@ def files(tmp_path):
     rng = np.random.RandomState(0)
     y = rng.randint(0, 2, 300)
     s = rng.normal(size=300) + 2 * y
-    train = _write(
-        tmp_path / "train.txt", "".join(f"{a!r} {b}\n" for a, b in zip(s.tolist(), y.tolist()))
+    rows = zip(s.tolist(), y.tolist(), strict=True)
+    train = _write(tmp_path / "train.txt", "".join(f"{a!r} {b}\n" for a, b in rows))
+    apply = _write(
+        tmp_path / "apply.txt", "".join(f"{a!r}\n" for a in s[:200].tolist())
     )
-    apply = _write(tmp_path / "apply.txt", "".join(f"{a!r}\n" for a in s[:200].tolist()))
     return tmp_path, train, apply
 
 

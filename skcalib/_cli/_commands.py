@@ -248,7 +248,9 @@ def cmd_calibrate(args) -> int:
     if args.apply is None and args.save_model is None:
         raise InputError("nothing to do: give --apply SCORES and/or --save-model.")
     if args.load_model is not None:
-        given = [flag for dest, flag in TRAINING_OPTIONS if getattr(args, dest) is not None]
+        given = [
+            flag for dest, flag in TRAINING_OPTIONS if getattr(args, dest) is not None
+        ]
         if args.train_key is not None:
             given.append("--train-key")
         if given:

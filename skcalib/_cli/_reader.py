@@ -92,7 +92,9 @@ class _Source:
         except FileNotFoundError:
             raise InputError(f"{self.path}: no such file.") from None
         except IsADirectoryError:
-            raise InputError(f"{self.path}: is a directory, not a score file.") from None
+            raise InputError(
+                f"{self.path}: is a directory, not a score file."
+            ) from None
         except OSError as exc:
             raise InputError(
                 f"{self.path}: cannot read: {exc.strerror or exc}."
