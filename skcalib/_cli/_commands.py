@@ -259,7 +259,9 @@ def cmd_calibrate(args) -> int:
                 f"--load-model {args.load_model} is already fitted."
             )
         if args.save_model is not None:
-            raise InputError("--save-model needs --train (a loaded model is saved).")
+            raise InputError(
+                "--save-model: the model from --load-model is already saved."
+            )
     elif args.method is None:
         raise InputError("--method is required with --train.")
     check_outputs(
