@@ -590,13 +590,13 @@ def test_public_metrics_on_dask_equal_in_memory(client, weighted):
         ("min_dcf", {"p_target": 0.3, "c_miss": 2.0, "c_fa": 1.0}),
         ("eer", {}),
         ("min_cllr", {}),
-        ("min_cllr", {"prior": 0.2}),
+        ("min_cllr", {"p_target": 0.2}),
         ("actual_dcf", {"p_target": 0.05}),
         ("actual_dcf", {"p_target": 0.5, "c_miss": 3.0, "normalize": False}),
         ("cllr", {}),
-        ("cllr", {"prior": 0.1}),
-        ("beta_rule_loss", {"alpha": 2.0, "beta": 0.5, "prior": 0.3}),
-        ("brier_loss", {"prior": 0.7}),
+        ("cllr", {"p_target": 0.1}),
+        ("beta_rule_loss", {"alpha": 2.0, "beta": 0.5, "p_target": 0.3}),
+        ("brier_loss", {"p_target": 0.7}),
     ]
     for name, params in cases:
         fn = getattr(metrics, name)
@@ -646,7 +646,7 @@ def test_public_metric_dask_errors(client):
     llr = chunked(np.array([0.0, np.nan, 1.0, 2.0]), [2, 2])
     with pytest.raises(ValueError, match="Input llr contains NaN"):
         metrics.cllr(y, llr)
-    with pytest.raises(ValueError, match="Input scores contains NaN"):
+    with pytest.raises(ValueError, match="Input y_score contains NaN"):
         metrics.min_dcf(y, llr, p_target=0.5)
     llr = chunked(np.array([0.0, 0.5, 1.0, 2.0]), [2, 2])
     with pytest.raises(ValueError, match="no target samples"):

@@ -66,7 +66,7 @@ def _data(seed, n=60, ties=True, weights=False, inf=False):
 def test_nan_raises_naming_argument():
     with pytest.raises(ValueError, match="llr"):
         actual_dcf([0, 1], [0.0, np.nan], p_target=0.5)
-    with pytest.raises(ValueError, match="scores"):
+    with pytest.raises(ValueError, match="y_score"):
         min_dcf([0, 1], [np.nan, 1.0], p_target=0.5)
     with pytest.raises(ValueError, match="llr"):
         bayes_error_curve([0, 1], [np.nan, 1.0], [0.0])

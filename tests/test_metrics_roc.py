@@ -78,9 +78,9 @@ def _data(seed, n=50, weights=False, inf=False):
 
 # ------------------------------------------------------------------- errors
 def test_errors():
-    with pytest.raises(ValueError, match="scores"):
+    with pytest.raises(ValueError, match="y_score"):
         eer([0, 1], [np.nan, 0.0])
-    with pytest.raises(ValueError, match="scores"):
+    with pytest.raises(ValueError, match="y_score"):
         rocch([0, 1], [0.0, np.nan])
     with pytest.raises(ValueError, match="pos_label"):
         eer(["x", "y"], [0.0, 1.0])

@@ -40,12 +40,12 @@ def _data(seed, n=80, scale=2.0):
 def test_errors():
     with pytest.raises(ValueError, match="llr"):
         cllr([0, 1], [np.nan, 0.0])
-    with pytest.raises(ValueError, match="scores"):
+    with pytest.raises(ValueError, match="y_score"):
         min_cllr([0, 1], [np.nan, 0.0])
     with pytest.raises(ValueError, match="llr"):
         brier_loss([0, 1], [0.0, np.nan])
-    with pytest.raises(ValueError, match="prior"):
-        cllr([0, 1], [0.0, 0.0], prior=1.0)
+    with pytest.raises(ValueError, match="p_target"):
+        cllr([0, 1], [0.0, 0.0], p_target=1.0)
     with pytest.raises(ValueError, match="alpha"):
         beta_rule_loss([0, 1], [0.0, 0.0], alpha=0.0, beta=1.0)
     with pytest.raises(ValueError, match="pos_label"):
@@ -64,7 +64,7 @@ def test_cllr_of_zero_llrs_is_exactly_one(n):
     w = (np.arange(n) % 5 + 1).astype(float)
     assert cllr(y, np.zeros(n), sample_weight=w) == 1.0
     assert min_cllr(y, np.zeros(n), sample_weight=w) == 1.0
-    assert cllr(y, np.zeros(n), prior=0.5) == pytest.approx(1.0, rel=1e-15)
+    assert cllr(y, np.zeros(n), p_target=0.5) == pytest.approx(1.0, rel=1e-15)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -83,11 +83,11 @@ def test_cllr_prior_matches_sklearn_log_loss(seed):
     pi = y.mean()
     q = expit(llr + logit(pi))
     entropy = -(pi * math.log(pi) + (1 - pi) * math.log(1 - pi))
-    got = cllr(y, llr, prior=pi)
+    got = cllr(y, llr, p_target=pi)
     assert got * entropy == pytest.approx(log_loss(y, q), rel=1e-10)
-    assert cllr(y, llr, prior=0.5) == pytest.approx(cllr(y, llr), rel=1e-12)
-    got = beta_rule_loss(y, llr, alpha=1, beta=1, prior=0.3)
-    assert got == pytest.approx(cllr(y, llr, prior=0.3), rel=1e-12)
+    assert cllr(y, llr, p_target=0.5) == pytest.approx(cllr(y, llr), rel=1e-12)
+    got = beta_rule_loss(y, llr, alpha=1, beta=1, p_target=0.3)
+    assert got == pytest.approx(cllr(y, llr, p_target=0.3), rel=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -95,9 +95,9 @@ def test_brier_matches_sklearn(seed):
     y, llr = _data(seed, n=200)
     pi = y.mean()
     q = expit(llr + logit(pi))
-    got = brier_loss(y, llr, prior=pi, normalize=False)
+    got = brier_loss(y, llr, p_target=pi, normalize=False)
     assert got == pytest.approx(3 * brier_score_loss(y, q), rel=1e-10)
-    norm = brier_loss(y, llr, prior=pi)
+    norm = brier_loss(y, llr, p_target=pi)
     assert norm == pytest.approx(got / (3 * pi * (1 - pi)), rel=1e-12)
 
 
@@ -117,10 +117,10 @@ def test_beta_rule_loss_against_quadrature(alpha, beta):
     tar = np.mean([c_tar(v) for v in q[y == 1]])
     non = np.mean([c_non(v) for v in q[y == 0]])
     ref = prior * tar + (1 - prior) * non
-    got = beta_rule_loss(y, llr, alpha=alpha, beta=beta, prior=prior, normalize=False)
+    got = beta_rule_loss(y, llr, alpha=alpha, beta=beta, p_target=prior, normalize=False)
     assert got == pytest.approx(ref, rel=1e-7)
     norm = prior * c_tar(prior) + (1 - prior) * c_non(prior)
-    got = beta_rule_loss(y, llr, alpha=alpha, beta=beta, prior=prior)
+    got = beta_rule_loss(y, llr, alpha=alpha, beta=beta, p_target=prior)
     assert got == pytest.approx(ref / norm, rel=1e-7)
 
 
@@ -150,9 +150,9 @@ def test_min_cllr_against_sklearn_isotonic(seed, weights):
     ref /= 2 * math.log(2)
     assert min_cllr(y, s, sample_weight=w) == pytest.approx(ref, rel=1e-9)
     # With a prior: the normalized prior-weighted log loss of the same LLRs.
-    assert min_cllr(y, s, sample_weight=w, prior=0.5) == pytest.approx(ref, rel=1e-9)
-    assert min_cllr(y, s, sample_weight=w, prior=0.1) <= cllr(
-        y, s, sample_weight=w, prior=0.1
+    assert min_cllr(y, s, sample_weight=w, p_target=0.5) == pytest.approx(ref, rel=1e-9)
+    assert min_cllr(y, s, sample_weight=w, p_target=0.1) <= cllr(
+        y, s, sample_weight=w, p_target=0.1
     )
 
 
@@ -176,8 +176,8 @@ def test_zero_weight_trials_ignored():
     l2 = np.append(llr, [-np.inf, np.inf])  # confidently wrong, weight 0
     w2 = np.append(np.ones(len(y)), [0.0, 0.0])
     assert cllr(y2, l2, sample_weight=w2) == pytest.approx(cllr(y, llr), rel=1e-14)
-    assert cllr(y2, l2, sample_weight=w2, prior=0.2) == pytest.approx(
-        cllr(y, llr, prior=0.2), rel=1e-14
+    assert cllr(y2, l2, sample_weight=w2, p_target=0.2) == pytest.approx(
+        cllr(y, llr, p_target=0.2), rel=1e-14
     )
     assert brier_loss(y2, l2, sample_weight=w2) == pytest.approx(
         brier_loss(y, llr), rel=1e-14

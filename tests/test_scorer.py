@@ -29,7 +29,7 @@ from skcalib.metrics import (
 PARAMS = {
     "neg_cllr": {},
     "neg_min_cllr": {},
-    "neg_brier_loss": {"prior": 0.3},
+    "neg_brier_loss": {"p_target": 0.3},
     "neg_beta_rule_loss": {"alpha": 2.0, "beta": 1.0},
     "neg_actual_dcf": {"p_target": 0.1},
     "neg_min_dcf": {"p_target": 0.1, "c_fa": 2.0},
@@ -69,7 +69,7 @@ def test_get_scorer_errors():
     with pytest.raises(ValueError, match="alpha"):
         get_scorer("neg_beta_rule_loss", beta=1.0)
     with pytest.raises(ValueError, match="Unknown parameter"):
-        get_scorer("neg_cllr", p_target=0.1)
+        get_scorer("neg_cllr", c_miss=2.0)
     with pytest.raises(ValueError, match="p_target"):  # checked at construction
         get_scorer("neg_actual_dcf", p_target=1.5)
     with pytest.raises(ValueError, match="alpha"):

@@ -24,7 +24,7 @@ __all__ = [
 
 
 def _validated_blocks(
-    y_true, scores, sample_weight, pos_label, *, score_name: str = "scores"
+    y_true, scores, sample_weight, pos_label, *, score_name: str = "y_score"
 ) -> tuple[BlockSummary, float, float]:
     """Validate a binary metric's inputs and return its PAV block summary.
 
@@ -35,7 +35,7 @@ def _validated_blocks(
         Any scores (+/-inf allowed); only their order matters.
     sample_weight : array-like of shape (n_samples,) or None
     pos_label : label or None
-    score_name : str, default="scores"
+    score_name : str, default="y_score"
         Name of the score argument in error messages.
 
     Returns

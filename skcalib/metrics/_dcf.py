@@ -163,7 +163,7 @@ def actual_dcf(
 @validate_params(
     {
         "y_true": ["array-like"],
-        "scores": ["array-like"],
+        "y_score": ["array-like"],
         "p_target": [_PROB],
         "c_miss": [_COST],
         "c_fa": [_COST],
@@ -175,7 +175,7 @@ def actual_dcf(
 )
 def min_dcf(
     y_true,
-    scores,
+    y_score,
     *,
     p_target,
     c_miss=1.0,
@@ -186,7 +186,7 @@ def min_dcf(
 ):
     """Minimum detection cost over all thresholds on the scores.
 
-    The lowest DCF that any threshold on ``scores`` achieves on these data,
+    The lowest DCF that any threshold on ``y_score`` achieves on these data,
     accept-all and reject-all included (so the normalized value is at most
     1). It depends only on the order of the scores, which may be any real
     numbers or +/-inf. It is evaluated on the vertices of the ROC convex hull
@@ -197,7 +197,7 @@ def min_dcf(
     ----------
     y_true : array-like of shape (n_samples,)
         True binary labels.
-    scores : array-like of shape (n_samples,)
+    y_score : array-like of shape (n_samples,)
         Scores, higher favouring the target class; +/-inf allowed.
     p_target : float in (0, 1)
         Prior probability of the target class in the application.
@@ -247,7 +247,7 @@ def min_dcf(
     >>> float(min_dcf(y, [7.0] * 6, p_target=0.01))
     1.0
     """
-    blocks, _, _ = _validated_blocks(y_true, scores, sample_weight, pos_label)
+    blocks, _, _ = _validated_blocks(y_true, y_score, sample_weight, pos_label)
     _, w_miss, w_fa = _application(p_target, c_miss, c_fa)
     pmiss, pfa = rocch_from_blocks(blocks)
     dcf = float(np.min(w_miss * pmiss + w_fa * pfa))

@@ -14,14 +14,14 @@ __all__ = ["rocch", "eer"]
 
 _CONSTRAINTS = {
     "y_true": ["array-like"],
-    "scores": ["array-like"],
+    "y_score": ["array-like"],
     "sample_weight": ["array-like", None],
     "pos_label": [Real, str, "boolean", None],
 }
 
 
 @validate_params(_CONSTRAINTS, prefer_skip_nested_validation=True)
-def rocch(y_true, scores, *, sample_weight=None, pos_label=None):
+def rocch(y_true, y_score, *, sample_weight=None, pos_label=None):
     """Vertices of the ROC convex hull, as miss and false-alarm rates.
 
     Vertex ``k`` is the operating point that rejects the ``k`` lowest PAV
@@ -33,7 +33,7 @@ def rocch(y_true, scores, *, sample_weight=None, pos_label=None):
     ----------
     y_true : array-like of shape (n_samples,)
         True binary labels.
-    scores : array-like of shape (n_samples,)
+    y_score : array-like of shape (n_samples,)
         Scores, higher favouring the target class; +/-inf allowed.
     sample_weight : array-like of shape (n_samples,), default=None
         Trial weights; zero-weight trials are ignored.
@@ -75,7 +75,7 @@ def rocch(y_true, scores, *, sample_weight=None, pos_label=None):
     >>> pfa.round(3).tolist()
     [1.0, 0.333, 0.0, 0.0]
     """
-    blocks, _, _ = _validated_blocks(y_true, scores, sample_weight, pos_label)
+    blocks, _, _ = _validated_blocks(y_true, y_score, sample_weight, pos_label)
     return rocch_from_blocks(blocks)
 
 
@@ -97,7 +97,7 @@ def _eer_from_hull(pmiss: np.ndarray, pfa: np.ndarray) -> float:
 
 
 @validate_params(_CONSTRAINTS, prefer_skip_nested_validation=True)
-def eer(y_true, scores, *, sample_weight=None, pos_label=None):
+def eer(y_true, y_score, *, sample_weight=None, pos_label=None):
     """Equal error rate of the ROC convex hull (ROCCH-EER).
 
     The error rate at which the convex hull of the ROC crosses
@@ -109,7 +109,7 @@ def eer(y_true, scores, *, sample_weight=None, pos_label=None):
     ----------
     y_true : array-like of shape (n_samples,)
         True binary labels.
-    scores : array-like of shape (n_samples,)
+    y_score : array-like of shape (n_samples,)
         Scores, higher favouring the target class; +/-inf allowed.
     sample_weight : array-like of shape (n_samples,), default=None
         Trial weights; zero-weight trials are ignored.
@@ -145,5 +145,5 @@ def eer(y_true, scores, *, sample_weight=None, pos_label=None):
     >>> float(eer([0, 1], [0.0, 0.0]))  # one tied block: chance level
     0.5
     """
-    blocks, _, _ = _validated_blocks(y_true, scores, sample_weight, pos_label)
+    blocks, _, _ = _validated_blocks(y_true, y_score, sample_weight, pos_label)
     return _eer_from_hull(*rocch_from_blocks(blocks))

@@ -153,7 +153,7 @@ def get_scorer(name, **params):
         ``p_target``), ``'neg_eer'``, ``'neg_expected_calibration_error'``.
     **params
         Keyword arguments of the metric (``p_target``, ``c_miss``, ``c_fa``,
-        ``alpha``, ``beta``, ``prior``, ``normalize``, ``n_bins``,
+        ``alpha``, ``beta``, ``normalize``, ``n_bins``,
         ``pos_label``, ...). They are checked now, not at scoring time.
 
     Returns

@@ -100,23 +100,23 @@ def _cllr_bits(llr, is_target, w) -> float:
     return 0.5 * (loss_tar / n_tar + loss_non / n_non)
 
 
-def _normalized_log_loss(llr, is_target, w, prior) -> float:
+def _normalized_log_loss(llr, is_target, w, p_target) -> float:
     return prior_weighted_objective(
-        llr, is_target, w, alpha=1.0, beta=1.0, prior=prior
-    ) / uninformative_objective(1.0, 1.0, prior)
+        llr, is_target, w, alpha=1.0, beta=1.0, prior=p_target
+    ) / uninformative_objective(1.0, 1.0, p_target)
 
 
 @validate_params(
     {
         "y_true": ["array-like"],
         "llr": ["array-like"],
-        "prior": [_PROB, None],
+        "p_target": [_PROB, None],
         "sample_weight": ["array-like", None],
         "pos_label": _POS_LABEL,
     },
     prefer_skip_nested_validation=True,
 )
-def cllr(y_true, llr, *, prior=None, sample_weight=None, pos_label=None):
+def cllr(y_true, llr, *, p_target=None, sample_weight=None, pos_label=None):
     """Log-likelihood-ratio cost Cllr, in bits.
 
     The average logarithmic cost of the LLRs, with the two classes weighted
@@ -132,11 +132,11 @@ def cllr(y_true, llr, *, prior=None, sample_weight=None, pos_label=None):
     llr : array-like of shape (n_samples,)
         Natural-log likelihood ratios in favour of the target class; +/-inf
         allowed (a confidently wrong infinite LLR gives ``inf``).
-    prior : float in (0, 1) or None, default=None
+    p_target : float in (0, 1) or None, default=None
         If given, return instead the prior-weighted logarithmic cost at this
         target prior, normalized by its value for ``llr = 0`` (equal to
-        :func:`beta_rule_loss` with ``alpha = beta = 1``). ``prior=0.5`` equals
-        the default Cllr.
+        :func:`beta_rule_loss` with ``alpha = beta = 1``). ``p_target=0.5``
+        equals the default Cllr.
     sample_weight : array-like of shape (n_samples,), default=None
         Trial weights; zero-weight trials are ignored.
     pos_label : int, float, bool or str, default=None
@@ -146,8 +146,8 @@ def cllr(y_true, llr, *, prior=None, sample_weight=None, pos_label=None):
     Returns
     -------
     cllr : float
-        Cllr in bits (or the normalized prior-weighted cost if ``prior`` is
-        given).
+        Cllr in bits (or the normalized prior-weighted cost if ``p_target``
+        is given).
 
     See Also
     --------
@@ -186,38 +186,38 @@ def cllr(y_true, llr, *, prior=None, sample_weight=None, pos_label=None):
     if any_dask_collection(y_true, llr, sample_weight):  # per-partition sums
         from .._dask import dask_cllr_sums, dask_prior_weighted_objective
 
-        if prior is not None:
+        if p_target is not None:
             loss = dask_prior_weighted_objective(
                 y_true,
                 llr,
                 sample_weight,
                 alpha=1.0,
                 beta=1.0,
-                prior=prior,
+                prior=p_target,
                 pos_label=pos_label,
             )
-            return loss / uninformative_objective(1.0, 1.0, prior)
+            return loss / uninformative_objective(1.0, 1.0, p_target)
         loss_tar, loss_non, n_tar, n_non = dask_cllr_sums(
             y_true, llr, sample_weight, pos_label=pos_label
         )
         return float(0.5 * (loss_tar / n_tar + loss_non / n_non))
     is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
-    if prior is not None:
-        return _normalized_log_loss(x, is_target, w, prior)
+    if p_target is not None:
+        return _normalized_log_loss(x, is_target, w, p_target)
     return float(_cllr_bits(x, is_target, w))
 
 
 @validate_params(
     {
         "y_true": ["array-like"],
-        "scores": ["array-like"],
-        "prior": [_PROB, None],
+        "y_score": ["array-like"],
+        "p_target": [_PROB, None],
         "sample_weight": ["array-like", None],
         "pos_label": _POS_LABEL,
     },
     prefer_skip_nested_validation=True,
 )
-def min_cllr(y_true, scores, *, prior=None, sample_weight=None, pos_label=None):
+def min_cllr(y_true, y_score, *, p_target=None, sample_weight=None, pos_label=None):
     """Minimum Cllr: the Cllr of the optimally recalibrated scores (PAV-LLR).
 
     The lowest Cllr that any monotonic (order-preserving) transformation of
@@ -229,9 +229,9 @@ def min_cllr(y_true, scores, *, prior=None, sample_weight=None, pos_label=None):
     ----------
     y_true : array-like of shape (n_samples,)
         True binary labels.
-    scores : array-like of shape (n_samples,)
+    y_score : array-like of shape (n_samples,)
         Scores, higher favouring the target class; +/-inf allowed.
-    prior : float in (0, 1) or None, default=None
+    p_target : float in (0, 1) or None, default=None
         As in :func:`cllr`; the PAV-LLR is optimal at every prior.
     sample_weight : array-like of shape (n_samples,), default=None
         Trial weights; zero-weight trials are ignored.
@@ -270,7 +270,7 @@ def min_cllr(y_true, scores, *, prior=None, sample_weight=None, pos_label=None):
     >>> float(min_cllr(y, [0, 0, 0, 0, 0, 0]))  # one tied block
     1.0
     """
-    blocks, n_tar, n_non = _validated_blocks(y_true, scores, sample_weight, pos_label)
+    blocks, n_tar, n_non = _validated_blocks(y_true, y_score, sample_weight, pos_label)
     llr_b = block_llr(blocks, n_tar, n_non)
     # Each block as one weighted target trial and one weighted non-target
     # trial at its PAV-LLR; absent classes (weight 0) are left out.
@@ -279,8 +279,8 @@ def min_cllr(y_true, scores, *, prior=None, sample_weight=None, pos_label=None):
     w = np.concatenate([blocks.tar[has_tar], blocks.non[has_non]])
     is_target = np.zeros(x.shape[0], dtype=bool)
     is_target[: np.count_nonzero(has_tar)] = True
-    if prior is not None:
-        return _normalized_log_loss(x, is_target, w, prior)
+    if p_target is not None:
+        return _normalized_log_loss(x, is_target, w, p_target)
     return float(min(_cllr_bits(x, is_target, w), 1.0))
 
 
@@ -290,7 +290,7 @@ def min_cllr(y_true, scores, *, prior=None, sample_weight=None, pos_label=None):
         "llr": ["array-like"],
         "alpha": [_POSITIVE],
         "beta": [_POSITIVE],
-        "prior": [_PROB],
+        "p_target": [_PROB],
         "normalize": ["boolean"],
         "sample_weight": ["array-like", None],
         "pos_label": _POS_LABEL,
@@ -303,7 +303,7 @@ def beta_rule_loss(
     *,
     alpha,
     beta,
-    prior=0.5,
+    p_target=0.5,
     normalize=True,
     sample_weight=None,
     pos_label=None,
@@ -323,9 +323,9 @@ def beta_rule_loss(
         Natural-log likelihood ratios; +/-inf allowed.
     alpha, beta : float > 0
         Rule parameters.
-    prior : float in (0, 1), default=0.5
-        Target prior of the objective; the posterior of each trial is
-        ``q = sigmoid(llr + logit(prior))``.
+    p_target : float in (0, 1), default=0.5
+        Target prior of the application the cost is measured for; the
+        posterior of each trial is ``q = sigmoid(llr + logit(p_target))``.
     normalize : bool, default=True
         Whether to divide by the cost of the uninformative system ``llr = 0``,
         so that 1.0 means "no better than the prior".
@@ -386,16 +386,16 @@ def beta_rule_loss(
             sample_weight,
             alpha=alpha,
             beta=beta,
-            prior=prior,
+            prior=p_target,
             pos_label=pos_label,
         )
     else:
         is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
         loss = prior_weighted_objective(
-            x, is_target, w, alpha=alpha, beta=beta, prior=prior
+            x, is_target, w, alpha=alpha, beta=beta, prior=p_target
         )
     if normalize:
-        loss /= uninformative_objective(alpha, beta, prior)
+        loss /= uninformative_objective(alpha, beta, p_target)
     return float(loss)
 
 
@@ -403,7 +403,7 @@ def beta_rule_loss(
     {
         "y_true": ["array-like"],
         "llr": ["array-like"],
-        "prior": [_PROB],
+        "p_target": [_PROB],
         "normalize": ["boolean"],
         "sample_weight": ["array-like", None],
         "pos_label": _POS_LABEL,
@@ -411,7 +411,7 @@ def beta_rule_loss(
     prefer_skip_nested_validation=True,
 )
 def brier_loss(
-    y_true, llr, *, prior=0.5, normalize=True, sample_weight=None, pos_label=None
+    y_true, llr, *, p_target=0.5, normalize=True, sample_weight=None, pos_label=None
 ):
     """Prior-weighted Brier cost of LLRs (the Beta(2, 2) rule).
 
@@ -422,10 +422,10 @@ def brier_loss(
     llr : array-like of shape (n_samples,)
         Natural-log likelihood ratios; +/-inf allowed (bounded: a confidently
         wrong trial costs 3 before weighting).
-    prior : float in (0, 1), default=0.5
-        Target prior; the posterior is ``q = sigmoid(llr + logit(prior))``.
+    p_target : float in (0, 1), default=0.5
+        Target prior; the posterior is ``q = sigmoid(llr + logit(p_target))``.
     normalize : bool, default=True
-        Whether to divide by the cost of ``llr = 0`` (``3 prior (1-prior)``).
+        Whether to divide by the cost of ``llr = 0`` (``3 p_target (1-p_target)``).
     sample_weight : array-like of shape (n_samples,), default=None
         Trial weights; zero-weight trials are ignored.
     pos_label : int, float, bool or str, default=None
@@ -441,7 +441,7 @@ def brier_loss(
     --------
     beta_rule_loss : The general family.
     sklearn.metrics.brier_score_loss : The mean squared error of
-        probabilities; ``brier_loss(..., prior=pi, normalize=False)`` is three
+        probabilities; ``brier_loss(..., p_target=pi, normalize=False)`` is three
         times it when ``pi`` is the proportion of targets.
 
     Notes
@@ -464,7 +464,7 @@ def brier_loss(
         llr,
         alpha=2.0,
         beta=2.0,
-        prior=prior,
+        p_target=p_target,
         normalize=normalize,
         sample_weight=sample_weight,
         pos_label=pos_label,
