@@ -139,8 +139,11 @@ def test_site_builds_without_warnings(tmp_path):
         env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,
     )
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-5000:]
-    index = (out / "index.html").read_text()
-    assert "pip install" in index and "user_guide/index.html" in index
+    index = re.sub(r"<[^>]+>", "", (out / "index.html").read_text())
+    assert "pip install" in index and "images/bayes_error.png" in (
+        out / "index.html"
+    ).read_text()
+    assert 'href="user_guide/index.html"' in (out / "index.html").read_text()
     examples = sorted(p.stem for p in (ROOT / "examples").glob("plot_*.py"))
     for name in examples:
         page = out / "auto_examples" / f"{name}.html"
