@@ -26,10 +26,6 @@ import os
 import tempfile
 from pathlib import Path
 
-import matplotlib
-
-if "MPLBACKEND" not in os.environ:
-    matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from skcalib import PAVLLRCalibrator, PlattCalibrator, ProperScoringAffineCalibrator
@@ -38,10 +34,15 @@ from skcalib.metrics import BayesErrorDisplay, CalibrationTransformDisplay, cllr
 
 OUT = Path(
     os.environ.get("SKCALIB_EXAMPLES_OUT")
-    or tempfile.mkdtemp(prefix="skcalib-examples-")
+    or Path(tempfile.gettempdir()) / "skcalib-examples"
 )
 OUT.mkdir(parents=True, exist_ok=True)
 
+# %%
+# Data and calibrators
+# --------------------
+# 2000 scores to calibrate on, 20000 to evaluate on; the evaluation scores
+# come with their true LLR.
 params = {"target_mean": 3.0, "target_std": 2.0, "nontarget_std": 1.0}
 s_cal, y_cal, _ = make_gaussian_scores(2000, random_state=0, **params)
 s_test, y_test, llr_test = make_gaussian_scores(20000, random_state=1, **params)
@@ -61,8 +62,23 @@ for name, llr in llrs.items():
     print(f"{name:26s} Cllr = {cllr(y_test, llr):.4f} bits")
 
 # %%
-# Bayes error plot: the minimum DCF (dashed) is drawn for the raw scores
-# only; every monotone calibrator shares it (PAV up to its ties).
+# Normalized Bayes error plot
+# ---------------------------
+# The minimum DCF (dashed) is drawn for the raw scores only: every monotone
+# calibrator shares it (PAV up to its ties). The raw scores are not LLRs at
+# all, so their actual DCF is far above it; the affine calibrators follow it
+# near prior log-odds 0 and drift away at the extremes, where the true LLR
+# (quadratic in the score) bends away from any straight line. The minimum is
+# drawn thick, black and on top so that the calibrated curves cannot hide it.
+# Above prior log-odds of about 2 every curve reaches 1.0: the target scores
+# are spread wider than the non-target ones, so the true LLR never falls
+# below about -2 and no trial carries enough evidence to be rejected when
+# targets are that likely. The affine maps, which extrapolate a straight
+# line, claim such evidence anyway and pay for it (above 1.0).
+# Platt scaling and the logistic affine calibrator give the same map here
+# (balanced classes, equal Cllr above), so the Platt curve lies exactly under
+# the logistic one.
+MIN_STYLE = {"color": "black", "linewidth": 2.5, "dashes": (2, 2), "zorder": 3}
 fig, ax = plt.subplots(figsize=(8, 4.5))
 for i, (name, llr) in enumerate(llrs.items()):
     BayesErrorDisplay.from_predictions(
@@ -71,6 +87,7 @@ for i, (name, llr) in enumerate(llrs.items()):
         name=name,
         ax=ax,
         plot_min_dcf=i == 0,
+        min_dcf_kwargs=MIN_STYLE | {"label": "minimum DCF (any monotone map)"},
         prior_log_odds=[x / 10 for x in range(-60, 61)],
     )
 ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
@@ -79,8 +96,13 @@ fig.tight_layout()
 fig.savefig(OUT / "bayes_error.png", dpi=80)
 
 # %%
-# The same, as Bayes error rates (unnormalized): the uninformative reference
-# is min(pe, 1 - pe).
+# Bayes error rates
+# -----------------
+# The same curves without normalization: the vertical axis is now the Bayes
+# error rate itself (the probability of a wrong decision at each prior), and
+# the uninformative reference is :math:`\min(\pi, 1 - \pi)`. The minimum
+# error rate of the scores is drawn thick and black, on top: PAV-LLR and the
+# true LLR follow it so closely that their curves hide it otherwise.
 fig, ax = plt.subplots(figsize=(8, 4.5))
 for name in ("raw scores", "PAV-LLR", "true LLR"):
     BayesErrorDisplay.from_predictions(
@@ -90,13 +112,19 @@ for name in ("raw scores", "PAV-LLR", "true LLR"):
         ax=ax,
         normalize=False,
         plot_min_dcf=name == "raw scores",
+        min_dcf_kwargs=MIN_STYLE | {"label": "minimum error rate (any monotone map)"},
     )
 ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+ax.set_title("Gaussian scores, unequal variances: error rates")
 fig.tight_layout()
 fig.savefig(OUT / "bayes_error_rate.png", dpi=80)
 
 # %%
-# Calibration maps over the PAV reference of the test data.
+# Score-to-LLR maps
+# -----------------
+# Each calibrator's map over the PAV reference of the test data and the true
+# LLR: an affine map can match the curved ideal only over part of the score
+# range, and the scoring rule decides which part.
 disp = CalibrationTransformDisplay.from_estimator(
     list(calibrators.values()), s_test, y_test, names=list(calibrators)
 )
@@ -111,5 +139,4 @@ disp.ax_.legend(fontsize="small", loc="upper left")
 disp.ax_.set_title("Score-to-LLR maps vs the PAV reference")
 disp.figure_.tight_layout()
 disp.figure_.savefig(OUT / "calibration_transform.png", dpi=80)
-plt.close("all")
 print(f"figures written to {OUT}")

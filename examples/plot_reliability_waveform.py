@@ -16,16 +16,15 @@ expected calibration error.
 As in the notes, the SVM's raw decision values are mapped to [0, 1] by
 min-max scaling for its "before" diagram, which shows that rescaling is not
 calibration.
+
+The figure is also saved into the folder named by ``$SKCALIB_EXAMPLES_OUT``
+(by default ``skcalib-examples`` in the system's temporary folder).
 """
 
 import os
 import tempfile
 from pathlib import Path
 
-import matplotlib
-
-if "MPLBACKEND" not in os.environ:
-    matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.calibration import CalibrationDisplay
@@ -40,10 +39,14 @@ from skcalib.metrics import expected_calibration_error
 
 OUT = Path(
     os.environ.get("SKCALIB_EXAMPLES_OUT")
-    or tempfile.mkdtemp(prefix="skcalib-examples-")
+    or Path(tempfile.gettempdir()) / "skcalib-examples"
 )
 OUT.mkdir(parents=True, exist_ok=True)
 
+# %%
+# Data and classifiers
+# --------------------
+# 500 samples to train, 500 to calibrate ("tune"), 10000 to test.
 X, y = make_waveform(11000, random_state=0)
 train, tune, test = slice(0, 500), slice(500, 1000), slice(1000, None)
 
@@ -71,6 +74,15 @@ def raw_proba(clf, X):
     return (s - s.min()) / (s.max() - s.min())
 
 
+# %%
+# Reliability diagrams and ECE
+# ----------------------------
+# Each classifier is trained, its scores on the tuning set calibrate a Platt
+# and a PAV calibrator, and the test set gives one reliability curve per
+# classifier and method (quantile bins: equal numbers of test samples) and
+# the expected calibration error. Platt and PAV bring every classifier close
+# to the diagonal; the raw boosting and (min-max scaled) SVM outputs are the
+# furthest from it, with an ECE ten times that of their calibrated versions.
 fig, axes = plt.subplots(1, 3, figsize=(15, 5))
 titles = ["raw outputs", "Platt scaling", "isotonic (PAV)"]
 print(f"{'ECE (test)':22s} {'raw':>7s} {'Platt':>7s} {'PAV':>7s}")
@@ -94,6 +106,5 @@ for ax, title in zip(axes, titles, strict=True):
 fig.suptitle("Two-class waveform: reliability diagrams on 10000 test samples")
 fig.tight_layout()
 fig.savefig(OUT / "reliability_waveform.png", dpi=70)
-plt.close("all")
 print(f"figure written to {OUT / 'reliability_waveform.png'}")
 assert np.isfinite(eces).all()

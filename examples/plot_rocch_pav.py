@@ -16,10 +16,6 @@ import tempfile
 from fractions import Fraction
 from pathlib import Path
 
-import matplotlib
-
-if "MPLBACKEND" not in os.environ:
-    matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -31,12 +27,15 @@ from skcalib.metrics import ROCConvexHullDisplay, eer, rocch
 
 OUT = Path(
     os.environ.get("SKCALIB_EXAMPLES_OUT")
-    or tempfile.mkdtemp(prefix="skcalib-examples-")
+    or Path(tempfile.gettempdir()) / "skcalib-examples"
 )
 OUT.mkdir(parents=True, exist_ok=True)
 
 # %%
-# Table I of the paper: scores, classes and the PAV probabilities.
+# The 15 instances
+# ----------------
+# Table I of the paper: scores, classes and the PAV probabilities. PAV pools
+# the scores into six blocks with probabilities 1, 3/4, 2/3, 1/2, 1/3, 0.
 scores = np.array(
     [0.9, 0.8, 0.7, 0.6, 0.55, 0.5, 0.45, 0.4, 0.35, 0.3, 0.27, 0.2, 0.18, 0.1, 0.02]
 )
@@ -47,9 +46,17 @@ for i, (s, c, p) in enumerate(zip(scores, y, proba, strict=True)):
     print(f"{i:2d}  {s:5.2f}  {c:5d}  {Fraction(p).limit_denominator(20)}")
 
 # %%
-# Fig. 2: the ROC curve, its convex hull, and each hull segment labelled
-# with the PAV probability of the group it covers.
-disp = ROCConvexHullDisplay.from_predictions(y, scores, plot_chance_level=True)
+# The hull and its PAV probabilities
+# ----------------------------------
+# Fig. 2 of the paper: the ROC curve, its convex hull, and each hull segment
+# labelled with the PAV probability of the group it covers (the first,
+# vertical segment is the block of probability 1, the last, horizontal one
+# the block of probability 0). The probability is a function of the
+# segment's slope alone, which is the slope-to-probability formula above.
+fig, ax = plt.subplots(figsize=(5, 5))
+disp = ROCConvexHullDisplay.from_predictions(
+    y, scores, plot_chance_level=True, ax=ax
+)
 slopes = np.diff(disp.hull_tpr) / np.where(
     np.diff(disp.hull_fpr) > 0, np.diff(disp.hull_fpr), np.nan
 )
@@ -64,11 +71,15 @@ print(
     "(first segment: vertical)",
 )
 disp.ax_.set_title("Fawcett & Niculescu-Mizil, Fig. 2")
+disp.figure_.tight_layout()
 disp.figure_.savefig(OUT / "rocch_pav.png", dpi=80)
 
 # %%
-# A larger problem: logistic regression on the two-class waveform data.
-# The hull's EER (ROCCH-EER) and the DET curve of the same scores.
+# A larger problem
+# ----------------
+# Logistic regression on the two-class waveform data: the hull of 2000 test
+# scores, its EER (the ROCCH-EER, where the hull crosses the line
+# :math:`P_{miss} = P_{fa}`), and scikit-learn's DET curve of the same scores.
 X, yw = make_waveform(3000, random_state=0)
 clf = LogisticRegression().fit(X[:1000], yw[:1000])
 s_test, y_test = clf.decision_function(X[1000:]), yw[1000:]
@@ -84,5 +95,4 @@ ax1.set_title("ROC and its convex hull")
 ax2.set_title("DET curve (scikit-learn)")
 fig.tight_layout()
 fig.savefig(OUT / "rocch_det_waveform.png", dpi=80)
-plt.close("all")
 print(f"figures written to {OUT}")

@@ -99,6 +99,21 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     ``n_features_in_``, ``calibration_prior_`` (weighted target proportion of
     the calibration data) and ``prior_`` (the prior of ``predict_proba`` and
     ``predict``: ``prior`` if given, else ``calibration_prior_``).
+
+    Examples
+    --------
+    Every skcalib calibrator is a ``BaseCalibrator`` and shares its interface:
+
+    >>> from skcalib import BaseCalibrator, PAVLLRCalibrator, PlattCalibrator
+    >>> issubclass(PlattCalibrator, BaseCalibrator)
+    True
+    >>> cal = PAVLLRCalibrator().fit([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
+    >>> cal.decision_function([0.1, 0.8]).round(2).tolist()   # LLRs (nats)
+    [-0.69, 0.69]
+    >>> cal.predict_proba([0.1, 0.8]).round(2).tolist()       # at prior_ = 0.5
+    [[0.67, 0.33], [0.33, 0.67]]
+    >>> cal.predict([0.1, 0.8]).tolist()                      # Bayes decisions
+    [0, 1]
     """
 
     _output = "llr"

@@ -120,7 +120,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         The classifier's method that gives the scores.
     n_features_in_ : int
         Number of features seen by the classifier, if it records it.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Feature names seen by the classifier, if it records them.
 
     See Also

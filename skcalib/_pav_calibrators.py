@@ -345,7 +345,7 @@ class PAVCalibrator(_BasePAVCalibrator):
         Per column, the knot scores (first and last score of every block).
     y_thresholds_ : list of ndarray
         Per column, the calibrated value at each knot.
-    X_min_, X_max_ : ndarray of shape (n_features_in_,)
+    X_min_, X_max_ : ndarray of shape (`n_features_in_`,)
         Training score range per column.
 
     See Also
@@ -441,7 +441,7 @@ class PAVLLRCalibrator(_BasePAVCalibrator):
         Per column, the knot scores (first and last score of every block).
     y_thresholds_ : list of ndarray
         Per column, the LLR at each knot.
-    X_min_, X_max_ : ndarray of shape (n_features_in_,)
+    X_min_, X_max_ : ndarray of shape (`n_features_in_`,)
         Training score range per column.
 
     See Also

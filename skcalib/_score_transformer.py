@@ -305,7 +305,7 @@ class ScoreTransformer(
         The method used: ``'decision_function'`` or ``'predict_proba'``.
     n_features_in_ : int
         Number of features seen by ``estimator_``, if it records it.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Feature names seen by ``estimator_``, if it records them.
 
     See Also

@@ -148,14 +148,17 @@ class BayesErrorDisplay:
         x = np.asarray(self.prior_log_odds, dtype=float)
         prefix = f"{name}: " if name else ""
 
-        line_kwargs = {"label": f"{prefix}actual DCF"}
+        # the legend speaks the axis' language: DCF, or error rate when not
+        # normalized
+        what = "DCF" if self.normalize else "error rate"
+        line_kwargs = {"label": f"{prefix}actual {what}"}
         line_kwargs.update(kwargs)
         (self.line_,) = ax.plot(x, self.actual_dcf, **line_kwargs)
 
         self.min_line_ = None
         if plot_min_dcf:
             min_kwargs = {
-                "label": f"{prefix}minimum DCF",
+                "label": f"{prefix}minimum {what}",
                 "linestyle": "--",
                 "color": self.line_.get_color(),
             }

@@ -167,13 +167,25 @@ class ROCConvexHullDisplay:
             y = np.asarray(self.hull_tpr, dtype=float)
             for j, p in enumerate(self.pav_proba):
                 mx, my = (x[j] + x[j + 1]) / 2, (y[j] + y[j + 1]) / 2
+                # Label above-left of the segment (outside the hull, away from
+                # the ROC steps), except where that leaves the unit square
+                # (the vertical first and horizontal last segments): there,
+                # inside.
+                dx, dy = x[j + 1] - x[j], y[j + 1] - y[j]
+                norm = np.hypot(dx, dy) or 1.0
+                nx, ny = -dy / norm, dx / norm
+                if nx > 0 or (nx == 0 and ny == 0):
+                    nx, ny = -nx, -ny
+                if mx + 0.05 * nx < 0 or my + 0.05 * ny > 1:
+                    nx, ny = -nx, -ny
                 self.annotations_.append(
                     ax.annotate(
                         _format_proba(p),
                         (mx, my),
-                        xytext=(-6, 6),
+                        xytext=(9 * nx, 9 * ny),
                         textcoords="offset points",
-                        ha="right",
+                        ha="center",
+                        va="center",
                         fontsize="small",
                         color=self.hull_line_.get_color(),
                     )
