@@ -482,7 +482,10 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             The routing information.
         """
         return _estimator_router(
-            self, self._get_estimator(), ("fit",), consumes_weights=True
+            self,
+            self._get_estimator(),
+            {"fit": not isinstance(self._get_estimator(), FrozenEstimator)},
+            consumes_weights=True,
         )
 
     def __sklearn_tags__(self):

@@ -101,20 +101,22 @@ def _routed_fit_params(owner, method: str, sample_weight, fit_params):
     if sample_weight is not None:
         params["sample_weight"] = sample_weight
     routed = process_routing(owner, method, **params)
-    return dict(routed.estimator.fit), dict(routed.splitter.split)
+    return dict(routed.estimator.fit), dict(routed.splitter.get("split", {}))
 
 
 def _estimator_router(owner, estimator, methods, *, consumes_weights):
     """The routing of a meta-estimator that fits ``estimator`` over ``cv``.
 
-    ``consumes_weights``: the owner uses ``sample_weight`` itself (to
+    ``methods`` maps each of the owner's methods to whether it splits with
+    ``cv``; ``consumes_weights``: the owner uses ``sample_weight`` itself (to
     calibrate), so it describes its own request as well.
     """
     fit_mapping = MethodMapping()
     split_mapping = MethodMapping()
-    for method in methods:
+    for method, splits in methods.items():
         fit_mapping.add(caller=method, callee="fit")
-        split_mapping.add(caller=method, callee="split")
+        if splits:
+            split_mapping.add(caller=method, callee="split")
     router = MetadataRouter(owner=owner)
     if consumes_weights:
         router.add_self_request(owner)
@@ -598,7 +600,10 @@ class ScoreTransformer(
             The routing information.
         """
         return _estimator_router(
-            self, self.estimator, ("fit", "fit_transform"), consumes_weights=False
+            self,
+            self.estimator,
+            {"fit": False, "fit_transform": self.cv is not None},
+            consumes_weights=False,
         )
 
     def __sklearn_tags__(self):
