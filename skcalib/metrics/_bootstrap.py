@@ -225,15 +225,8 @@ class _WeightedReplicate:
         return self.metric(self.y_true, self.y_score, sample_weight=w, **self.kwargs)
 
 
-class _RowReplicate:
+class _RowReplicate(_WeightedReplicate):
     """Any metric of the resample, on the resampled rows."""
-
-    def __init__(self, units, metric, y_true, y_score, sample_weight, kwargs):
-        self.units = units
-        self.metric = metric
-        self.y_true, self.y_score = y_true, y_score
-        self.sample_weight = sample_weight
-        self.kwargs = kwargs
 
     def __call__(self, idx):
         if self.units.group_of_row is None:
