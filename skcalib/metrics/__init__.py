@@ -13,6 +13,7 @@ All minimum metrics come from one PAV block summary of the scores
 """
 
 from ._bayes import bayes_decisions, empirical_bayes_risk
+from ._bootstrap import bootstrap_ci
 from ._dcf import actual_dcf, bayes_error_curve, min_dcf
 from ._ece import expected_calibration_error
 from ._multiclass import multiclass_brier_loss, multiclass_cllr
@@ -25,6 +26,7 @@ __all__ = [
     "actual_dcf",
     "bayes_decisions",
     "bayes_error_curve",
+    "bootstrap_ci",
     "beta_rule_loss",
     "brier_loss",
     "cllr",
