@@ -35,6 +35,7 @@ from ._score_transformer import (
     _class_scores,
     _cross_fit,
     _estimator_router,
+    _one_vs_rest_log_odds,
     _resolve_response_method,
     _routed_fit_params,
     _routing_enabled,
@@ -67,6 +68,18 @@ def _takes_all_classes(calibrator) -> bool:
     """
     tags = get_tags(calibrator).classifier_tags
     return tags is not None and bool(tags.multi_class)
+
+
+def _calibration_scores(scores, method, one_vs_rest):
+    """The scores a calibration sees: log-odds of each class for one-vs-rest.
+
+    A binary calibrator of class ``k`` against the rest gets, from a
+    ``predict_proba``-only classifier, the log-odds ``log p_k - log(1 - p_k)``
+    (as in the binary case) rather than the log-probability.
+    """
+    if one_vs_rest and method == "predict_proba":
+        return _one_vs_rest_log_odds(scores)
+    return scores
 
 
 def _fit_calibration(calibrator, scores, y_index, n_classes, sample_weight):
@@ -103,7 +116,7 @@ def _calibrated_proba(calibration, scores) -> np.ndarray:
 
 
 class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
-    """A binary classifier calibrated with any skcalib calibrator.
+    """A classifier calibrated with any skcalib calibrator.
 
     ``fit`` computes out-of-fold scores of ``estimator`` over the splits of
     ``cv`` (fitted in parallel), trains ``calibrator`` on them and fits
@@ -115,19 +128,28 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     ``method='isotonic'``, with ``PlattCalibrator()`` those of
     ``method='sigmoid'``, with the same folds.
 
+    For ``y`` with K > 2 classes, a binary calibrator is cloned and fitted
+    one-vs-rest on each class's score column, and the K probabilities are
+    normalized to sum to 1 as scikit-learn does (a row of zeros becomes
+    uniform); a natively multiclass calibrator (classifier tag
+    ``multi_class=True``) is fitted once on all K columns and used as is.
+
     Parameters
     ----------
     estimator : classifier object, default=None
-        A binary classifier with ``decision_function`` or ``predict_proba``
+        A classifier with ``decision_function`` or ``predict_proba``
         (the former is preferred, as in ``CalibratedClassifierCV``); with
         ``predict_proba`` only, the score is the log-odds of
-        :class:`ScoreTransformer`. ``None`` means ``LinearSVC()``, the default
+        :class:`ScoreTransformer` (multiclass: the log-odds of each class
+        against the rest for one-vs-rest calibration, the log-probabilities
+        for a multiclass calibrator). ``None`` means ``LinearSVC()``, the default
         of ``CalibratedClassifierCV``. An already fitted classifier wrapped in
         ``sklearn.frozen.FrozenEstimator`` is not refitted: the calibrator is
         then trained on its scores of all of ``X`` (the calibration set), and
         ``cv`` and ``ensemble`` are ignored.
     calibrator : skcalib calibrator, default=None
-        Cloned and fitted on the out-of-fold scores (one column). ``None``
+        Cloned and fitted on the out-of-fold scores (one column; one clone
+        per class with K > 2 classes, unless it is multiclass). ``None``
         means ``PAVLLRCalibrator()``, i.e. PAV-LLR with the rule-of-succession
         extremes (see Notes for why).
     cv : int, cross-validation generator or iterable, default=5
@@ -148,19 +170,23 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is the target class.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels; for binary problems ``classes_[1]`` is the target
+        class.
     estimators_ : list of estimator objects
         The fitted classifiers: one fitted on all the data, or with
         ``ensemble=True`` one per split.
     calibrators_ : list of calibrator objects
         The fitted calibrators, aligned with ``estimators_``; they are fitted
-        on labels 0 / 1 meaning ``classes_[0]`` / ``classes_[1]``.
+        on labels 0 / 1 meaning ``classes_[0]`` / ``classes_[1]``. With
+        K > 2 classes each entry is a list of K binary calibrators, the
+        ``k``-th fitted on labels 1 for ``classes_[k]`` and 0 for the rest,
+        or one multiclass calibrator fitted on labels ``0..K-1``.
     prior_ : float
         The target prior of ``predict_proba`` and ``predict``: the
         calibrator's ``prior_`` (its ``prior``, or by default the weighted
         target proportion of the training data), averaged over the pairs with
-        ``ensemble=True``.
+        ``ensemble=True``. Binary problems only.
     response_method_ : str
         The classifier's method that gives the scores.
     n_features_in_ : int
@@ -203,6 +229,20 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     With ``ensemble=True`` the probability is the mean of the pairs'
     probabilities and :math:`\\ell` is ``logit(mean) - logit(prior_)``.
 
+    One-vs-rest with K classes, :math:`f_k` the calibrated probability of
+    class :math:`k` against the rest and :math:`s_k` its score:
+
+    .. math::
+
+        P(\\text{classes\\_[k]} \\mid x) = \\frac{f_k(s_k(x))}
+        {\\sum_{j} f_j(s_j(x))};
+
+    ``predict`` is the most probable class and ``decision_function`` the log
+    of ``predict_proba``. With ``sklearn.set_config(enable_metadata_routing=
+    True)``, ``sample_weight`` and the other fit parameters reach the
+    classifier only as it requests them (``set_fit_request``), as in
+    ``CalibratedClassifierCV``; the calibrator always gets ``sample_weight``.
+
     References
     ----------
     .. [1] N. Brümmer and J. du Preez, "The PAV algorithm optimizes binary
@@ -227,6 +267,15 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     >>> iso = CalibratedClassifier(LogisticRegression(), PAVCalibrator()).fit(X, y)
     >>> p = iso.predict_proba(X)[:, 1]
     >>> bool(p.min() >= 0 and p.max() <= 1)
+    True
+
+    Three classes: one calibrator per class, probabilities summing to 1.
+
+    >>> y3 = np.digitize(X[:, 0] + rng.normal(size=400), [-0.5, 0.5])
+    >>> clf3 = CalibratedClassifier(LogisticRegression(), PAVCalibrator()).fit(X, y3)
+    >>> len(clf3.calibrators_[0])
+    3
+    >>> bool(np.allclose(clf3.predict_proba(X).sum(axis=1), 1.0))
     True
     """
 
@@ -297,6 +346,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 f"`calibrator` {type(calibrator).__name__} is a multiclass "
                 "calibrator; `y` has 2 classes, which need a binary calibrator."
             )
+        one_vs_rest = n_classes > 2 and not _takes_all_classes(calibrator)
         frozen = isinstance(estimator, FrozenEstimator)
         split_params = {}
         if _routing_enabled():
@@ -329,6 +379,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                     f"differ from those of `y` {classes.tolist()}."
                 )
             scores = _class_scores(estimator, X, method, n_classes)
+            scores = _calibration_scores(scores, method, one_vs_rest)
             estimators = [estimator]
             calibrations = [
                 _fit_calibration(calibrator, scores, y_index, n_classes, sample_weight)
@@ -349,6 +400,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 n_classes=n_classes,
                 split_params=split_params,
             )
+            scores = _calibration_scores(scores, method, one_vs_rest)
             if self.ensemble:
                 estimators = fold_estimators
                 calibrations = [
@@ -384,9 +436,11 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         return self
 
     def _scores(self, estimator, X):
-        return _class_scores(
+        scores = _class_scores(
             estimator, X, self.response_method_, self.classes_.shape[0]
         )
+        one_vs_rest = isinstance(self.calibrators_[0], list)
+        return _calibration_scores(scores, self.response_method_, one_vs_rest)
 
     def predict_proba(self, X):
         """Calibrated posterior probabilities.

@@ -14,6 +14,7 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
+from scipy.special import logsumexp
 from sklearn import get_config
 from sklearn.base import (
     BaseEstimator,
@@ -180,8 +181,8 @@ def _class_scores(estimator, X, method: str, n_classes: int) -> np.ndarray:
     Binary: :func:`_binary_scores`. Multiclass: the ``decision_function``
     columns, or the log-probabilities ``log p_k`` of ``predict_proba`` (each
     floored at :data:`_PROBA_FLOOR`), the natural multiclass score: softmax
-    of the log-probabilities gives back the probabilities, and each column is
-    a monotone score of its class for a one-vs-rest calibrator.
+    of the log-probabilities gives back the probabilities (one-vs-rest
+    calibration turns them into :func:`_one_vs_rest_log_odds`).
     """
     if n_classes == 2:
         return _binary_scores(estimator, X, method)
@@ -195,6 +196,22 @@ def _class_scores(estimator, X, method: str, n_classes: int) -> np.ndarray:
     if method == "decision_function":
         return out
     return np.log(np.maximum(out, _PROBA_FLOOR))
+
+
+def _one_vs_rest_log_odds(log_proba: np.ndarray) -> np.ndarray:
+    """Columns ``log p_k - log(sum_{j != k} p_j)`` of log-probability columns.
+
+    The log-odds of each class against the rest: the score a one-vs-rest
+    binary calibrator gets from a classifier that only has ``predict_proba``
+    (with two classes it is the binary log-odds score). The rest is summed
+    from the other columns, not as ``log1p(-p_k)``, to stay accurate when
+    ``p_k`` is close to 1.
+    """
+    out = np.empty_like(log_proba)
+    for k in range(log_proba.shape[1]):  # K passes: no (n, K, K) temporary
+        rest = logsumexp(np.delete(log_proba, k, axis=1), axis=1)
+        out[:, k] = log_proba[:, k] - rest
+    return out
 
 
 def _fit_and_score(

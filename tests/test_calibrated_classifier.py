@@ -33,7 +33,7 @@ from skcalib._calibrated_classifier import (
     _normalize_one_vs_rest,
 )
 from skcalib._pav_calibrators import PAVCalibrator, PAVLLRCalibrator
-from skcalib._score_transformer import ScoreTransformer
+from skcalib._score_transformer import ScoreTransformer, _one_vs_rest_log_odds
 
 try:  # written in parallel by another engineer
     from skcalib._platt import PlattCalibrator
@@ -347,6 +347,34 @@ def test_multiclass_frozen_estimator_and_predict_proba_scores():
         clf.predict_proba(X[300:]), ref.predict_proba(X[300:]), rtol=0, atol=1e-6
     )
     assert clf.predict_proba(Xt).shape == (Xt.shape[0], 3)
+
+
+@needs_platt
+def test_one_vs_rest_of_predict_proba_calibrates_log_odds_of_each_class():
+    X, y = _data3(n=900)
+    Xt = _test_points()
+    nb = GaussianNB().fit(X[:300], y[:300])
+    clf = CalibratedClassifier(FrozenEstimator(nb), PlattCalibrator())
+    clf.fit(X[300:], y[300:])
+    p_cal, p_test = nb.predict_proba(X[300:]), nb.predict_proba(Xt)
+    assert 1e-12 < p_cal.min() and p_cal.max() < 1 - 1e-12  # logit is accurate
+    raw = np.column_stack(
+        [
+            PlattCalibrator()
+            .fit(logit(p_cal[:, k]), y[300:] == k)
+            .predict_proba(logit(p_test[:, k]))[:, 1]
+            for k in range(3)
+        ]
+    )
+    expected = raw / raw.sum(axis=1, keepdims=True)
+    assert_allclose(clf.predict_proba(Xt), expected, rtol=1e-9, atol=1e-12)
+
+
+def test_one_vs_rest_log_odds_are_accurate_near_one():
+    log_p = np.log([[1 - 2e-17 - 1e-17, 2e-17, 1e-17], [0.2, 0.3, 0.5]])
+    odds = _one_vs_rest_log_odds(log_p)
+    assert_allclose(odds[0], [np.log(1 / 3e-17), np.log(2e-17), np.log(1e-17)])
+    assert_allclose(odds[1], logit([0.2, 0.3, 0.5]), rtol=1e-12)
 
 
 # ------------------------------------------------------- metadata routing
