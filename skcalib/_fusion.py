@@ -8,13 +8,13 @@ live.
 
 from __future__ import annotations
 
-import warnings
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
+from ._affine import _warn_convergence
 from ._base import BaseCalibrator
 from ._dask import is_dask_collection
 from ._solver import (
@@ -23,45 +23,44 @@ from ._solver import (
     binary_summary,
     fit_standardizer,
     minimize,
+    rule_terms,
 )
-from ._special import _tail_deriv, _tail_deriv2, _tail_fast, logit
+from ._special import logit
 from .utils._sklearn_compat import Interval
 
 __all__ = ["ProperScoringFusion"]
 
 
-def _warn(estimator, status):
-    name = type(estimator).__name__
-    if status == "max_iter":
-        msg = (
-            f"{name}: Newton's method did not converge in max_iter="
-            f"{estimator.max_iter} iterations. Increase max_iter or tol."
-        )
-    elif status == "unbounded":
-        msg = (
-            f"{name}: the objective has no finite minimizer (the classes are "
-            "(nearly) separable by a weighted sum of the systems' scores): the "
-            f"fit stopped where the fused LLRs span {MAX_LLR_RANGE:g} nats over "
-            "the training scores. Set l2 > 0 for a well-posed problem."
-        )
-    else:
-        msg = (
-            f"{name}: the line search could not decrease the objective; the "
-            "result may not be optimal."
-        )
-    warnings.warn(msg, ConvergenceWarning, stacklevel=4)
+def _llr_class_extremes(coef, intercept, chunk):
+    X, t = chunk[:2]
+    llr = X @ coef + intercept
+    out = np.full(4, -np.inf)
+    for i, x in enumerate((llr[t], llr[~t])):
+        if x.shape[0]:
+            out[2 * i] = -x.min()
+            out[2 * i + 1] = x.max()
+    return out
 
 
-def _rule_terms(z, p, r, order):
-    """Per-sample ``G(z; p, r)`` and, up to ``order``, ``G'`` and ``G''``."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        g = _tail_fast(z, p, r)
-    if order == 0:
-        return g, None, None
-    d1 = _tail_deriv(z, p, r)
-    if order == 1:
-        return g, d1, None
-    return g, d1, _tail_deriv2(z, p, r)
+def _separating_bound(data, coef, intercept):
+    """The documented bound if the fused LLR separates the classes, else None.
+
+    Newton's iterates on separable data grow only slowly towards the
+    infimum (a step at the gap), so a fit that ran out of iterations is
+    checked with one pass: if its LLR already separates the classes, every
+    rule's cost decreases along that direction without end. The map is then
+    scaled until the LLRs span ``MAX_LLR_RANGE`` nats, with the threshold
+    in the middle of the gap, as the one-column calibrators do.
+    """
+    neg_lo_tar, hi_tar, neg_lo_non, hi_non = data.reduce(
+        partial(_llr_class_extremes, coef, intercept), np.maximum
+    )
+    lo_tar, lo_non = -neg_lo_tar, -neg_lo_non
+    if not hi_non < lo_tar:
+        return None
+    scale = MAX_LLR_RANGE / (max(hi_tar, hi_non) - min(lo_tar, lo_non))
+    mid = 0.5 * (hi_non + lo_tar)
+    return coef * scale, float((intercept - mid) * scale)
 
 
 class FusionObjective:
@@ -152,19 +151,20 @@ class FusionObjective:
         z = Ut @ theta
         z += self.tau
         z *= sign
-        if self.alpha == self.beta:
-            g, d1, d2 = _rule_terms(z, self.alpha, self.beta, order)
-        else:
-            n = z.shape[0]
-            g = np.empty(n)
-            d1 = None if order < 1 else np.empty(n)
-            d2 = None if order < 2 else np.empty(n)
-            rules = ((t, self.alpha, self.beta), (~t, self.beta, self.alpha))
-            for mask, p, r in rules:
-                parts = _rule_terms(z[mask], p, r, order)
-                for out, part in zip((g, d1, d2), parts, strict=True):
-                    if out is not None:
-                        out[mask] = part
+        with np.errstate(over="ignore"):
+            if self.alpha == self.beta:
+                g, d1, d2 = rule_terms(z, self.alpha, self.beta, order)
+            else:
+                n = z.shape[0]
+                g = np.empty(n)
+                d1 = None if order < 1 else np.empty(n)
+                d2 = None if order < 2 else np.empty(n)
+                rules = ((t, self.alpha, self.beta), (~t, self.beta, self.alpha))
+                for mask, p, r in rules:
+                    parts = rule_terms(z[mask], p, r, order)
+                    for out, part in zip((g, d1, d2), parts, strict=True):
+                        if out is not None:
+                            out[mask] = part
         value = float(g @ v)
         if order == 0:
             return (value,)
@@ -367,9 +367,16 @@ class ProperScoringFusion(BaseCalibrator):
             max_iter=self.max_iter,
             presolve=presolve,
         )
+        theta = res.theta.copy()
+        theta[:-1][std.constant] = 0.0  # an all-equal column carries nothing
+        coef, intercept = std.to_raw(theta[:-1], theta[-1])
+        if res.status == "max_iter" and self.l2 == 0:
+            bound = _separating_bound(data, coef, intercept)
+            if bound is not None:
+                coef, intercept = bound
+                res.status = "unbounded"
         if res.status != "converged":
-            _warn(self, res.status)
-        coef, intercept = std.to_raw(res.theta[:-1], res.theta[-1])
+            _warn_convergence(self, None, res, self.max_iter)
         self.coef_ = coef
         self.intercept_ = float(intercept)
         self.n_iter_ = int(res.n_iter)

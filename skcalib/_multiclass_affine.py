@@ -20,7 +20,6 @@ equivalent parameters.
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -31,11 +30,11 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ._solver import MAX_LLR_RANGE, ArrayData, minimize
+from ._affine import _warn_convergence
+from ._solver import ArrayData, minimize
 from .utils._sklearn_compat import (
     ClassifierTags,
     Interval,
@@ -86,28 +85,6 @@ def _scale_coef(kind, theta, n_features, n_classes, exponent):
 
 def _max_abs(chunk):
     return float(np.abs(chunk[0]).max(initial=0.0))
-
-
-def _warn(estimator, status):
-    name = type(estimator).__name__
-    if status == "max_iter":
-        msg = (
-            f"{name}: Newton's method did not converge in max_iter="
-            f"{estimator.max_iter} iterations. Increase max_iter or tol."
-        )
-    elif status == "unbounded":
-        msg = (
-            f"{name}: the objective has no finite minimizer (the classes are "
-            "separable by the scores): the fit stopped where the logits span "
-            f"{MAX_LLR_RANGE:g} nats over the training scores. Set l2 > 0 for a "
-            "well-posed problem."
-        )
-    else:
-        msg = (
-            f"{name}: the line search could not decrease the objective; the "
-            "result may not be optimal."
-        )
-    warnings.warn(msg, ConvergenceWarning, stacklevel=3)
 
 
 class MulticlassObjective:
@@ -477,7 +454,7 @@ class MulticlassAffineCalibrator(
         start = _scale_coef(self.kind, self._start(d, K), d, K, exponent)
         res = minimize(obj, data, start, tol=self.tol, max_iter=self.max_iter)
         if res.status != "converged":
-            _warn(self, res.status)
+            _warn_convergence(self, None, res, self.max_iter)
         theta = _scale_coef(self.kind, res.theta, d, K, -exponent)
         W, b = unpack(self.kind, theta, d, K)
         if self.kind == "matrix":

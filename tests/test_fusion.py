@@ -1,18 +1,25 @@
 """Tests of ProperScoringFusion and its objective."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
 from scipy.special import logit
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skcalib import ProperScoringAffineCalibrator, ProperScoringFusion
 from skcalib._fusion import FusionObjective
-from skcalib._solver import Standardizer
-from skcalib._special import prior_weighted_objective
+from skcalib._solver import Standardizer, rule_terms
+from skcalib._special import (
+    beta_rule_costs,
+    beta_rule_derivatives,
+    beta_rule_second_derivatives,
+    prior_weighted_objective,
+)
 
 RULES = [(1.0, 1.0), (2.0, 2.0), (2.0, 1.0), (0.5, 0.5), (1.5, 3.2)]
 
@@ -271,3 +278,40 @@ def test_pickle_and_clone():
         again.decision_function(X), fusion.decision_function(X)
     )
     assert clone(fusion).get_params() == fusion.get_params()
+
+
+@pytest.mark.parametrize("rule", RULES + [(1.0, 2.0)])
+def test_rule_kernel_equals_the_beta_rule_definitions(rule):
+    """The solver's per-sample kernel against the documented rule functions."""
+    z = np.linspace(-30.0, 30.0, 121)
+    with np.errstate(over="ignore"):
+        g, d1, d2 = rule_terms(z.copy(), *rule)
+    c_tar, _ = beta_rule_costs(z, alpha=rule[0], beta=rule[1])
+    d_tar, _ = beta_rule_derivatives(z, alpha=rule[0], beta=rule[1])
+    d2_tar, _ = beta_rule_second_derivatives(z, alpha=rule[0], beta=rule[1])
+    np.testing.assert_allclose(g, c_tar, rtol=1e-9, atol=1e-14)
+    np.testing.assert_allclose(d1, d_tar, rtol=1e-9, atol=1e-14)
+    np.testing.assert_allclose(d2, d2_tar, rtol=1e-9, atol=1e-14)
+
+
+def test_separable_systems_warn_and_l2_fixes_it():
+    X, y, _ = _data(200, k=2)
+    X[y, 0] += 100.0  # the first system separates the classes
+    with pytest.warns(ConvergenceWarning, match="no finite minimizer"):
+        fusion = ProperScoringFusion().fit(X, y)
+    llr = fusion.decision_function(X)
+    assert llr[y].min() > llr[~y].max()
+    assert llr.max() - llr.min() == pytest.approx(1e4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ProperScoringFusion(l2=0.01).fit(X, y)
+
+
+def test_constant_system_gets_zero_weight():
+    X, y, _ = _data(500, k=2)
+    X[:, 1] = 3.0
+    fusion = ProperScoringFusion().fit(X, y)
+    assert fusion.coef_[1] == 0.0
+    assert np.isfinite(fusion.decision_function(X)).all()
+    alone = ProperScoringFusion().fit(X[:, :1], y)
+    np.testing.assert_allclose(fusion.coef_[0], alone.coef_[0], rtol=1e-8)
