@@ -324,7 +324,7 @@ class MulticlassAffineCalibrator(
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_classes, n_features_in_)
+    coef_ : ndarray of shape (n_classes, n_features)
         ``W``; ``coef_[k]`` sums to zero over ``k`` for ``'matrix'``.
     intercept_ : ndarray of shape (n_classes,)
         ``b``, summing to zero.
@@ -511,7 +511,7 @@ class MulticlassAffineCalibrator(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like of shape (n_samples, n_features)
             Log-scores.
 
         Returns
@@ -526,7 +526,7 @@ class MulticlassAffineCalibrator(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like of shape (n_samples, n_features)
             Log-scores.
 
         Returns
@@ -542,7 +542,7 @@ class MulticlassAffineCalibrator(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like of shape (n_samples, n_features)
             Log-scores.
 
         Returns
