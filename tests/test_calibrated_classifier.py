@@ -32,6 +32,7 @@ from skcalib._calibrated_classifier import (
     CalibratedClassifier,
     _normalize_one_vs_rest,
 )
+from skcalib._multiclass_affine import MulticlassAffineCalibrator
 from skcalib._pav_calibrators import PAVCalibrator, PAVLLRCalibrator
 from skcalib._score_transformer import ScoreTransformer, _one_vs_rest_log_odds
 
@@ -329,6 +330,23 @@ def test_multiclass_calibrator_takes_all_columns(ensemble):
         axis=0,
     )
     assert_allclose(clf.predict_proba(Xt), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("ensemble", [False, True])
+def test_multiclass_affine_temperature_equals_calibrated_classifier_cv(ensemble):
+    X, y = _data3(n_classes=4)
+    Xt = _test_points()
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    cal = MulticlassAffineCalibrator(kind="temperature")
+    ours = CalibratedClassifier(LinearSVC(), cal, cv=cv, ensemble=ensemble)
+    ref = CalibratedClassifierCV(
+        LinearSVC(), method="temperature", cv=cv, ensemble=ensemble
+    )
+    ours.fit(X, y)
+    ref.fit(X, y)
+    assert isinstance(ours.calibrators_[0], MulticlassAffineCalibrator)
+    # two optimizers of the same one-parameter objective
+    assert_allclose(ours.predict_proba(Xt), ref.predict_proba(Xt), rtol=0, atol=1e-4)
 
 
 def test_multiclass_frozen_estimator_and_predict_proba_scores():
