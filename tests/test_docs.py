@@ -121,7 +121,6 @@ def test_site_builds_without_warnings(tmp_path):
     also runs the examples; tests/test_examples.py only checks them as
     plain scripts statically and runs one of them.
     """
-    pytest.importorskip("sphinx")
     shutil.copytree(DOCS, tmp_path / "docs", ignore=shutil.ignore_patterns(
         "_build", "generated", "auto_examples", "sg_execution_times.rst"
     ))

@@ -3,11 +3,11 @@
 import subprocess
 import sys
 
+import matplotlib as mpl
 import numpy as np
 import pytest
 from scipy.special import expit, logit
 
-mpl = pytest.importorskip("matplotlib")
 mpl.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from sklearn.isotonic import IsotonicRegression  # noqa: E402
