@@ -310,6 +310,13 @@ def test_evaluate_text_table(data, tmp_path, capsys):
     assert f"{expected['cllr']:.4f}" in out
 
 
+def test_evaluate_separated_classes_print_no_negative_zero(tmp_path, capsys):
+    path = _write(tmp_path / "s.txt", "-2 0\n-1 0\n1 1\n2 1\n")
+    assert main(["evaluate", path]) == 0
+    out = capsys.readouterr().out
+    assert "-0.0" not in out and "0.00%" in out
+
+
 def test_evaluate_infinite_llr(tmp_path, capsys):
     path = _write(tmp_path / "s.txt", "inf 1\n-inf 0\n1.0 1\n-inf 1\n")
     assert main(["evaluate", path, "--json"]) == 0

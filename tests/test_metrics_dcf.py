@@ -242,6 +242,33 @@ def test_bayes_error_curve_brute_force():
     )
 
 
+@pytest.mark.parametrize("sign", [-1.0, 1.0])
+def test_bayes_error_curve_finite_beyond_exp_range(sign):
+    # min(pe, 1 - pe) underflows to 0 beyond |prior log-odds| ~ 745 (0 / 0).
+    y = np.array([0, 0, 0, 1, 1, 1])
+    llr = np.array([-3.0, -1.0, 0.5, -0.2, 2.0, 1e300])
+    plo = sign * np.array([700.0, 746.0, 800.0, 1e5, 1e300])
+    act, mini = bayes_error_curve(y, llr, plo)
+    assert np.isfinite(act).all() and np.isfinite(mini).all()
+    # Beyond every finite LLR, the only errors are those of the trivial decision.
+    if sign < 0:  # rejects all but the 1e300 target: P_miss = 2/3, P_fa = 0
+        np.testing.assert_allclose(act, 2 / 3, rtol=1e-12)
+    else:  # accepts all: P_miss = 0, normalized cost = P_fa = 1
+        np.testing.assert_allclose(act, 1.0, rtol=1e-12)
+    assert np.all(mini <= act) and np.all(mini <= 1.0)
+
+
+def test_normalized_dcf_with_underflowing_cost_weight():
+    # p_target * c_miss = 1e-400 underflows to 0; the normalized cost does not
+    # depend on it: it is the limit of the same cost at log-odds -921.
+    y, llr = [0, 0, 1, 1], [-1.0, 2.0, 0.5, 3.0]
+    act = actual_dcf(y, llr, p_target=1e-200, c_miss=1e-200)
+    assert act == 1.0  # all rejected: P_miss = 1, P_fa = 0
+    # best: accept only the score 3 (no false alarm), P_miss = 1/2
+    assert min_dcf(y, llr, p_target=1e-200, c_miss=1e-200) == 0.5
+    assert actual_dcf(y, llr, p_target=1e-200, c_miss=1e-200, normalize=False) == 0
+
+
 # ---------------------------------------------------------------- properties
 @st.composite
 def _trials(draw, max_n=30):

@@ -1,10 +1,13 @@
 """Tests of expected_calibration_error (skcalib.metrics._ece)."""
 
+import tracemalloc
+
 import numpy as np
 import pytest
 from sklearn.calibration import calibration_curve
 
 from skcalib.metrics import expected_calibration_error as ece
+from skcalib.metrics._ece import _bin_ids_by_bisection, _bin_ids_from_edges
 
 
 def _data(seed, n=500):
@@ -105,4 +108,46 @@ def test_pos_label():
     # The other class with 1 - p: uniform bins mirror (no p on an edge here).
     assert ece(labels, 1 - p, pos_label="no", n_bins=10) == pytest.approx(
         ece(y, p, n_bins=10), rel=1e-9
+    )
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("n_bins", [1, 2, 3, 7, 10, 97, 1000, 12345])
+def test_bisection_bins_equal_materialized_edges(strategy, weighted, n_bins):
+    # The path for n_bins >> n_samples must bin exactly like the edges do,
+    # also for probabilities lying exactly on an edge.
+    rng = np.random.default_rng(n_bins)
+    p = np.concatenate(
+        [rng.random(300), np.arange(n_bins + 1) / n_bins, [0.0, 1.0, 0.5]]
+    )[:700]
+    p = np.clip(np.concatenate([p, np.linspace(0, 1, n_bins + 1)[:200]]), 0, 1)
+    w = rng.integers(1, 4, p.shape[0]).astype(float) if weighted else None
+    np.testing.assert_array_equal(
+        _bin_ids_by_bisection(p, w, n_bins, strategy),
+        _bin_ids_from_edges(p, w, n_bins, strategy),
+    )
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_huge_n_bins_memory_bounded_by_samples(strategy):
+    # n_bins=10**9 allocated per bin (edges and totals: several GiB).
+    rng = np.random.default_rng(0)
+    p = rng.random(2000)
+    y = rng.random(2000) < p
+    tracemalloc.start()
+    try:
+        got = ece(y, p, n_bins=10**9, strategy=strategy)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000
+    # every sample alone in its bin: the mean |y - p|
+    assert got == pytest.approx(np.mean(np.abs(y - p)), rel=1e-12)
+    # just past the switch to bisection: the per-bin loop on the real edges
+    n_bins = 2 * p.shape[0] + 1025
+    q = np.linspace(0, 1, n_bins + 1)
+    edges = q if strategy == "uniform" else np.quantile(p, q)
+    assert ece(y, p, n_bins=n_bins, strategy=strategy, norm="l2") == pytest.approx(
+        _loop_ece(y, p, edges)["l2"], rel=1e-12
     )

@@ -1,5 +1,7 @@
 """Tests of rocch and eer (skcalib.metrics._roc)."""
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -142,6 +144,13 @@ def test_eer_edge_cases():
     assert eer([0, 1], [3.0, 3.0]) == 0.5
     assert eer([0, 1, 0, 1], [-np.inf, np.inf, -np.inf, np.inf]) == 0.0
     assert eer([0, 1, 1], [-1e4, 1e4, -1e4]) == pytest.approx(1 / 3)
+
+
+def test_eer_of_separated_classes_is_positive_zero():
+    # The crossing of a segment through the origin was 0 / negative = -0.0.
+    for y, s in (([0, 0, 1, 1], [0.0, 1.0, 2.0, 3.0]), ([0, 1], [-np.inf, np.inf])):
+        e = eer(y, s)
+        assert e == 0.0 and math.copysign(1.0, e) == 1.0
 
 
 def test_weights_and_pos_label():

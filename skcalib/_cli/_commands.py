@@ -40,7 +40,8 @@ ROWS = [
 
 
 def fmt(template: str, value: float) -> str:
-    return template.format(value) if math.isfinite(value) else str(value)
+    # + 0.0 turns a negative zero into 0.0, so a zero never prints as "-0.00%"
+    return template.format(value + 0.0) if math.isfinite(value) else str(value)
 
 
 def confidently_wrong(y: np.ndarray, llr: np.ndarray) -> tuple[int, int]:

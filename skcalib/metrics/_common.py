@@ -20,6 +20,7 @@ __all__ = [
     "_validated_binary",
     "_blocks_from_arrays",
     "_application",
+    "_normalized_dcf",
 ]
 
 
@@ -110,3 +111,24 @@ def _application(
     if c_miss != c_fa:
         threshold -= float(np.log(c_miss) - np.log(c_fa))
     return threshold, p_target * c_miss, (1.0 - p_target) * c_fa
+
+
+def _normalized_dcf(w_miss, w_fa, p_miss, p_fa):
+    """Normalized DCF ``(w_miss P_miss + w_fa P_fa) / min(w_miss, w_fa)``.
+
+    Written as the smaller cost weight becoming 1 and the larger one the
+    ratio of the two: the normalizer itself underflows to 0 for extreme
+    applications (``expit(-746) == 0``, ``p_target * c_miss < 1e-323``), where
+    the division gave NaN (0 / 0); the ratio then overflows to ``inf``
+    instead, and an error rate of zero contributes nothing.
+    """
+    w_miss, w_fa = np.asarray(w_miss, float), np.asarray(w_fa, float)
+    miss_smaller = w_miss <= w_fa
+    # every where() masks the 0 * inf and x / 0 it would otherwise form
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        ratio = np.where(miss_smaller, w_fa / w_miss, w_miss / w_fa)
+        c_miss = np.where(miss_smaller, 1.0, ratio)
+        c_fa = np.where(miss_smaller, ratio, 1.0)
+        return np.where(p_miss > 0, c_miss * p_miss, 0.0) + np.where(
+            p_fa > 0, c_fa * p_fa, 0.0
+        )

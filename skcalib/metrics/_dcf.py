@@ -13,6 +13,7 @@ from ..utils._sklearn_compat import Interval, validate_params
 from ._common import (
     _application,
     _blocks_from_arrays,
+    _normalized_dcf,
     _validated_binary,
     _validated_blocks,
 )
@@ -154,10 +155,9 @@ def actual_dcf(
     else:
         is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
         p_miss, p_fa = _actual_error_rates(is_target, x, w, threshold)
-    dcf = w_miss * p_miss + w_fa * p_fa
     if normalize:
-        dcf /= min(w_miss, w_fa)
-    return float(dcf)
+        return float(_normalized_dcf(w_miss, w_fa, p_miss, p_fa))
+    return float(w_miss * p_miss + w_fa * p_fa)
 
 
 @validate_params(
@@ -250,10 +250,9 @@ def min_dcf(
     blocks, _, _ = _validated_blocks(y_true, y_score, sample_weight, pos_label)
     _, w_miss, w_fa = _application(p_target, c_miss, c_fa)
     pmiss, pfa = rocch_from_blocks(blocks)
-    dcf = float(np.min(w_miss * pmiss + w_fa * pfa))
     if normalize:
-        dcf /= min(w_miss, w_fa)
-    return dcf
+        return float(np.min(_normalized_dcf(w_miss, w_fa, pmiss, pfa)))
+    return float(np.min(w_miss * pmiss + w_fa * pfa))
 
 
 def _error_rates(is_target, llr, w, thresholds):
@@ -363,7 +362,6 @@ def bayes_error_curve(
     if not np.isfinite(plo).all():
         raise ValueError("`prior_log_odds` must be finite (no NaN or infinity).")
     pe, one_minus_pe = expit(plo), expit(-plo)
-    norm = np.minimum(pe, one_minus_pe)
     thresholds = -plo
 
     if any_dask_collection(y_true, llr, sample_weight):
@@ -381,7 +379,7 @@ def bayes_error_curve(
         is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
         blocks, n_tar, n_non = _blocks_from_arrays(is_target, x, w)
         p_miss, p_fa = _error_rates(is_target, x, w, thresholds)
-    actual = (pe * p_miss + one_minus_pe * p_fa) / norm
+    actual = _normalized_dcf(pe, one_minus_pe, p_miss, p_fa)
 
     # Minimum: the hull vertex where the PAV-LLRs cross the threshold; the two
     # neighbours are checked too so that rounding in the block LLRs cannot
@@ -390,5 +388,5 @@ def bayes_error_curve(
     k = np.searchsorted(block_llr(blocks, n_tar, n_non), thresholds, side="left")
     last = pmiss_h.shape[0] - 1
     cand = np.clip(k[None, :] + np.arange(-1, 2)[:, None], 0, last)
-    minimum = (pe * pmiss_h[cand] + one_minus_pe * pfa_h[cand]).min(axis=0) / norm
+    minimum = _normalized_dcf(pe, one_minus_pe, pmiss_h[cand], pfa_h[cand]).min(axis=0)
     return actual, minimum

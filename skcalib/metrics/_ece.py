@@ -105,20 +105,22 @@ def expected_calibration_error(
     )
     if p.min() < 0 or p.max() > 1:
         raise ValueError("`y_prob` has values outside [0, 1].")
-    if strategy == "quantile":
-        q = np.linspace(0.0, 1.0, n_bins + 1)
-        # Unweighted: calibration_curve's (linear) quantiles exactly.
-        edges = np.quantile(p, q) if w is None else _weighted_quantiles(p, w, q)
+    if n_bins <= 2 * p.shape[0] + 1024:
+        bin_ids = _bin_ids_from_edges(p, w, n_bins, strategy)
+        n_ids = n_bins
     else:
-        edges = np.linspace(0.0, 1.0, n_bins + 1)
-    # calibration_curve's binning: bin m holds edges[m] < p <= edges[m+1] for
-    # interior edges (values at an interior edge fall in the lower bin).
-    bin_ids = np.searchsorted(edges[1:-1], p)
+        # More bins than samples: neither the edges nor per-bin totals are
+        # materialized (n_bins=10**9 would take gigabytes); each sample's bin
+        # is found by bisection over the bin index, and only the at most
+        # n_samples non-empty bins are kept.
+        bin_ids = _bin_ids_by_bisection(p, w, n_bins, strategy)
+        _, bin_ids = np.unique(bin_ids, return_inverse=True)
+        n_ids = int(bin_ids.max()) + 1
     if w is None:
         w = np.ones_like(p)
-    total = np.bincount(bin_ids, weights=w, minlength=n_bins)
-    pos = np.bincount(bin_ids, weights=np.where(is_target, w, 0.0), minlength=n_bins)
-    prob = np.bincount(bin_ids, weights=w * p, minlength=n_bins)
+    total = np.bincount(bin_ids, weights=w, minlength=n_ids)
+    pos = np.bincount(bin_ids, weights=np.where(is_target, w, 0.0), minlength=n_ids)
+    prob = np.bincount(bin_ids, weights=w * p, minlength=n_ids)
     nonzero = total > 0
     total, pos, prob = total[nonzero], pos[nonzero], prob[nonzero]
     gap = np.abs(pos / total - prob / total)
@@ -130,11 +132,71 @@ def expected_calibration_error(
     return float(gap.max())
 
 
-def _weighted_quantiles(x, w, q):
-    """Inverted-CDF quantiles of ``x`` weighted by ``w`` (``np.percentile``'s
-    ``'inverted_cdf'`` method for unit weights)."""
+def _bin_ids_from_edges(p, w, n_bins, strategy):
+    """Bin of each probability, from the materialized bin edges.
+
+    ``calibration_curve``'s binning: bin m holds edges[m] < p <= edges[m+1]
+    for interior edges (values at an interior edge fall in the lower bin).
+    """
+    q = np.linspace(0.0, 1.0, n_bins + 1)
+    if strategy == "uniform":
+        edges = q
+    elif w is None:  # calibration_curve's (linear) quantiles exactly
+        edges = np.quantile(p, q)
+    else:
+        edges = _weighted_quantiles(*_sorted_cumulative(p, w), q)
+    return np.searchsorted(edges[1:-1], p)
+
+
+def _bin_ids_by_bisection(p, w, n_bins, strategy):
+    """:func:`_bin_ids_from_edges` in O(n_samples) memory for any ``n_bins``.
+
+    The bin of ``p`` is the number of interior edges ``edge(m)``,
+    ``m = 1..n_bins-1``, below ``p``; edges increase with ``m``, so a
+    vectorized bisection over ``m`` finds it with ``log2(n_bins)`` evaluations
+    of the edges at one index per sample. ``edge(m)`` is computed exactly as
+    ``np.linspace(0, 1, n_bins + 1)[m]`` (``m * (1 / n_bins)``) and the
+    quantile of that level, so the bins equal those of the materialized edges.
+    """
+    step = 1.0 / n_bins
+    if strategy == "uniform":
+
+        def edge(m):
+            return m * step
+
+        # m * step is within a few ulps of m / n_bins: bracket p * n_bins.
+        guess = np.floor(p * n_bins)
+        lo = np.clip(guess - 2, 0, n_bins - 1).astype(np.int64)
+        hi = np.clip(guess + 2, 0, n_bins - 1).astype(np.int64)
+    else:
+        xs, cum = (np.sort(p), None) if w is None else _sorted_cumulative(p, w)
+
+        def edge(m):
+            if cum is None:
+                return np.quantile(xs, m * step)
+            return _weighted_quantiles(xs, cum, m * step)
+
+        lo = np.zeros(p.shape[0], dtype=np.int64)
+        hi = np.full(p.shape[0], n_bins - 1, dtype=np.int64)
+    # invariant: lo <= (number of interior edges below p) <= hi
+    active = np.flatnonzero(lo < hi)
+    while active.shape[0]:
+        mid = (lo[active] + hi[active] + 1) // 2
+        below = edge(mid.astype(np.float64)) < p[active]
+        lo[active] = np.where(below, mid, lo[active])
+        hi[active] = np.where(below, hi[active], mid - 1)
+        active = active[lo[active] < hi[active]]
+    return lo
+
+
+def _sorted_cumulative(x, w):
+    """``x`` sorted and the cumulative weights in that order."""
     order = np.argsort(x, kind="stable")
-    xs = x[order]
-    cum = np.cumsum(w[order])
+    return x[order], np.cumsum(w[order])
+
+
+def _weighted_quantiles(xs, cum, q):
+    """Inverted-CDF quantiles of sorted ``xs`` with cumulative weights ``cum``
+    (``np.percentile``'s ``'inverted_cdf'`` method for unit weights)."""
     idx = np.searchsorted(cum, q * cum[-1], side="left")
     return xs[np.clip(idx, 0, xs.shape[0] - 1)]

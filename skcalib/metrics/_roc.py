@@ -91,9 +91,11 @@ def _eer_from_hull(pmiss: np.ndarray, pfa: np.ndarray) -> float:
     x1, x2 = pfa[:-1], pfa[1:]
     y1, y2 = pmiss[:-1], pmiss[1:]
     # (x2 - x1) <= 0 <= (y2 - y1) and every block has positive weight, so the
-    # denominator is strictly negative.
-    e = (y1 * x2 - x1 * y2) / ((x2 - x1) - (y2 - y1))
-    return float(min(max(e.max(), 0.0), 1.0))
+    # denominator is strictly positive. Written with a positive denominator
+    # so that a zero crossing (separated classes) is +0.0: ``a - a`` is +0.0
+    # while ``0 / negative`` would be -0.0.
+    e = (x1 * y2 - y1 * x2) / ((y2 - y1) - (x2 - x1))
+    return float(np.clip(e.max(), 0.0, 1.0))
 
 
 @validate_params(_CONSTRAINTS, prefer_skip_nested_validation=True)
