@@ -1,25 +1,10 @@
 """Affine LLR calibration on a prior-weighted Beta-family proper scoring rule.
 
-The solver shared by :class:`ProperScoringAffineCalibrator` and
-:class:`~skcalib.PlattCalibrator` lives here too: Newton's method on the two
-parameters ``(A, B)`` of ``l = A s + B``, with the objective, gradient and
-Hessian of each iterate computed in one fused pass over the data
-(:class:`skcalib._special.AffineObjective`).
-
-Why it is fast at large n
--------------------------
-Every pass over the data costs the same, so the solver minimizes passes:
-
-* warm start: on more than ``4 * 2**16`` samples the problem is first solved
-  on a systematic subsample of about ``2**16`` samples; its optimum is
-  within sampling error (~1e-2) of the full optimum, where Newton converges
-  quadratically, so the full data typically take 3 passes (the last Newton
-  step, below ``tol``, is applied without another pass);
-* fused passes: each pass returns ``f``, the gradient and the Hessian, and
-  runs in cache-sized chunks with float64 accumulation.
-
-The answer is the exact optimum of the full-data objective (to ``tol``); the
-subsample only chooses the starting point.
+:class:`ProperScoringAffineCalibrator` and :class:`~skcalib.PlattCalibrator`
+share :class:`_AffineCalibrator`: each is an objective
+(:class:`skcalib._solver.AffineRuleObjective` with its own class factors,
+offset, targets and penalty) handed to the one Newton solver of
+:mod:`skcalib._solver`, on in-memory arrays or on Dask partitions alike.
 """
 
 from __future__ import annotations
@@ -31,212 +16,18 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ._base import BaseCalibrator
-from ._special import AffineObjective, logit
+from ._solver import (
+    MAX_LLR_RANGE,
+    AffineRuleObjective,
+    ArrayData,
+    binary_summary,
+    fit_standardizer,
+    minimize,
+)
+from ._special import logit
 from .utils._sklearn_compat import Interval
 
 __all__ = ["ProperScoringAffineCalibrator"]
-
-#: Bound on the span of the calibrated LLRs over the training scores,
-#: ``|A| (max(s) - min(s))``, in nats. Beyond it the calibrated map is a step
-#: function for every practical purpose: the objective has no finite
-#: minimizer (separable classes, or a bounded rule on nearly separable data)
-#: and the solver stops there.
-MAX_LLR_RANGE = 1e4
-
-#: Number of samples of the warm-start subsample.
-WARM_START_SIZE = 1 << 16
-
-
-class _Result:
-    __slots__ = ("theta", "n_iter", "n_evals", "n_sub_evals", "status")
-
-    def __init__(self, theta, n_iter, n_evals, status):
-        self.theta = theta
-        self.n_iter = n_iter
-        self.n_evals = n_evals
-        self.n_sub_evals = 0
-        self.status = status  # "converged", "max_iter", "unbounded", "stalled"
-
-
-def _newton(obj, theta, *, center, scale, width, tol, max_iter):
-    """Minimize ``obj`` over ``theta = (A, B)`` by damped (saddle-free) Newton.
-
-    The step is computed in standardized coordinates (``A scale`` and
-    ``B + A center``, i.e. LLR units at typical scores), where ``tol`` is
-    measured. Indefinite Hessians (non-convex rules) use the absolute values
-    of the eigenvalues, which keeps the direction a descent direction; an
-    Armijo backtracking line search guarantees decrease.
-    """
-    theta = np.asarray(theta, dtype=np.float64).copy()
-    to_raw = np.array([[1.0 / scale, 0.0], [-center / scale, 1.0]])
-    evals0 = obj.n_evals
-    f, g, hess = obj(theta)
-    if not np.isfinite(f):
-        return _Result(theta, 0, obj.n_evals - evals0, "stalled")
-    for it in range(1, max_iter + 1):
-        gs = to_raw.T @ g
-        hs = to_raw.T @ hess @ to_raw
-        lam, vec = np.linalg.eigh(hs)
-        lam_max = float(np.abs(lam).max())
-        if not lam_max > 0:
-            return _Result(theta, it, obj.n_evals - evals0, "converged")
-        # pseudo-inverse of |H|: flat directions (constant scores) get no step
-        keep = np.abs(lam) > 1e-12 * lam_max
-        coef = np.where(keep, (vec.T @ gs) / np.where(keep, np.abs(lam), 1.0), 0.0)
-        ds = -vec @ coef
-        theta_std = np.array([theta[0] * scale, theta[1] + theta[0] * center])
-        cap = max(10.0, float(np.abs(theta_std).max()))
-        size = float(np.abs(ds).max())
-        if size > cap:
-            ds *= cap / size
-            size = cap
-        step = to_raw @ ds
-        convex = lam.min() > -1e-12 * lam_max
-        if convex and size <= tol:
-            # the remaining quadratic error is ~size**2: apply without a pass
-            theta += step
-            return _Result(theta, it, obj.n_evals - evals0, "converged")
-        slope = float(g @ step)
-        if not slope < 0:
-            return _Result(theta, it, obj.n_evals - evals0, "stalled")
-        slack = 8.0 * np.finfo(float).eps * abs(f)
-        t = 1.0
-        new = theta + step
-        fn, gn, hn = obj(new)
-        while not (fn <= f + 1e-4 * t * slope + slack):
-            t *= 0.5
-            if t < 1e-12:
-                return _Result(theta, it, obj.n_evals - evals0, "stalled")
-            new = theta + t * step
-            fn = obj(new, derivatives=False)
-            gn = None
-        if gn is None:
-            fn, gn, hn = obj(new)
-        theta, f, g, hess = new, fn, gn, hn
-        if abs(theta[0]) * width > MAX_LLR_RANGE:
-            return _Result(theta, it, obj.n_evals - evals0, "unbounded")
-    return _Result(theta, max_iter, obj.n_evals - evals0, "max_iter")
-
-
-def _separation(s, is_target):
-    """``(max non-target, min target)`` if the classes are separated, else None.
-
-    Also ``(min non-target, max target)`` reversed when targets lie below.
-    """
-    s_tar, s_non = s[is_target], s[~is_target]
-    if s_non.max() < s_tar.min():
-        return float(s_non.max()), float(s_tar.min())
-    if s_tar.max() < s_non.min():
-        return float(s_non.min()), float(s_tar.max())
-    return None
-
-
-def _solve_column(
-    s, is_target, w, *, make_objective, rules, theta0, tol, max_iter, separable=True
-):
-    """Fit ``(A, B)`` on one column: subsample warm start, then full data.
-
-    ``rules`` are solved in turn, each started from the previous solution
-    (the logistic rule first for the others); ``make_objective(s, y, w)``
-    builds the :class:`AffineObjective` of a (sub)sample. ``separable``
-    says whether perfectly separated classes leave the objective without a
-    finite minimizer (false with an L2 penalty or Platt's smoothed targets).
-    Zero-weight samples must have been removed.
-    """
-    n = s.shape[0]
-    step = max(1, n // WARM_START_SIZE)
-    probe = s[step // 2 :: step] if step > 1 else s
-    center = float(probe.mean())
-    scale = float(probe.std())
-    if not scale > 0 or not np.isfinite(scale):
-        scale = max(abs(center), 1.0)
-    width = float(s.max() - s.min())
-    if not width > 0:
-        width = 1.0
-    if separable:
-        gap = _separation(s, is_target)
-        if gap is not None:
-            # Every rule's infimum is the step at the gap, reached only in the
-            # limit A -> inf: return the documented bound, centred in the gap.
-            lo, hi = gap
-            slope = MAX_LLR_RANGE / width
-            if lo > hi:  # targets below non-targets
-                slope = -slope
-            theta = np.array([slope, -slope * 0.5 * (lo + hi)])
-            return _Result(theta, 1, 0, "unbounded")
-    theta = np.asarray(theta0, dtype=np.float64)
-    todo = list(rules)
-    sub_evals = 0
-    if n >= 4 * WARM_START_SIZE:
-        sub = slice(step // 2, None, step)
-        ys = is_target[sub]
-        ws = None if w is None else w[sub]
-        both = ys.any() and not ys.all()
-        if both and ws is not None:
-            both = ws[ys].sum() > 0 and ws[~ys].sum() > 0
-        if both:
-            obj = make_objective(s[sub], ys, ws)
-            t_sub = theta
-            ok = True
-            for rule in todo:
-                obj.set_rule(*rule)
-                res = _newton(
-                    obj,
-                    t_sub,
-                    center=center,
-                    scale=scale,
-                    width=width,
-                    tol=1e-6,
-                    max_iter=max_iter,
-                )
-                if res.status != "converged":
-                    ok = False
-                    break
-                t_sub = res.theta
-            sub_evals = obj.n_evals
-            if ok:
-                theta = t_sub
-                todo = todo[-1:]
-    obj = make_objective(s, is_target, w)
-    res = _solve_rules(
-        obj,
-        theta,
-        todo,
-        center=center,
-        scale=scale,
-        width=width,
-        tol=tol,
-        max_iter=max_iter,
-    )
-    res.n_sub_evals = sub_evals
-    return res
-
-
-def _solve_rules(obj, theta, rules, *, center, scale, width, tol, max_iter):
-    """Newton on each rule in turn, each started from the previous optimum.
-
-    ``obj`` is any objective with ``set_rule`` and ``n_evals`` (in memory or
-    summed over Dask partitions). Returns the last rule's result with the
-    iterations and evaluations of the whole sequence.
-    """
-    n_iter = 0
-    res = None
-    for rule in rules:
-        obj.set_rule(*rule)
-        res = _newton(
-            obj,
-            theta,
-            center=center,
-            scale=scale,
-            width=width,
-            tol=tol,
-            max_iter=max_iter,
-        )
-        theta = res.theta
-        n_iter += res.n_iter
-    res.n_iter = n_iter
-    res.n_evals = obj.n_evals
-    return res
 
 
 def _warn_convergence(estimator, j, res, max_iter):
@@ -261,7 +52,75 @@ def _warn_convergence(estimator, j, res, max_iter):
     warnings.warn(msg, ConvergenceWarning, stacklevel=3)
 
 
-class ProperScoringAffineCalibrator(BaseCalibrator):
+class _AffineCalibrator(BaseCalibrator):
+    """Fit ``l = coef_ s + intercept_`` per column with the Newton solver.
+
+    Subclasses give ``_objective(summary, standardizer)`` returning
+    ``(objective, presolve, theta0)`` in standardized units. ``_fit_sources``
+    takes one data source of ``(scores, is_target, weights)`` chunks per
+    column (in memory here; Dask partitions from ``skcalib._dask``) and sets
+    every fitted attribute of the model.
+    """
+
+    def _fit(self, X, is_target, sample_weight):
+        if sample_weight is not None and not (sample_weight > 0).all():
+            keep = sample_weight > 0
+            X, is_target, sample_weight = X[keep], is_target[keep], sample_weight[keep]
+        sources = [
+            ArrayData(np.ascontiguousarray(X[:, j]), is_target, sample_weight)
+            for j in range(X.shape[1])
+        ]
+        return self._fit_sources(sources)
+
+    def _fit_sources(self, sources):
+        k = len(sources)
+        coef = np.empty(k)
+        intercept = np.empty(k)
+        n_iter = np.empty(k, dtype=np.int64)
+        # objective evaluations (passes) on the full data and on the subsample
+        n_evals = np.empty(k, dtype=np.int64)
+        n_sub_evals = np.empty(k, dtype=np.int64)
+        for j, data in enumerate(sources):
+            summary = binary_summary(data)
+            std = fit_standardizer(data, summary.lo, summary.hi)
+            if std.constant[0]:
+                warnings.warn(
+                    f"{type(self).__name__}: all training scores of column {j} "
+                    "are equal, so they carry no information: the fitted map is "
+                    "flat (slope 0).",
+                    UserWarning,
+                    stacklevel=3,
+                )
+            objective, presolve, theta0 = self._objective(summary, std)
+            res = minimize(
+                objective,
+                data,
+                theta0,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                presolve=presolve,
+            )
+            if res.status != "converged":
+                _warn_convergence(self, j, res, self.max_iter)
+            a, b = std.to_raw(res.theta[:1], res.theta[1])
+            coef[j], intercept[j] = a[0], b
+            n_iter[j] = res.n_iter
+            n_evals[j] = res.n_evals
+            n_sub_evals[j] = res.n_sub_evals
+        self.coef_ = coef
+        self.intercept_ = intercept
+        self.n_iter_ = int(n_iter.max())
+        self._n_evals = n_evals
+        self._n_sub_evals = n_sub_evals
+        return self
+
+    def _affine(self, X):
+        # scores near the float maximum give infinite LLRs: the right limit
+        with np.errstate(over="ignore"):
+            return X * self.coef_ + self.intercept_
+
+
+class ProperScoringAffineCalibrator(_AffineCalibrator):
     """Affine LLR calibration trained on a prior-weighted proper scoring rule.
 
     Maps a score ``s`` to the log-likelihood-ratio ``l = A s + B``, with
@@ -337,6 +196,14 @@ class ProperScoringAffineCalibrator(BaseCalibrator):
     :class:`~sklearn.exceptions.ConvergenceWarning`, as it does after
     ``max_iter`` iterations.
 
+    The fit does not depend on the units of the scores: they are
+    standardized inside the solver (an exact power-of-two scaling, then
+    centring and scaling by their standard deviation) and the parameters
+    mapped back, so scores times ``1e-300`` or ``1e300`` give the same
+    calibrated LLRs. If all training scores are equal they carry no
+    information: the map is flat (``coef_ = 0``, the LLR minimizing the
+    objective, 0 for every rule) and a ``UserWarning`` says so.
+
     References
     ----------
     .. [1] N. Brümmer and G. Doddington, "Likelihood-ratio calibration using
@@ -382,58 +249,21 @@ class ProperScoringAffineCalibrator(BaseCalibrator):
         self.tol = tol
         self.max_iter = max_iter
 
-    def _make_objective(self, s, y, w):
-        if w is None:
-            n_tar = float(np.count_nonzero(y))
-            n_non = float(y.shape[0]) - n_tar
-        else:
-            n_tar = float(w[y].sum())
-            n_non = float(w[~y].sum())
+    def _objective(self, summary, standardizer):
         prior = float(self.prior)
-        return AffineObjective(
-            s,
-            y,
-            w,
-            class_factors=(prior / n_tar, (1.0 - prior) / n_non),
-            alpha=1.0,
-            beta=1.0,
+        objective = AffineRuleObjective(
+            standardizer=standardizer,
+            class_factors=(prior / summary.w_tar, (1.0 - prior) / summary.w_non),
+            alpha=float(self.alpha),
+            beta=float(self.beta),
             tau=logit(prior),
             l2=float(self.l2),
+            separable=self.l2 == 0,
         )
-
-    def _fit(self, X, is_target, sample_weight):
-        if sample_weight is not None and not (sample_weight > 0).all():
-            keep = sample_weight > 0
-            X, is_target, sample_weight = X[keep], is_target[keep], sample_weight[keep]
-        rule = (float(self.alpha), float(self.beta))
-        rules = [rule] if rule == (1.0, 1.0) else [(1.0, 1.0), rule]
-        k = X.shape[1]
-        self.coef_ = np.empty(k)
-        self.intercept_ = np.empty(k)
-        n_iter = np.empty(k, dtype=np.int64)
-        # objective evaluations (passes) on the full data and on the subsample
-        self._n_evals = np.empty(k, dtype=np.int64)
-        self._n_sub_evals = np.empty(k, dtype=np.int64)
-        for j in range(k):
-            res = _solve_column(
-                np.ascontiguousarray(X[:, j]),
-                is_target,
-                sample_weight,
-                make_objective=self._make_objective,
-                rules=rules,
-                theta0=(0.0, 0.0),
-                tol=self.tol,
-                max_iter=self.max_iter,
-                separable=self.l2 == 0,
-            )
-            if res.status != "converged":
-                _warn_convergence(self, j, res, self.max_iter)
-            self.coef_[j], self.intercept_[j] = res.theta
-            n_iter[j] = res.n_iter
-            self._n_evals[j] = res.n_evals
-            self._n_sub_evals[j] = res.n_sub_evals
-        self.n_iter_ = int(n_iter.max())
-        return self
+        # rules other than the logarithmic one start from the logistic solution
+        rule = (objective.alpha, objective.beta)
+        presolve = [] if rule == (1.0, 1.0) else [objective.with_rule(1.0, 1.0)]
+        return objective, presolve, (0.0, 0.0)
 
     def _transform(self, X):
-        return X * self.coef_ + self.intercept_
+        return self._affine(X)

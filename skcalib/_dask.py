@@ -33,7 +33,9 @@ split, so a range holds at least all samples tied at one score.
 
 from __future__ import annotations
 
+import operator
 import sys
+from functools import reduce as _fold
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -685,10 +687,11 @@ def dask_fit_calibrator(estimator, X, y, sample_weight=None):
       :func:`dask_block_summary` (equal to the in-memory kernel's) and the
       estimator's ``_fit_from_blocks(blocks, n_tar, n_non)`` turns them into
       knots. Only the knots reach the client.
-    * Platt and affine calibrators: the same Newton solver as in memory
-      (``skcalib._affine._newton``) on an objective whose value, gradient and
-      Hessian are sums of per-partition ``AffineObjective`` evaluations over
-      data persisted on the workers; a few passes in all.
+    * Calibrators fitted by the Newton solver (``skcalib._solver``): every
+      column becomes a :class:`DaskData` source of cleaned partitions
+      persisted on the workers, handed to the estimator's
+      ``_fit_sources(sources)``; each pass of the solver evaluates the
+      objective on the workers and sums on the client.
 
     Parameters
     ----------
@@ -706,7 +709,7 @@ def dask_fit_calibrator(estimator, X, y, sample_weight=None):
     """
     columns, feature_names = _columns(X)
     pav = hasattr(estimator, "_fit_from_blocks")
-    if not pav and not hasattr(estimator, "_make_objective"):
+    if not pav and not hasattr(estimator, "_fit_sources"):
         raise TypeError(
             f"{type(estimator).__name__} cannot be fitted on Dask collections; "
             "compute the data first."
@@ -729,9 +732,7 @@ def dask_fit_calibrator(estimator, X, y, sample_weight=None):
                 pseudo_count=pseudo,
             )
         else:
-            fit, summary = _solve_parametric_column(
-                estimator, y, col, sample_weight, pos_label
-            )
+            fit, summary = _column_source(y, col, sample_weight, pos_label)
         if first is None:
             first = summary
             pos_label = summary.pos_label
@@ -748,23 +749,12 @@ def dask_fit_calibrator(estimator, X, y, sample_weight=None):
     )
     if pav:
         estimator._fit_from_blocks(fits, first.n_tar, first.n_non)
-        return estimator
-    from ._affine import _warn_convergence
-
-    k = len(fits)
-    estimator.coef_ = np.empty(k)
-    estimator.intercept_ = np.empty(k)
-    estimator._n_evals = np.empty(k, dtype=np.int64)
-    for j, res in enumerate(fits):
-        if res.status != "converged":
-            _warn_convergence(estimator, j, res, estimator.max_iter)
-        estimator.coef_[j], estimator.intercept_[j] = res.theta
-        estimator._n_evals[j] = res.n_evals
-    estimator.n_iter_ = int(max(res.n_iter for res in fits))
+    else:
+        estimator._fit_sources(fits)
     return estimator
 
 
-# ----------------------------------------------- Platt / affine: distributed Newton
+# ------------------------------------------- the solver's data source on Dask
 
 
 def _prepare_partition(y, s, w, pos_label):
@@ -779,143 +769,105 @@ def _prepare_partition(y, s, w, pos_label):
     return s, t, w
 
 
-def _partition_stats(part):
-    """Sufficient statistics of one partition for the parametric fits.
-
-    ``[n, W_tar, W_non, SW_tar, SW_non, mean, M2, min_tar, max_tar, min_non,
-    max_non]``: class weights and weighted score sums (all the objective
-    factories need), unweighted moments of the scores (the standardization
-    of Newton's steps) and class ranges (width and separation).
-    """
-    s, t, w = part
-    wt = t.astype(np.float64) if w is None else np.where(t, w, 0.0)
-    wn = (~t).astype(np.float64) if w is None else np.where(t, 0.0, w)
-    n = s.shape[0]
-    mean = float(s.mean()) if n else 0.0
-    m2 = float(((s - mean) ** 2).sum()) if n else 0.0
-    ranges = []
-    for x in (s[t], s[~t]):
-        ranges += [x.min(), x.max()] if x.shape[0] else [np.inf, -np.inf]
-    return np.array([n, wt.sum(), wn.sum(), wt @ s, wn @ s, mean, m2, *ranges])
+def _length(part):
+    return part[0].shape[0]
 
 
-def _combine_stats(stats):
-    """Totals, pooled mean/std (Chan et al.) and class ranges of all partitions."""
-    stats = np.asarray(stats)
-    n = stats[:, 0]
-    total = n.sum()
-    mean = float((n * stats[:, 5]).sum() / total)
-    m2 = float((stats[:, 6] + n * (stats[:, 5] - mean) ** 2).sum())
-    return {
-        "n": int(total),
-        "sums": stats[:, 1:5].sum(axis=0),
-        "mean": mean,
-        "std": float(np.sqrt(m2 / total)),
-        "min_tar": float(stats[:, 7].min()),
-        "max_tar": float(stats[:, 8].max()),
-        "min_non": float(stats[:, 9].min()),
-        "max_non": float(stats[:, 10].max()),
-    }
+def _take(part, rows):
+    return tuple(None if a is None else a[rows] for a in part)
 
 
-def _partition_subsample(part, start, step):
-    s, t, w = part
-    sl = slice(start, None, step)
-    return s[sl], t[sl], None if w is None else w[sl]
+class DaskData:
+    """The solver's data source on partitions persisted on the Dask workers.
 
+    Each partition is one chunk (a tuple of arrays, e.g. ``(scores,
+    is_target, weights)``). ``reduce`` evaluates a function on every
+    partition on the workers and combines the results on the client (one
+    pass); ``map`` persists a function of every partition where it lives;
+    ``subsample`` gathers the rows of the in-memory systematic subsample
+    ``rows[step // 2 :: step]`` (or random rows) to the client.
 
-def _partition_objective(part, class_factors, alpha, beta, tau):
-    from ._special import AffineObjective
-
-    s, t, w = part
-    return AffineObjective(
-        s, t, w, class_factors=class_factors, alpha=alpha, beta=beta, tau=tau
-    )
-
-
-def _evaluate_partition(objective, theta, derivatives, rule):
-    objective.set_rule(*rule)  # idempotent: the rule is part of each call
-    return objective(theta, derivatives)
-
-
-class _DaskAffineObjective:
-    """``AffineObjective`` interface over objectives persisted per partition.
-
-    Each call is one pass over the persisted data: the per-partition
-    objectives (built with the global class factors, without the linear and
-    L2 terms) are evaluated on the workers and summed on the client, where
-    the linear and L2 terms are added once.
+    Parameters
+    ----------
+    parts : list of Delayed
+        Persisted partitions.
+    n_samples : int or None, default=None
+        Total number of rows (computed on first use if None).
     """
 
-    def __init__(self, objectives, *, linear, l2):
-        self.objectives = objectives
-        self.linear = np.asarray(linear, dtype=np.float64)
-        self.l2 = float(l2)
-        self.rule = (1.0, 1.0)
-        self.n_evals = 0
+    def __init__(self, parts, n_samples=None):
+        self.parts = list(parts)
+        self._n = n_samples
+        self._lengths = None
+        self._subsamples = {}
 
-    def set_rule(self, alpha, beta):
-        self.rule = (float(alpha), float(beta))
+    def lengths(self):
+        if self._lengths is None:
+            import dask
 
-    def __call__(self, theta, derivatives=True):
+            self._lengths = np.array(
+                dask.compute(*[dask.delayed(_length)(p) for p in self.parts]),
+                dtype=np.int64,
+            )
+        return self._lengths
+
+    @property
+    def n_samples(self):
+        if self._n is None:
+            self._n = int(self.lengths().sum())
+        return self._n
+
+    def reduce(self, fn, combine=operator.add):
         import dask
 
-        self.n_evals += 1
-        theta = np.asarray(theta, dtype=np.float64)
-        a = float(theta[0])
-        tasks = [
-            dask.delayed(_evaluate_partition, pure=False)(
-                o, theta, derivatives, self.rule
+        (results,) = dask.compute([dask.delayed(fn, pure=False)(p) for p in self.parts])
+        return _fold(combine, results)
+
+    def map(self, fn):
+        import dask
+
+        parts = dask.persist(*[dask.delayed(fn, pure=False)(p) for p in self.parts])
+        return DaskData(parts, self._n)
+
+    def subsample(self, n, random_state=None):
+        from ._solver import ArrayData
+
+        key = (int(n), random_state)
+        if key not in self._subsamples:
+            import dask
+
+            total = self.n_samples
+            step = max(1, total // int(n))
+            if random_state is None:
+                rows = np.arange(step // 2, total, step)
+            else:
+                rng = np.random.default_rng(random_state)
+                rows = np.sort(rng.choice(total, total // step, replace=False))
+            edges = np.concatenate([[0], np.cumsum(self.lengths())])
+            cuts = np.searchsorted(rows, edges)
+            pieces = dask.compute(
+                *[
+                    dask.delayed(_take)(p, rows[a:b] - lo)
+                    for p, a, b, lo in zip(
+                        self.parts, cuts[:-1], cuts[1:], edges[:-1], strict=True
+                    )
+                ]
             )
-            for o in self.objectives
-        ]
-        (results,) = dask.compute(tasks)
-        f = float(self.linear @ theta + 0.5 * self.l2 * a * a)
-        if not derivatives:
-            return f + float(sum(results))
-        grad = self.linear + np.array([self.l2 * a, 0.0])
-        hess = np.array([[self.l2, 0.0], [0.0, 0.0]])
-        for fp, gp, hp in results:
-            f += fp
-            grad = grad + gp
-            hess = hess + hp
-        return float(f), grad, hess
+            arrays = [
+                None if col[0] is None else np.concatenate(col)
+                for col in zip(*pieces, strict=True)
+            ]
+            self._subsamples[key] = ArrayData(*arrays)
+        return self._subsamples[key]
 
 
-def _parametric_setup(estimator, sums):
-    """``(make_objective, rules, theta0, separable)`` as the estimator's ``_fit``.
+def _column_source(y, col, sample_weight, pos_label):
+    """Validate one score column and persist its cleaned partitions.
 
-    ``sums = [W_tar, W_non, SW_tar, SW_non]`` (class weights and weighted
-    score sums) are all the objective factories need from the data.
-    """
-    from ._platt import PlattCalibrator
-
-    w_tar, w_non = float(sums[0]), float(sums[1])
-    two = np.array([True, False])
-    # Mirrors PlattCalibrator._fit and ProperScoringAffineCalibrator._fit.
-    if isinstance(estimator, PlattCalibrator):
-        t_pos, t_neg = estimator._targets(two, np.array([w_tar, w_non]))
-        theta0 = (0.0, float(np.log((w_tar + 1.0) / (w_non + 1.0))))
-        make = estimator._make_objective(t_pos, t_neg)
-        return make, [(1.0, 1.0)], theta0, not estimator.smooth_targets
-    rule = (float(estimator.alpha), float(estimator.beta))
-    rules = [rule] if rule == (1.0, 1.0) else [(1.0, 1.0), rule]
-    return estimator._make_objective, rules, (0.0, 0.0), estimator.l2 == 0
-
-
-def _solve_parametric_column(estimator, y, col, sample_weight, pos_label):
-    """Fit ``(A, B)`` of one column on Dask data.
-
-    Same solver as in memory (``skcalib._affine``): the class-separation
-    shortcut and the warm start call ``_solve_column`` itself, on the class
-    ranges and on the in-memory systematic subsample ``s[step // 2 :: step]``
-    (gathered exactly from the partitions); the full-data Newton iterations
-    (``_newton``) evaluate objective, gradient and Hessian on the workers.
-    The result is the full-data optimum to ``tol``, like the in-memory fit.
+    Returns the :class:`DaskData` of ``(scores, is_target, weights)``
+    partitions (zero weights dropped) and the :class:`DaskInputSummary`.
     """
     import dask
-
-    from ._affine import WARM_START_SIZE, _solve_column, _solve_rules
 
     parts = _partitions({"X": col, "y": y, "sample_weight": sample_weight})
     parts = [(yp, sp, wp) for sp, yp, wp in parts]
@@ -935,104 +887,7 @@ def _solve_parametric_column(estimator, y, col, sample_weight, pos_label):
             for yp, sp, wp in parts
         ]
     )
-    part_stats = dask.compute(*[dask.delayed(_partition_stats)(p) for p in prepared])
-    st = _combine_stats(part_stats)
-    sums, n = st["sums"], st["n"]
-    make, rules, theta0, separable = _parametric_setup(estimator, sums)
-    tol, max_iter = estimator.tol, estimator.max_iter
-
-    if separable and (st["max_non"] < st["min_tar"] or st["max_tar"] < st["min_non"]):
-        # Separated classes: the in-memory shortcut only looks at the class
-        # ranges, so four points with the same ranges give the same answer.
-        s4 = np.array([st["min_non"], st["max_non"], st["min_tar"], st["max_tar"]])
-        res = _solve_column(
-            s4,
-            np.array([False, False, True, True]),
-            None,
-            make_objective=make,
-            rules=rules,
-            theta0=theta0,
-            tol=tol,
-            max_iter=max_iter,
-            separable=True,
-        )
-        return res, summary
-
-    step = max(1, n // WARM_START_SIZE)
-    if step > 1:
-        lengths = np.array([int(p[0]) for p in part_stats], dtype=np.int64)
-        offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-        starts = (step // 2 - offsets) % step
-        sub = dask.compute(
-            *[
-                dask.delayed(_partition_subsample)(p, int(a), step)
-                for p, a in zip(prepared, starts, strict=True)
-            ]
-        )
-        s_sub = np.concatenate([p[0] for p in sub])
-        t_sub = np.concatenate([p[1] for p in sub])
-        w_sub = None if sample_weight is None else np.concatenate([p[2] for p in sub])
-        center, scale = float(s_sub.mean()), float(s_sub.std())
-    else:
-        center, scale = st["mean"], st["std"]
-    if not scale > 0 or not np.isfinite(scale):
-        scale = max(abs(center), 1.0)
-    width = max(st["max_tar"], st["max_non"]) - min(st["min_tar"], st["min_non"])
-    if not width > 0:
-        width = 1.0
-
-    theta = np.asarray(theta0, dtype=np.float64)
-    todo = list(rules)
-    if n >= 4 * WARM_START_SIZE:
-        both = t_sub.any() and not t_sub.all()
-        if both and w_sub is not None:
-            both = w_sub[t_sub].sum() > 0 and w_sub[~t_sub].sum() > 0
-        if both:
-            warm = _solve_column(
-                s_sub,
-                t_sub,
-                w_sub,
-                make_objective=make,
-                rules=rules,
-                theta0=theta0,
-                tol=1e-6,
-                max_iter=max_iter,
-                separable=False,
-            )
-            if warm.status == "converged":
-                theta = warm.theta
-                todo = todo[-1:]
-
-    # Global constants from the factory itself, fed the class sums as two
-    # weighted points: its class factors, offset, linear and L2 terms depend
-    # on the data only through these sums.
-    const = make(
-        np.array([sums[2] / sums[0], sums[3] / sums[1]]),
-        np.array([True, False]),
-        np.array([sums[0], sums[1]]),
-    )
-    factors = (const.groups[0][3], const.groups[1][3])
-    objectives = dask.persist(
-        *[
-            dask.delayed(_partition_objective, pure=True)(
-                p, factors, 1.0, 1.0, const.tau
-            )
-            for p in prepared
-        ]
-    )
-    del prepared
-    obj = _DaskAffineObjective(objectives, linear=const.linear, l2=const.l2)
-    res = _solve_rules(
-        obj,
-        theta,
-        todo,
-        center=center,
-        scale=scale,
-        width=width,
-        tol=tol,
-        max_iter=max_iter,
-    )
-    return res, summary
+    return DaskData(prepared), summary
 
 
 def _apply_in_memory(estimator, method, block, columns=None):

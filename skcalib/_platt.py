@@ -6,16 +6,17 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._affine import _solve_column, _warn_convergence
-from ._base import BaseCalibrator, _needs_single_column
+from ._affine import _AffineCalibrator
+from ._base import _needs_single_column
 from ._dask import is_dask_collection
-from ._special import AffineObjective, expit, logit
+from ._solver import AffineRuleObjective
+from ._special import expit, logit
 from .utils._sklearn_compat import Interval
 
 __all__ = ["PlattCalibrator"]
 
 
-class PlattCalibrator(BaseCalibrator):
+class PlattCalibrator(_AffineCalibrator):
     """Platt scaling: a sigmoid of an affine map of the score.
 
     Fits ``p = sigmoid(a s + b)`` by maximum likelihood (Platt 1999; 002),
@@ -84,6 +85,10 @@ class PlattCalibrator(BaseCalibrator):
     no finite maximizer; the fit stops with a
     :class:`~sklearn.exceptions.ConvergenceWarning`.
 
+    As for :class:`ProperScoringAffineCalibrator`, the fit does not depend on
+    the units of the scores, and all-equal training scores give a flat map
+    at the (smoothed) target proportion of the data, with a ``UserWarning``.
+
     References
     ----------
     .. [1] J. Platt, "Probabilistic outputs for support vector machines and
@@ -108,7 +113,7 @@ class PlattCalibrator(BaseCalibrator):
     _output = "proba"
 
     _parameter_constraints: dict = {
-        **BaseCalibrator._parameter_constraints,
+        **_AffineCalibrator._parameter_constraints,
         "smooth_targets": ["boolean"],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -120,98 +125,24 @@ class PlattCalibrator(BaseCalibrator):
         self.tol = tol
         self.max_iter = max_iter
 
-    def _targets(self, is_target, sample_weight):
-        if not self.smooth_targets:
-            return 1.0, 0.0
-        if sample_weight is None:
-            n_pos = float(np.count_nonzero(is_target))
-            n_neg = float(is_target.shape[0]) - n_pos
-        else:
-            n_pos = float(sample_weight[is_target].sum())
-            n_neg = float(sample_weight[~is_target].sum())
-        return (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0)
-
-    def _make_objective(self, t_pos, t_neg):
-        def make(s, y, w):
-            # Each sample's loss w [sp(z) - t z] (sp the softplus) splits into
-            # the hard-label logistic loss plus a term linear in (a, b):
-            # targets: w [sp(-z) + (1 - t+) z], non-targets: w [sp(z) - t- z].
-            if w is None:
-                w_pos = float(np.count_nonzero(y))
-                w_all = float(y.shape[0])
-                sw_pos = float(s[y].sum())
-                sw_all = float(s.sum())
-            else:
-                w_pos = float(w[y].sum())
-                w_all = float(w.sum())
-                sw_pos = float(w[y] @ s[y])
-                sw_all = float(w @ s)
-            w_neg, sw_neg = w_all - w_pos, sw_all - sw_pos
-            linear = (
-                np.array(
-                    [
-                        (1.0 - t_pos) * sw_pos - t_neg * sw_neg,
-                        (1.0 - t_pos) * w_pos - t_neg * w_neg,
-                    ]
-                )
-                / w_all
-            )
-            return AffineObjective(
-                s,
-                y,
-                w,
-                class_factors=(1.0 / w_all, 1.0 / w_all),
-                alpha=1.0,
-                beta=1.0,
-                tau=0.0,
-                linear=linear,
-            )
-
-        return make
-
-    def _fit(self, X, is_target, sample_weight):
-        t_pos, t_neg = self._targets(is_target, sample_weight)
-        if sample_weight is not None and not (sample_weight > 0).all():
-            keep = sample_weight > 0
-            X, is_target, sample_weight = X[keep], is_target[keep], sample_weight[keep]
-        if sample_weight is None:
-            n_pos = float(np.count_nonzero(is_target))
-            n_neg = float(is_target.shape[0]) - n_pos
-        else:
-            n_pos = float(sample_weight[is_target].sum())
-            n_neg = float(sample_weight[~is_target].sum())
+    def _objective(self, summary, standardizer):
+        n_pos, n_neg = summary.w_tar, summary.w_non
+        targets = None
+        if self.smooth_targets:
+            targets = ((n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+        factor = 1.0 / (n_pos + n_neg)
+        objective = AffineRuleObjective(
+            standardizer=standardizer,
+            class_factors=(factor, factor),
+            targets=targets,
+            separable=not self.smooth_targets,
+        )
         # Platt's starting point: a = 0 and b the smoothed prior log-odds
         theta0 = (0.0, float(np.log((n_pos + 1.0) / (n_neg + 1.0))))
-        make = self._make_objective(t_pos, t_neg)
-        k = X.shape[1]
-        self.coef_ = np.empty(k)
-        self.intercept_ = np.empty(k)
-        n_iter = np.empty(k, dtype=np.int64)
-        self._n_evals = np.empty(k, dtype=np.int64)
-        self._n_sub_evals = np.empty(k, dtype=np.int64)
-        for j in range(k):
-            res = _solve_column(
-                np.ascontiguousarray(X[:, j]),
-                is_target,
-                sample_weight,
-                make_objective=make,
-                rules=[(1.0, 1.0)],
-                theta0=theta0,
-                tol=self.tol,
-                max_iter=self.max_iter,
-                separable=not self.smooth_targets,
-            )
-            if res.status != "converged":
-                _warn_convergence(self, j, res, self.max_iter)
-            self.coef_[j], self.intercept_[j] = res.theta
-            n_iter[j] = res.n_iter
-            self._n_evals[j] = res.n_evals
-            self._n_sub_evals[j] = res.n_sub_evals
-        self.n_iter_ = int(n_iter.max())
-        return self
+        return objective, [], theta0
 
     def _transform(self, X):
-        return expit(X * self.coef_ + self.intercept_)
+        return expit(self._affine(X))
 
     @_needs_single_column
     def decision_function(self, X):
@@ -231,8 +162,4 @@ class PlattCalibrator(BaseCalibrator):
         if is_dask_collection(X):
             return self._dask_apply("decision_function", X)
         X, _ = self._validate_X(X)
-        return (
-            X[:, 0] * self.coef_[0]
-            + self.intercept_[0]
-            - logit(self.calibration_prior_)
-        )
+        return self._affine(X)[:, 0] - logit(self.calibration_prior_)

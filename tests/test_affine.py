@@ -14,7 +14,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skcalib import _affine
+from skcalib import _solver
 from skcalib._affine import ProperScoringAffineCalibrator
 from skcalib._special import prior_weighted_objective
 
@@ -141,7 +141,7 @@ def test_large_n_uses_warm_start_and_matches_cold_start(monkeypatch):
     warm = ProperScoringAffineCalibrator(2, 1, prior=0.1).fit(s, y, sample_weight=w)
     assert warm._n_evals[0] <= 6
     assert 0 < warm._n_sub_evals[0] and warm._n_evals[0] + warm._n_sub_evals[0] < 50
-    monkeypatch.setattr(_affine, "WARM_START_SIZE", 10**9)
+    monkeypatch.setattr(_solver, "WARM_START_SIZE", 10**9)
     cold = ProperScoringAffineCalibrator(2, 1, prior=0.1).fit(s, y, sample_weight=w)
     assert cold._n_evals[0] > warm._n_evals[0]
     np.testing.assert_allclose(warm.coef_, cold.coef_, rtol=1e-9)
@@ -212,12 +212,15 @@ def test_max_iter_warns():
         ProperScoringAffineCalibrator(max_iter=1).fit(s, y)
 
 
-def test_constant_scores():
-    s = np.zeros(20)
+@pytest.mark.parametrize("value", [0.0, 3.7, -1e300])
+def test_constant_scores_give_a_flat_map_with_a_warning(value):
+    s = np.full(20, value)
     y = np.r_[np.zeros(15), np.ones(5)]
-    cal = ProperScoringAffineCalibrator().fit(s, y)
+    with pytest.warns(UserWarning, match="carry no information"):
+        cal = ProperScoringAffineCalibrator().fit(s, y)
     # nothing to learn: the LLR is 0 (prior-weighted objective at its minimum)
-    assert cal.transform([0.0])[0] == pytest.approx(0.0, abs=1e-8)
+    assert cal.coef_[0] == 0.0
+    np.testing.assert_allclose(cal.transform([-1e3, value, 1e3]), 0.0, atol=1e-8)
 
 
 def test_pickle_and_clone():
@@ -264,3 +267,30 @@ def test_equivariant_under_affine_score_changes(scale, shift, rule):
     base = ProperScoringAffineCalibrator(a, b, prior=0.3).fit(s, y).transform(s)
     moved = ProperScoringAffineCalibrator(a, b, prior=0.3).fit(s * scale + shift, y)
     np.testing.assert_allclose(moved.transform(s * scale + shift), base, atol=1e-6)
+
+
+@pytest.mark.parametrize("units", [1e-300, 1e-150, 1e150, 1e300])
+@pytest.mark.parametrize("rule", [(1.0, 1.0), (2.0, 2.0)])
+def test_fit_does_not_depend_on_the_units_of_the_scores(units, rule):
+    """Scores times 1e+-300 once gave a constant output (overflow in the fit)."""
+    s, y, _ = _data(600, seed=11)
+    a, b = rule
+    base = ProperScoringAffineCalibrator(a, b, prior=0.3).fit(s, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cal = ProperScoringAffineCalibrator(a, b, prior=0.3).fit(s * units, y)
+        out = cal.transform(s * units)
+    np.testing.assert_allclose(out, base.transform(s), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(cal.coef_ * units, base.coef_, rtol=1e-9)
+
+
+def test_no_overflow_warning_near_the_float_maximum():
+    s, y, _ = _data(300, seed=12)
+    cal = ProperScoringAffineCalibrator().fit(s * 1e300, y)
+    x = np.array([-1.7e308, 0.0, 1.7e308])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        llr = ProperScoringAffineCalibrator().fit(s, y).transform(x)
+        assert llr[0] == -np.inf and llr[2] == np.inf
+        big = cal.transform(x)
+    assert np.all(np.isfinite(big)) and big[0] < big[1] < big[2]

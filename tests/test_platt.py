@@ -119,11 +119,11 @@ def test_smoothing_shrinks_towards_half():
 
 
 def test_large_n_warm_start_same_optimum(monkeypatch):
-    from skcalib import _affine
+    from skcalib import _solver
 
     s, y, w = _data(300_000, seed=6, weights=True)
     warm = PlattCalibrator().fit(s, y, sample_weight=w)
-    monkeypatch.setattr(_affine, "WARM_START_SIZE", 10**9)
+    monkeypatch.setattr(_solver, "WARM_START_SIZE", 10**9)
     cold = PlattCalibrator().fit(s, y, sample_weight=w)
     assert warm._n_evals[0] < cold._n_evals[0]
     np.testing.assert_allclose(warm.coef_, cold.coef_, rtol=1e-9)
@@ -182,6 +182,36 @@ def test_separable_hard_targets_warn_smoothed_do_not():
     assert hard.transform([0.0])[0] == pytest.approx(0.5)
     soft = PlattCalibrator().fit(s, y)  # Platt's targets keep it finite
     assert 0 < soft.coef_[0] < 50
+
+
+@pytest.mark.parametrize("smooth_targets", [True, False])
+def test_constant_scores_give_a_flat_map_at_the_prior(smooth_targets):
+    s = np.full(20, 2.5)
+    y = np.r_[np.zeros(15), np.ones(5)]
+    with pytest.warns(UserWarning, match="carry no information"):
+        cal = PlattCalibrator(smooth_targets=smooth_targets).fit(s, y)
+    assert cal.coef_[0] == 0.0
+    # the (smoothed) target proportion of the data, everywhere
+    prior = (5 * 6 / 7 + 15 / 17) / 20 if smooth_targets else 0.25
+    np.testing.assert_allclose(cal.transform([-1e3, 2.4, 2.5, 2.6, 1e3]), prior)
+
+
+@pytest.mark.parametrize("units", [1e-300, 1e300])
+def test_fit_does_not_depend_on_the_units_of_the_scores(units):
+    """Scores times 1e+-300 once gave 0.408 everywhere (overflow in the fit)."""
+    s, y, _ = _data(500, seed=14)
+    base = PlattCalibrator().fit(s, y)
+    cal = PlattCalibrator().fit(s * units, y)
+    np.testing.assert_allclose(cal.transform(s * units), base.transform(s), rtol=1e-9)
+
+
+def test_no_overflow_warning_near_the_float_maximum():
+    s, y, _ = _data(300, seed=13)
+    cal = PlattCalibrator().fit(s, y)
+    x = np.array([-1.7e308, -1e308, 0.0, 1e308, 1.7e308])
+    np.testing.assert_array_equal(cal.transform(x), [0.0, 0.0, cal.transform([0.0])[0], 1.0, 1.0])
+    llr = cal.decision_function(x)
+    assert llr[0] == -np.inf and llr[-1] == np.inf
 
 
 def test_pickle_and_clone():

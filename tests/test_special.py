@@ -9,7 +9,6 @@ from scipy.special import beta as beta_fn
 from scipy.special import expit, logit
 
 from skcalib._special import (
-    AffineObjective,
     _tail_general,
     beta_rule_costs,
     beta_rule_derivatives,
@@ -272,56 +271,6 @@ def test_uninformative_objective(rule, prior):
 
 def test_uninformative_log_rule_at_half_is_log2():
     assert uninformative_objective(1, 1, 0.5) == pytest.approx(math.log(2), rel=1e-15)
-
-
-# ---------------------------------------------------------------- fused pass
-
-
-@pytest.mark.parametrize("rule", [(1, 1), (2, 2), (2, 1), (0.5, 0.5), (0.7, 1.3)])
-@pytest.mark.parametrize("weighted", [False, True])
-def test_affine_objective_fused_pass(rule, weighted):
-    a, b = rule
-    prior = 0.05
-    s, y, w = _data(n=301, seed=2)
-    if not weighted:
-        w = None
-    n_tar = y.sum() if w is None else w[y].sum()
-    n_non = (~y).sum() if w is None else w[~y].sum()
-    obj = AffineObjective(
-        s,
-        y,
-        w,
-        class_factors=(prior / n_tar, (1 - prior) / n_non),
-        alpha=a,
-        beta=b,
-        tau=logit(prior),
-        l2=0.3,
-    )
-    obj.chunk_size = 64  # several chunks and a ragged last one
-
-    def ref(theta):
-        return (
-            prior_weighted_objective(
-                theta[0] * s + theta[1], y, w, alpha=a, beta=b, prior=prior
-            )
-            + 0.15 * theta[0] ** 2
-        )
-
-    theta = np.array([1.2, -0.7])
-    f, g, h = obj(theta)
-    assert f == pytest.approx(ref(theta), rel=1e-12)
-    assert obj(theta, derivatives=False) == pytest.approx(f, rel=1e-14)
-    eps = 1e-5
-    for j in range(2):
-        e = np.zeros(2)
-        e[j] = eps
-        assert g[j] == pytest.approx(
-            (ref(theta + e) - ref(theta - e)) / (2 * eps), rel=1e-6, abs=1e-10
-        )
-        gp, gm = obj(theta + e)[1], obj(theta - e)[1]
-        np.testing.assert_allclose(
-            h[:, j], (gp - gm) / (2 * eps), rtol=1e-6, atol=1e-10
-        )
 
 
 # ---------------------------------------------------------------- properties

@@ -1,0 +1,823 @@
+"""Newton's method on objectives that are sums over chunks of data.
+
+One solver serves every parametric calibrator (Platt, the affine
+calibrator, and any objective with a parameter vector of any length), in
+memory and on Dask. It joins two objects:
+
+* an **objective**, with ``n_params`` and
+  ``terms(theta, chunk, order)`` returning the sums over one (prepared)
+  chunk of the value (``order=0``), the value and gradient (``order=1``),
+  or the value, gradient and Hessian (``order=2``). Optional members:
+  ``prepare(chunk)`` (run once per chunk, where the chunk lives: split,
+  standardize, copy), ``penalty(theta, order)`` (terms added once, not per
+  chunk), ``span(theta)`` (how far the fitted LLRs spread over the data:
+  beyond :data:`MAX_LLR_RANGE` the objective is taken to have no finite
+  minimizer) and ``limit(data)`` (the parameters at that bound when the data
+  show without solving that there is no finite minimizer, e.g. perfectly
+  separated classes; else None);
+* a **data source**, with ``n_samples``, ``reduce(fn, combine=operator.add)``
+  (``fn`` of every chunk, combined: summed by default), ``map(fn)`` (a
+  source of ``fn`` of every chunk, kept where the chunks are) and
+  ``subsample(n, random_state=None)`` (an in-memory :class:`ArrayData` of
+  about ``n`` samples). :class:`ArrayData` holds in-memory arrays; the Dask
+  data source holds partitions persisted on the workers.
+
+Why it is fast at large n
+-------------------------
+Every pass over the data costs the same, so the solver minimizes passes:
+
+* warm start: on more than ``4 * WARM_START_SIZE`` samples the problem is
+  first solved on a systematic subsample of about ``WARM_START_SIZE``
+  samples; its optimum is within sampling error (~1e-2) of the full
+  optimum, where Newton converges quadratically, so the full data typically
+  take 3 passes (the last Newton step, below ``tol``, is applied without
+  another pass);
+* fused passes: each pass returns the value, the gradient and the Hessian.
+
+The answer is the exact optimum of the full-data objective (to ``tol``); the
+subsample only chooses the starting point.
+
+Units
+-----
+Objectives work on standardized inputs (:class:`Standardizer`): each input
+column is scaled by a power of two (exact) into ``[-1, 1]``, then centred
+and divided by its standard deviation, and the parameters are mapped back
+to the units of the input at the end. The fitted map is therefore the same
+for scores in any units, from 1e-300 to 1e300.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from functools import partial
+from functools import reduce as _fold
+
+import numpy as np
+
+from ._special import _tail, _tail_deriv, expit, log1pexp
+
+__all__ = [
+    "MAX_LLR_RANGE",
+    "WARM_START_SIZE",
+    "ArrayData",
+    "Standardizer",
+    "SolverResult",
+    "minimize",
+    "binary_summary",
+    "class_gap",
+    "fit_standardizer",
+    "AffineRuleObjective",
+]
+
+#: Bound on the spread of the fitted LLRs over the training data, in nats
+#: (``span(theta)`` of the objective). Beyond it the calibrated map is a step
+#: function for every practical purpose: the objective has no finite
+#: minimizer (separable classes, or a bounded rule on nearly separable data)
+#: and the solver stops there.
+MAX_LLR_RANGE = 1e4
+
+#: Number of samples of the warm-start subsample.
+WARM_START_SIZE = 1 << 16
+
+
+# --------------------------------------------------------------------------
+# Data sources
+
+
+class _Chunks:
+    """In-memory data source over a list of chunks (the result of ``map``)."""
+
+    def __init__(self, chunks, n_samples):
+        self.chunks = list(chunks)
+        self.n_samples = int(n_samples)
+
+    def reduce(self, fn, combine=operator.add):
+        """``fn`` of every chunk, combined pairwise with ``combine``."""
+        return _fold(combine, [fn(c) for c in self.chunks])
+
+    def map(self, fn):
+        """A data source of ``fn`` of every chunk."""
+        return _Chunks([fn(c) for c in self.chunks], self.n_samples)
+
+
+class ArrayData(_Chunks):
+    """In-memory data source: aligned arrays of ``n_samples`` rows, one chunk.
+
+    Parameters
+    ----------
+    *arrays : ndarray or None
+        Arrays with the same first dimension (``None`` entries, e.g. absent
+        sample weights, are passed through). A chunk is the tuple of them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib._solver import ArrayData
+    >>> data = ArrayData(np.arange(10.0), None)
+    >>> float(data.reduce(lambda chunk: chunk[0].sum()))
+    45.0
+    >>> data.subsample(3).arrays[0].tolist()
+    [1.0, 4.0, 7.0]
+    """
+
+    def __init__(self, *arrays):
+        self.arrays = arrays
+        super().__init__([arrays], arrays[0].shape[0])
+
+    def subsample(self, n, random_state=None):
+        """About ``n`` rows: every ``n_samples // n``-th (or random ones).
+
+        With ``random_state=None`` the subsample is systematic,
+        ``rows[step // 2 :: step]``, deterministic and without a copy.
+        """
+        step = max(1, self.n_samples // int(n))
+        if step == 1:
+            return self
+        if random_state is None:
+            rows = slice(step // 2, None, step)
+        else:
+            rng = np.random.default_rng(random_state)
+            rows = np.sort(rng.choice(self.n_samples, self.n_samples // step, False))
+        return ArrayData(*(None if a is None else a[rows] for a in self.arrays))
+
+
+# --------------------------------------------------------------------------
+# Units
+
+
+class Standardizer:
+    """Per-column standardization ``u = (2**-e x - center) / scale``.
+
+    ``e`` is the binary exponent of the largest ``|x|`` (an exact scaling
+    into ``[-1, 1]``, so no moment over- or underflows for any finite
+    input), ``center`` and ``scale`` the mean and standard deviation of the
+    scaled sample. A constant column gets ``u = 0`` (``constant`` is True).
+
+    Parameters
+    ----------
+    exponent, center, scale : ndarray of shape (n_columns,)
+    constant : ndarray of shape (n_columns,), dtype=bool
+    width : ndarray of shape (n_columns,), default=None
+        Range of each column over all the data in standardized units (1 for
+        a constant column); defaults to 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib._solver import Standardizer
+    >>> x = np.array([1e300, 2e300, 3e300])
+    >>> std = Standardizer.fit(x, x.min(), x.max())
+    >>> std.transform(x).round(6).tolist()
+    [-1.224745, 0.0, 1.224745]
+    >>> coef, intercept = std.to_raw(np.array([1.0]), 0.0)  # l = u
+    >>> round(float(coef[0] * 3e300 + intercept), 6)
+    1.224745
+    """
+
+    def __init__(self, exponent, center, scale, constant, width=None):
+        self.exponent = np.asarray(exponent, dtype=np.int64)
+        self.center = np.asarray(center, dtype=np.float64)
+        self.scale = np.asarray(scale, dtype=np.float64)
+        self.constant = np.asarray(constant, dtype=bool)
+        self.width = np.ones_like(self.scale) if width is None else width
+
+    @classmethod
+    def fit(cls, sample, lo, hi):
+        """From a sample of rows and the exact column extremes of all rows.
+
+        Parameters
+        ----------
+        sample : ndarray of shape (m,) or (m, n_columns)
+            Rows for the mean and standard deviation (e.g. a subsample).
+        lo, hi : float or ndarray of shape (n_columns,)
+            Smallest and largest value of each column over all the data.
+        """
+        lo = np.atleast_1d(np.asarray(lo, dtype=np.float64))
+        hi = np.atleast_1d(np.asarray(hi, dtype=np.float64))
+        sample = np.asarray(sample, dtype=np.float64).reshape(sample.shape[0], -1)
+        exponent = np.frexp(np.maximum(np.abs(lo), np.abs(hi)))[1]
+        xs = np.ldexp(sample, -exponent)
+        lo_s, hi_s = np.ldexp(lo, -exponent), np.ldexp(hi, -exponent)
+        center = xs.mean(axis=0)
+        scale = xs.std(axis=0)
+        constant = ~(hi_s > lo_s)
+        # a subsample may miss the spread of the data: half the range then
+        scale = np.where(scale > 0, scale, 0.5 * (hi_s - lo_s))
+        scale = np.where(constant, 1.0, scale)
+        center = np.where(constant, lo_s, center)
+        width = np.where(constant, 1.0, (hi_s - lo_s) / scale)
+        return cls(exponent, center, scale, constant, width)
+
+    def transform(self, x, *, copy=True):
+        """``u`` of ``x`` (shape (m,) for one column, else (m, n_columns)).
+
+        With ``copy=False`` a float64 ``x`` is overwritten.
+        """
+        x = np.array(x, dtype=np.float64, copy=copy or None)
+        e, c, d = self.exponent, self.center, self.scale
+        if x.ndim == 1:
+            e, c, d = int(e[0]), float(c[0]), float(d[0])
+        u = np.ldexp(x, -e, out=x)
+        u -= c
+        u /= d
+        return u
+
+    def to_raw(self, coef, intercept):
+        """Map a linear predictor ``coef @ u + intercept`` back to ``x``.
+
+        ``coef`` has the columns on its last axis (shape ``(n_columns,)`` or
+        ``(n_outputs, n_columns)``). Returns ``(coef_x, intercept_x)`` with
+        ``coef_x @ x + intercept_x`` equal to the predictor.
+        """
+        coef = np.asarray(coef, dtype=np.float64)
+        scaled = coef / self.scale
+        return np.ldexp(scaled, -self.exponent), intercept - scaled @ self.center
+
+    def from_raw(self, coef, intercept):
+        """Inverse of :meth:`to_raw`."""
+        scaled = np.ldexp(np.asarray(coef, dtype=np.float64), self.exponent)
+        return scaled * self.scale, intercept + scaled @ self.center
+
+
+# --------------------------------------------------------------------------
+# The solver
+
+
+class SolverResult:
+    """Parameters found and how: ``theta``, ``n_iter`` (Newton iterations on
+    the full data), ``n_evals`` / ``n_sub_evals`` (passes over the full data
+    and over the warm-start subsample) and ``status``: ``"converged"``,
+    ``"max_iter"``, ``"unbounded"`` (no finite minimizer) or ``"stalled"``
+    (the line search could not decrease the objective)."""
+
+    __slots__ = ("theta", "n_iter", "n_evals", "n_sub_evals", "status")
+
+    def __init__(self, theta, n_iter, n_evals, status, n_sub_evals=0):
+        self.theta = theta
+        self.n_iter = n_iter
+        self.n_evals = n_evals
+        self.n_sub_evals = n_sub_evals
+        self.status = status
+
+
+def _pack(out, order):
+    """``f``, ``(f, g)`` or ``(f, g, H)`` as one flat (summable) array."""
+    if order == 0:
+        return np.array([out], dtype=np.float64)
+    return np.concatenate([np.ravel(v) for v in ((out[0],), *out[1:])])
+
+
+def _packed_terms(objective, theta, order, chunk):
+    """``objective.terms`` of one chunk, packed."""
+    return _pack(objective.terms(theta, chunk, order), order)
+
+
+class _Passes:
+    """The objective summed over a prepared data source, one pass per call."""
+
+    def __init__(self, objective, data):
+        self.objective = objective
+        self.data = data
+        self.k = int(objective.n_params)
+        self.n_evals = 0
+
+    def __call__(self, theta, order=2):
+        self.n_evals += 1
+        k = self.k
+        total = self.data.reduce(partial(_packed_terms, self.objective, theta, order))
+        penalty = getattr(self.objective, "penalty", None)
+        if penalty is not None:
+            extra = penalty(theta, order)
+            total = total + _pack(extra, order)
+        f = float(total[0])
+        if order == 0:
+            return f
+        g = total[1 : 1 + k]
+        if order == 1:
+            return f, g
+        return f, g, total[1 + k :].reshape(k, k)
+
+
+def _newton(fun, theta, *, span, tol, max_iter):
+    """Minimize ``fun`` by damped (saddle-free) Newton from ``theta``.
+
+    The parameters are in standardized units, where ``tol`` is measured.
+    Indefinite Hessians (non-convex rules) use the absolute values of the
+    eigenvalues, which keeps the direction a descent direction; an Armijo
+    backtracking line search guarantees decrease; flat directions (a
+    constant input) get no step.
+    """
+    theta = np.array(theta, dtype=np.float64)
+    evals0 = fun.n_evals
+
+    def result(status, it):
+        return SolverResult(theta, it, fun.n_evals - evals0, status)
+
+    f, g, hess = fun(theta)
+    if not np.isfinite(f):
+        return result("stalled", 0)
+    for it in range(1, max_iter + 1):
+        lam, vec = np.linalg.eigh(hess)
+        lam_max = float(np.abs(lam).max())
+        if not lam_max > 0:
+            return result("converged", it)
+        keep = np.abs(lam) > 1e-12 * lam_max
+        coef = np.where(keep, (vec.T @ g) / np.where(keep, np.abs(lam), 1.0), 0.0)
+        step = -vec @ coef
+        cap = max(10.0, float(np.abs(theta).max()))
+        size = float(np.abs(step).max())
+        if size > cap:
+            step *= cap / size
+            size = cap
+        convex = lam.min() > -1e-12 * lam_max
+        if convex and size <= tol:
+            # the remaining quadratic error is ~size**2: apply without a pass
+            theta = theta + step
+            return result("converged", it)
+        slope = float(g @ step)
+        if not slope < 0:
+            return result("stalled", it)
+        slack = 8.0 * np.finfo(float).eps * abs(f)
+        t = 1.0
+        new = theta + step
+        fn, gn, hn = fun(new)
+        while not (fn <= f + 1e-4 * t * slope + slack):
+            t *= 0.5
+            if t < 1e-12:
+                return result("stalled", it)
+            new = theta + t * step
+            fn = fun(new, 0)
+            gn = None
+        if gn is None:
+            fn, gn, hn = fun(new)
+        theta, f, g, hess = new, fn, gn, hn
+        if span is not None and span(theta) > MAX_LLR_RANGE:
+            return result("unbounded", it)
+    return result("max_iter", max_iter)
+
+
+def _identity(chunk):
+    return chunk
+
+
+def minimize(objective, data, theta0, *, tol=1e-8, max_iter=100, presolve=()):
+    """Minimize an objective summed over a data source by Newton's method.
+
+    Parameters
+    ----------
+    objective : object
+        ``n_params``, ``terms(theta, chunk, order)`` and optionally
+        ``prepare``, ``penalty``, ``span`` and ``limit`` (module docstring).
+    data : data source
+        :class:`ArrayData` or the Dask data source.
+    theta0 : array-like of shape (n_params,)
+        Starting point.
+    tol : float, default=1e-8
+        Convergence tolerance on the Newton step (largest component, in the
+        objective's units).
+    max_iter : int, default=100
+        Maximum number of Newton iterations per objective.
+    presolve : sequence of objectives, default=()
+        Objectives minimized first, in turn, each started from the previous
+        optimum (e.g. a convex rule before a non-convex one). They are
+        evaluated on the chunks prepared by ``objective.prepare``.
+
+    Returns
+    -------
+    SolverResult
+        The last objective's result, with the iterations and passes of the
+        whole sequence. With more than ``4 * WARM_START_SIZE`` samples the
+        sequence is first solved on a subsample (``n_sub_evals`` passes over
+        it) and, if that converged, only ``objective`` on the full data.
+
+    Examples
+    --------
+    Least squares ``sum (theta_0 + theta_1 x - y)^2`` as chunk sums:
+
+    >>> import numpy as np
+    >>> from skcalib._solver import ArrayData, minimize
+    >>> class LeastSquares:
+    ...     n_params = 2
+    ...     def terms(self, theta, chunk, order):
+    ...         x, y = chunk
+    ...         J = np.column_stack([np.ones_like(x), x])
+    ...         r = J @ theta - y
+    ...         out = (float(r @ r), 2 * J.T @ r, 2 * J.T @ J)
+    ...         return out[0] if order == 0 else out[: order + 1]
+    >>> x = np.array([0.0, 1.0, 2.0, 3.0])
+    >>> res = minimize(LeastSquares(), ArrayData(x, 1.0 + 2.0 * x), [0.0, 0.0])
+    >>> res.status, res.theta.round(12).tolist()
+    ('converged', [1.0, 2.0])
+    """
+    limit = getattr(objective, "limit", None)
+    if limit is not None:
+        theta = limit(data)
+        if theta is not None:
+            return SolverResult(np.asarray(theta, dtype=np.float64), 1, 0, "unbounded")
+    span = getattr(objective, "span", None)
+    prepare = getattr(objective, "prepare", _identity)
+    stages = [*presolve, objective]
+    theta = np.asarray(theta0, dtype=np.float64)
+    todo = stages
+    sub_evals = 0
+    warm = WARM_START_SIZE
+    if data.n_samples >= 4 * warm:
+        sub = data.subsample(warm).map(prepare)
+        t_sub = theta
+        for stage in stages:
+            res = _newton(_Passes(stage, sub), t_sub, span=span, tol=1e-6,
+                          max_iter=max_iter)
+            sub_evals += res.n_evals
+            if res.status != "converged":
+                break
+            t_sub = res.theta
+        else:
+            theta = t_sub
+            todo = stages[-1:]
+    prepared = data.map(prepare)
+    n_iter = n_evals = 0
+    for stage in todo:
+        res = _newton(_Passes(stage, prepared), theta, span=span, tol=tol,
+                      max_iter=max_iter)
+        theta = res.theta
+        n_iter += res.n_iter
+        n_evals += res.n_evals
+    res.n_iter, res.n_evals, res.n_sub_evals = n_iter, n_evals, sub_evals
+    return res
+
+
+# --------------------------------------------------------------------------
+# Binary problems: scores, is_target, weights
+
+
+class BinarySummary:
+    """One pass over ``(scores, is_target, weights)`` chunks: ``n`` samples,
+    class weights ``w_tar``, ``w_non`` (counts if unweighted) and the score
+    range ``lo``, ``hi``."""
+
+    __slots__ = ("n", "w_tar", "w_non", "lo", "hi")
+
+    def __init__(self, values):
+        self.n = int(values[0])
+        self.w_tar, self.w_non = float(values[1]), float(values[2])
+        self.lo, self.hi = float(-values[3]), float(values[4])
+
+
+def _binary_chunk_summary(chunk):
+    s, t, w = chunk[:3]
+    out = np.full(5, -np.inf)
+    out[0] = s.shape[0]
+    if w is None:
+        out[1] = np.count_nonzero(t)
+        out[2] = s.shape[0] - out[1]
+    else:
+        out[1] = w[t].sum()
+        out[2] = w[~t].sum()
+    if s.shape[0]:
+        out[3] = -s.min()
+        out[4] = s.max()
+    return out
+
+
+def _combine_summaries(a, b):
+    out = a + b
+    np.maximum(a[3:], b[3:], out=out[3:])
+    return out
+
+
+def binary_summary(data):
+    """:class:`BinarySummary` of a data source of ``(s, is_target, w)`` chunks."""
+    return BinarySummary(data.reduce(_binary_chunk_summary, _combine_summaries))
+
+
+def _chunk_class_extremes(chunk):
+    s, t = chunk[:2]
+    out = np.full(4, -np.inf)
+    for i, x in enumerate((s[t], s[~t])):
+        if x.shape[0]:
+            out[2 * i] = -x.min()
+            out[2 * i + 1] = x.max()
+    return out
+
+
+def class_gap(data):
+    """``(lo, hi)`` of the gap between perfectly separated classes, else None.
+
+    ``lo`` is the non-target score next to the gap, ``hi`` the target one
+    (``lo > hi`` when the targets lie below the non-targets).
+    """
+    neg_lo_tar, hi_tar, neg_lo_non, hi_non = data.reduce(
+        _chunk_class_extremes, np.maximum
+    )
+    if hi_non < -neg_lo_tar:
+        return float(hi_non), float(-neg_lo_tar)
+    if hi_tar < -neg_lo_non:
+        return float(-neg_lo_non), float(hi_tar)
+    return None
+
+
+def _chunk_extremes(chunk):
+    x = np.asarray(chunk[0], dtype=np.float64).reshape(chunk[0].shape[0], -1)
+    if x.shape[0] == 0:
+        return np.full((2, x.shape[1]), -np.inf)
+    return np.stack([-x.min(axis=0), x.max(axis=0)])
+
+
+def fit_standardizer(data, lo=None, hi=None):
+    """:class:`Standardizer` of the first array of every chunk (the inputs).
+
+    ``lo``, ``hi``: the column extremes if already known (else one pass);
+    the mean and standard deviation come from the warm-start subsample.
+    """
+    if lo is None or hi is None:
+        neg_lo, hi = data.reduce(_chunk_extremes, np.maximum)
+        lo = -neg_lo
+    sample = data.subsample(WARM_START_SIZE).arrays[0]
+    return Standardizer.fit(sample, lo, hi)
+
+
+class AffineRuleObjective:
+    """Beta-rule objective of the affine LLR map of one score column.
+
+    With ``u`` the standardized score and ``theta = (a, b)`` it computes
+
+    .. math::
+
+        f(a, b) = \\sum_{g} \\sum_{i \\in g} v_i\\,
+                  G(\\epsilon_g (a u_i + b + \\tau); p_g, r_g)
+                  + \\ell_a a + \\ell_b b + \\frac{\\lambda}{2} A^2
+
+    with its gradient and Hessian in one chunked pass over the data (the
+    groups are the targets, ``epsilon = +1, (p, r) = (alpha, beta)``, and the
+    non-targets, ``epsilon = -1, (p, r) = (beta, alpha)``; ``G`` the target
+    cost of the rule, see :mod:`skcalib._special`). ``v_i`` is the sample
+    weight times the class factor. The linear term serves Platt's smoothed
+    targets ``(t_tar, t_non)``: each sample's loss ``w [softplus(z) - t z]``
+    is the hard-label logistic loss plus a term linear in ``(a, b)``. The L2
+    penalty is on the slope ``A`` in the units of the raw scores.
+
+    Chunks of ``chunk_size`` samples keep every temporary in cache (numpy
+    temporaries below malloc's mmap threshold are recycled from the heap
+    instead of being mapped and zeroed afresh); sums accumulate in float64.
+
+    Parameters
+    ----------
+    standardizer : Standardizer
+        Units of the score column.
+    class_factors : tuple of float
+        ``(k_tar, k_non)``: the sample weight of a target is multiplied by
+        ``k_tar``, of a non-target by ``k_non``.
+    alpha, beta : float, default=1.0
+        Rule parameters.
+    tau : float, default=0.0
+        Offset added to the LLR (``logit(p_target)``).
+    targets : tuple of float or None, default=None
+        Platt's soft targets ``(t_tar, t_non)``; None for hard labels.
+    l2 : float, default=0.0
+        ``lambda``.
+    separable : bool, default=False
+        Whether perfectly separated classes leave the objective without a
+        finite minimizer (false with an L2 penalty or soft targets).
+    """
+
+    n_params = 2
+    chunk_size = 1 << 13
+
+    def __init__(
+        self,
+        *,
+        standardizer,
+        class_factors,
+        alpha=1.0,
+        beta=1.0,
+        tau=0.0,
+        targets=None,
+        l2=0.0,
+        separable=False,
+    ):
+        self.standardizer = standardizer
+        self.class_factors = (float(class_factors[0]), float(class_factors[1]))
+        self.alpha, self.beta = float(alpha), float(beta)
+        self.tau = float(tau)
+        self.targets = targets
+        self.l2 = float(l2)
+        self.separable = separable
+
+    def with_rule(self, alpha, beta):
+        """The same objective with another rule (same prepared chunks)."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.alpha, other.beta = float(alpha), float(beta)
+        return other
+
+    def prepare(self, chunk):
+        """Standardized scores by class (non-targets negated), weights times
+        the class factors, and the chunk's linear term."""
+        s, t, w = chunk[:3]
+        groups = []
+        linear = np.zeros(2)
+        for sign, mask, k in (
+            (1.0, t, self.class_factors[0]),
+            (-1.0, ~t, self.class_factors[1]),
+        ):
+            ug = self.standardizer.transform(s[mask], copy=False)
+            wg = None if w is None else w[mask]
+            if self.targets is not None:
+                # targets: w [sp(-z) + (1 - t_tar) z]; non-targets: w [sp(z) - t_non z]
+                c = 1.0 - self.targets[0] if sign > 0 else -self.targets[1]
+                if wg is None:
+                    sums = (float(ug.sum()), float(ug.shape[0]))
+                else:
+                    sums = (float(wg @ ug), float(wg.sum()))
+                linear += c * k * np.array(sums)
+            if sign < 0:
+                ug = np.negative(ug, out=ug)
+            groups.append((sign, ug, None if wg is None else wg * k, k))
+        return groups, linear
+
+    def terms(self, theta, chunk, order):
+        groups, linear = chunk
+        a, b = float(theta[0]), float(theta[1])
+        derivatives = order > 0
+        f = float(linear @ np.asarray(theta, dtype=np.float64))
+        grad = linear.copy()
+        hess = np.zeros((2, 2))
+        for sign, u, w, k in groups:
+            p, r = (self.alpha, self.beta) if sign > 0 else (self.beta, self.alpha)
+            c = sign * (b + self.tau)
+            acc = np.zeros(6)
+            with np.errstate(over="ignore"):
+                for start in range(0, u.shape[0], self.chunk_size):
+                    stop = start + self.chunk_size
+                    uc = u[start:stop]
+                    wc = None if w is None else w[start:stop]
+                    _chunk(acc, uc, wc, a, c, p, r, derivatives)
+            if w is None:
+                acc *= k
+            f += acc[0]
+            if derivatives:
+                # d/da = sum v G' u', d/db = sign sum v G'
+                grad += (acc[2], sign * acc[1])
+                hess += np.array([[acc[5], sign * acc[4]], [sign * acc[4], acc[3]]])
+        if order == 0:
+            return f
+        return (f, grad, hess)[: order + 1]
+
+    def _l2_std(self):
+        """``lambda`` for the standardized slope: ``lambda / (raw scale)^2``."""
+        d = self.standardizer
+        with np.errstate(over="ignore"):
+            return float(np.ldexp(self.l2 / d.scale[0] ** 2, -2 * int(d.exponent[0])))
+
+    def penalty(self, theta, order):
+        if self.l2 == 0.0:
+            return 0.0 if order == 0 else (0.0, np.zeros(2), np.zeros((2, 2)))[: order + 1]
+        lam = self._l2_std()
+        a = float(theta[0])
+        f = 0.5 * lam * a * a
+        if order == 0:
+            return f
+        return (f, np.array([lam * a, 0.0]), np.array([[lam, 0.0], [0.0, 0.0]]))[
+            : order + 1
+        ]
+
+    def span(self, theta):
+        """Spread of the LLRs over the training scores, ``|a| width``."""
+        return abs(float(theta[0])) * float(self.standardizer.width[0])
+
+    def limit(self, data):
+        """With separated classes: the documented bound, centred in the gap."""
+        if not self.separable:
+            return None
+        gap = class_gap(data)
+        if gap is None:
+            return None
+        # Every rule's infimum is the step at the gap, reached only in the
+        # limit a -> inf: stop where the LLRs span MAX_LLR_RANGE nats.
+        d = self.standardizer
+        e = -int(d.exponent[0])
+        lo, hi = float(np.ldexp(gap[0], e)), float(np.ldexp(gap[1], e))
+        slope = MAX_LLR_RANGE / float(d.width[0] * d.scale[0])
+        if lo > hi:
+            slope = -slope
+        mid = 0.5 * (lo + hi)
+        return np.array([slope * d.scale[0], -slope * (mid - d.center[0])])
+
+
+# --------------------------------------------------------------------------
+# Chunk kernels of AffineRuleObjective
+
+def _sum(x, w):
+    return float(x.sum()) if w is None else float(x @ w)
+
+
+def _chunk(acc, s, w, a, c, p, r, derivatives):
+    """Accumulate sum v G, sum v G', sum v G' s, sum v G'', ... for one chunk."""
+    z = s * a
+    z += c
+    if p == 1.0 and r == 1.0:
+        # softplus(-z) = log1p(exp(-|z|)) + max(-z, 0)
+        e = np.abs(z)
+        np.negative(e, out=e)
+        np.exp(e, out=e)
+        loss = np.log1p(e, out=e)
+        loss += np.maximum(-z, 0.0)
+        acc[0] += _sum(loss, w)
+        if not derivatives:
+            return
+        # sigmoid(-z) = 1 / (1 + exp(z)); exp overflows to inf (-> 0) harmlessly
+        sm = np.exp(z)
+        sm += 1.0
+        np.reciprocal(sm, out=sm)
+        # G'' = sigmoid(z) sigmoid(-z); absolute accuracy suffices here
+        d2 = 1.0 - sm
+        d2 *= sm
+        d1 = np.negative(sm, out=sm)
+    elif (p, r) in _CLOSED:
+        d1, d2 = _closed_chunk(acc, z, w, p, r, derivatives)
+        if d1 is None:
+            return
+    else:
+        with np.errstate(over="ignore", invalid="ignore"):
+            acc[0] += _sum(_tail_fast(z, p, r), w)
+        if not derivatives:
+            return
+        d1 = _tail_deriv(z, p, r)
+        factor = (p - 1.0) * expit(-z)
+        factor -= r * expit(z)
+        with np.errstate(invalid="ignore"):
+            d2 = d1 * factor
+    if w is not None:
+        d1 = d1 * w
+        d2 = d2 * w
+    acc[1] += d1.sum()
+    acc[2] += d1 @ s
+    acc[3] += d2.sum()
+    ds = d2 * s
+    acc[4] += ds.sum()
+    acc[5] += ds @ s
+
+
+_CLOSED = {(2.0, 2.0), (2.0, 1.0), (1.0, 2.0), (0.5, 0.5)}
+
+
+def _closed_chunk(acc, z, w, p, r, derivatives):
+    """``G``, ``G'``, ``G''`` of the closed-form rules from two sigmoids.
+
+    Returns ``(None, None)`` after adding ``sum v G`` when no derivatives are
+    wanted. ``exp`` may overflow to ``inf``, giving the exact limits 0 of the
+    sigmoids (the caller silences that warning for the whole pass).
+    """
+    if p == 0.5:  # boosting: G = 2/pi e^(-z/2), G' = -G/2, G'' = G/4
+        g = np.multiply(z, -0.5)
+        np.exp(g, out=g)
+        g *= 2.0 / math.pi
+        acc[0] += _sum(g, w)
+        if not derivatives:
+            return None, None
+        return g * -0.5, g * 0.25
+    sm = np.exp(z)  # sigmoid(-z) = 1 / (1 + e^z)
+    sm += 1.0
+    np.reciprocal(sm, out=sm)
+    if p == 1.0:  # (1, 2): G = 2 (softplus(-z) - sigmoid(-z))
+        g = log1pexp(-z)
+        g -= sm
+        g *= 2.0
+    elif r == 2.0:  # Brier: G = 3 sigmoid(-z)^2
+        g = sm * sm
+        g *= 3.0
+    else:  # (2, 1): G = 2 sigmoid(-z)
+        g = sm * 2.0
+    acc[0] += _sum(g, w)
+    if not derivatives:
+        return None, None
+    sp = np.negative(z)  # sigmoid(z) = 1 / (1 + e^-z)
+    np.exp(sp, out=sp)
+    sp += 1.0
+    np.reciprocal(sp, out=sp)
+    # G' = -sigmoid(z)^(p-1) sigmoid(-z)^r / B(p, r);
+    # G'' = G' [(p - 1) sigmoid(-z) - r sigmoid(z)]
+    if p == 1.0:  # B(1, 2) = 1/2
+        d1 = sm * sm
+        d1 *= -2.0
+        factor = sp * -2.0
+    elif r == 2.0:  # B(2, 2) = 1/6
+        d1 = sm * sm
+        d1 *= sp
+        d1 *= -6.0
+        factor = sm - 2.0 * sp
+    else:  # B(2, 1) = 1/2
+        d1 = sm * sp
+        d1 *= -2.0
+        factor = sm - sp
+    factor *= d1
+    return d1, factor
+
+
+def _tail_fast(z, p, r):
+    """``G`` for the optimizer: absolute (not relative) accuracy is enough."""
+    if p == 1.0 and r == 2.0:
+        y = expit(-z)
+        return 2.0 * (log1pexp(-z) - y)
+    return _tail(z, p, r)

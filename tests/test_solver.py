@@ -1,0 +1,169 @@
+"""Tests of the Newton solver, its data sources and the fused affine objective."""
+
+import numpy as np
+import pytest
+from scipy.special import logit
+
+from skcalib._solver import (
+    AffineRuleObjective,
+    ArrayData,
+    Standardizer,
+    _Chunks,
+    _Passes,
+    binary_summary,
+    fit_standardizer,
+    minimize,
+)
+from skcalib._special import prior_weighted_objective
+
+
+def _data(n=301, seed=2):
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.3
+    s = rng.normal(size=n) + 1.5 * y
+    w = rng.uniform(0.2, 2.0, size=n)
+    return s, y, w
+
+
+class Quadratic:
+    """``sum_i w_i |theta - x_i|^2`` with ``x_i`` rows of a (n, k) matrix."""
+
+    def __init__(self, k):
+        self.n_params = k
+
+    def terms(self, theta, chunk, order):
+        x, w = chunk
+        r = theta - x
+        f = float(w @ (r * r).sum(axis=1))
+        if order == 0:
+            return f
+        return (f, 2 * w @ r, 2 * w.sum() * np.eye(self.n_params))[: order + 1]
+
+
+def _split(data, n_chunks):
+    """The same rows as several chunks (what a Dask source gives)."""
+    cuts = np.linspace(0, data.n_samples, n_chunks + 1).astype(int)
+    chunks = [
+        tuple(a[lo:hi] if a is not None else None for a in data.arrays)
+        for lo, hi in zip(cuts[:-1], cuts[1:])
+    ]
+    return _Chunks(chunks, data.n_samples)
+
+
+# ---------------------------------------------------------------- errors / edge
+
+
+def test_standardizer_constant_column_is_flat():
+    x = np.full(5, 3.0)
+    std = Standardizer.fit(x, 3.0, 3.0)
+    assert std.constant.tolist() == [True]
+    np.testing.assert_array_equal(std.transform(x), 0.0)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-5, 1.0, 1e7, 1e300, 1.7e308])
+def test_standardizer_any_units(scale):
+    x = np.array([-1.0, 0.0, 0.5, 1.0]) * scale
+    std = Standardizer.fit(x, x.min(), x.max())
+    u = std.transform(x)
+    ref = (x / scale - 0.125) / np.std(x / scale)
+    np.testing.assert_allclose(u, ref, rtol=1e-14, atol=1e-15)
+    coef, intercept = std.to_raw(np.array([2.0]), -1.0)
+    with np.errstate(over="ignore"):
+        np.testing.assert_allclose(coef[0] * x + intercept, 2 * u - 1, atol=1e-12)
+    back = std.from_raw(coef, intercept)
+    np.testing.assert_allclose([back[0][0], back[1]], [2.0, -1.0], rtol=1e-14)
+
+
+# ---------------------------------------------------------------- the solver
+
+
+@pytest.mark.parametrize("k", [1, 3, 6])
+@pytest.mark.parametrize("n_chunks", [1, 4])
+def test_minimize_any_number_of_parameters(k, n_chunks):
+    rng = np.random.default_rng(k)
+    x = rng.normal(size=(40, k))
+    w = rng.uniform(0.5, 2.0, 40)
+    data = ArrayData(x, w)
+    res = minimize(Quadratic(k), data if n_chunks == 1 else _split(data, n_chunks),
+                   np.zeros(k))
+    assert res.status == "converged"
+    np.testing.assert_allclose(res.theta, w @ x / w.sum(), rtol=1e-12)
+
+
+def test_chunked_source_equals_one_chunk():
+    s, y, w = _data(5000)
+    data = ArrayData(s, y, w)
+    summary = binary_summary(data)
+    std = fit_standardizer(data, summary.lo, summary.hi)
+    obj = AffineRuleObjective(
+        standardizer=std, class_factors=(0.3 / summary.w_tar, 0.7 / summary.w_non),
+        alpha=2.0, beta=1.0, tau=logit(0.3),
+    )
+    one = minimize(obj, data, [0.0, 0.0])
+    many = minimize(obj, _split(data, 7), [0.0, 0.0])
+    assert one.status == many.status == "converged"
+    np.testing.assert_allclose(one.theta, many.theta, rtol=1e-10)
+    again = binary_summary(_split(data, 7))
+    assert again.w_tar == pytest.approx(summary.w_tar, rel=1e-14)
+    assert (again.lo, again.hi) == (summary.lo, summary.hi)
+
+
+@pytest.mark.parametrize("random_state", [None, 0])
+def test_subsample(random_state):
+    x = np.arange(100.0)
+    sub = ArrayData(x, None).subsample(10, random_state)
+    assert sub.arrays[1] is None and sub.n_samples == 10
+    if random_state is None:
+        assert sub.arrays[0].tolist() == list(range(5, 100, 10))
+    assert np.all(np.diff(sub.arrays[0]) > 0)
+
+
+# ---------------------------------------------------------------- fused pass
+
+
+@pytest.mark.parametrize("rule", [(1, 1), (2, 2), (2, 1), (1, 2), (0.5, 0.5), (0.7, 1.3)])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_affine_objective_fused_pass(rule, weighted):
+    """Value, gradient and Hessian against the direct objective and finite
+    differences, with several cache chunks and a ragged last one."""
+    a, b = rule
+    prior = 0.05
+    s, y, w = _data()
+    if not weighted:
+        w = None
+    n_tar = y.sum() if w is None else w[y].sum()
+    n_non = (~y).sum() if w is None else w[~y].sum()
+    # identity units: u = s
+    std = Standardizer([0], [0.0], [1.0], [False])
+    obj = AffineRuleObjective(
+        standardizer=std,
+        class_factors=(prior / n_tar, (1 - prior) / n_non),
+        alpha=a,
+        beta=b,
+        tau=logit(prior),
+        l2=0.3,
+    )
+    obj.chunk_size = 64
+    fun = _Passes(obj, ArrayData(s, y, w).map(obj.prepare))
+
+    def ref(theta):
+        return (
+            prior_weighted_objective(
+                theta[0] * s + theta[1], y, w, alpha=a, beta=b, prior=prior
+            )
+            + 0.15 * theta[0] ** 2
+        )
+
+    theta = np.array([1.2, -0.7])
+    f, g, h = fun(theta)
+    assert f == pytest.approx(ref(theta), rel=1e-12)
+    assert fun(theta, 0) == pytest.approx(f, rel=1e-14)
+    eps = 1e-5
+    for j in range(2):
+        e = np.zeros(2)
+        e[j] = eps
+        assert g[j] == pytest.approx(
+            (ref(theta + e) - ref(theta - e)) / (2 * eps), rel=1e-6, abs=1e-10
+        )
+        gp, gm = fun(theta + e)[1], fun(theta - e)[1]
+        np.testing.assert_allclose(h[:, j], (gp - gm) / (2 * eps), rtol=1e-6, atol=1e-10)
