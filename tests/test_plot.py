@@ -90,7 +90,7 @@ def test_input_errors(gaussian):
         ROCConvexHullDisplay.from_estimator(
             PAVCalibrator().fit(s, y), s, y, response_method="predict"
         )
-    with pytest.raises(ValueError, match="none of the response methods"):
+    with pytest.raises(ValueError, match="'decision_function' is not available"):
         BayesErrorDisplay.from_estimator(object(), s, y)
 
 
@@ -238,6 +238,35 @@ def test_rocch_display_001_example():
     np.testing.assert_allclose(p, disp.pav_proba)
     # and PAV-calibrated probabilities of the instances are those of Table I
     np.testing.assert_allclose(PAVCalibrator().fit(S001, Y001).transform(S001), P001)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_rocch_display_runs_the_kernel_once(gaussian, weighted, monkeypatch):
+    """The empirical ROC, the hull and the PAV groups come from one kernel run."""
+    import skcalib._pav as kernel
+
+    s, y, _ = gaussian
+    calls = {"sort": 0, "pav": 0}
+
+    def counted(name, key):
+        original = getattr(kernel, name)
+
+        def wrapper(*args, **kwargs):
+            calls[key] += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(kernel, name, wrapper)
+
+    counted("_points_unweighted", "sort")
+    counted("_points_weighted", "sort")
+    counted("pav_merge", "pav")
+    w = np.linspace(0.5, 2.0, s.shape[0]) if weighted else None
+    disp = ROCConvexHullDisplay.from_predictions(y, s, sample_weight=w)
+    assert calls == {"sort": 1, "pav": 1}
+    monkeypatch.undo()
+    pmiss, pfa = rocch(y, s, sample_weight=w)
+    np.testing.assert_array_equal(disp.hull_fpr, pfa[::-1])
+    np.testing.assert_array_equal(disp.hull_tpr, 1 - pmiss[::-1])
 
 
 def test_rocch_display_matches_rocch_and_roc(gaussian):
