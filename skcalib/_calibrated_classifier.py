@@ -1,4 +1,4 @@
-"""A classifier calibrated on its own out-of-fold scores (SPEC §6).
+"""A classifier calibrated on its own out-of-fold scores.
 
 :class:`CalibratedClassifier` is the skcalib counterpart of scikit-learn's
 ``CalibratedClassifierCV``: any skcalib calibrator, trained on the

@@ -302,9 +302,9 @@ class PAVCalibrator(_BasePAVCalibrator):
     """Isotonic (PAV) calibration to probabilities.
 
     Fits the isotonic regression of the target indicator on the scores with
-    the pool-adjacent-violators algorithm. By Brümmer & du Preez (000) the
+    the pool-adjacent-violators algorithm. By Brümmer & du Preez [1]_ the
     PAV solution minimizes every regular binary proper scoring rule among
-    monotone maps; by Fawcett & Niculescu-Mizil (001) its blocks are the
+    monotone maps; by Fawcett & Niculescu-Mizil [2]_ its blocks are the
     segments of the ROC convex hull.
 
     With default settings predictions equal scikit-learn's
@@ -401,7 +401,7 @@ class PAVLLRCalibrator(_BasePAVCalibrator):
     """PAV calibration to log-likelihood-ratios (PAV-LLR).
 
     The PAV-LLR of a block is its target/non-target weight ratio divided by
-    the prior odds of the calibration data (000 §5). It is optimal for every
+    the prior odds of the calibration data [1]_. It is optimal for every
     proper scoring rule *and every prior*, and does not depend on the class
     proportions of the calibration data. ``transform`` returns natural-log
     LLRs, linearly interpolated between knots in the LLR domain.

@@ -1,7 +1,8 @@
 """A classifier's scores as a transformer, with honest out-of-fold training scores.
 
 :class:`ScoreTransformer` turns a binary classifier into a one-column
-transformer so that a calibrator can follow it in a ``Pipeline`` (SPEC §6).
+transformer so that a calibrator can follow it in a ``Pipeline`` (user guide:
+*Calibrating a classifier*).
 ``fit_transform`` returns *out-of-fold* scores (each sample scored by a model
 that never saw it), which is what the next step of a pipeline is trained on;
 ``transform`` uses the model fitted on all the data. The cross-fitting helper
@@ -184,7 +185,7 @@ class ScoreTransformer(
     as well. In ``make_pipeline(ScoreTransformer(clf), calibrator)`` the
     calibrator is therefore trained on honest scores, the scores the classifier
     gives to data it has not seen, while prediction uses the classifier
-    trained on all the data (SPEC §6).
+    trained on all the data.
 
     Parameters
     ----------

@@ -30,7 +30,7 @@ from skcalib.metrics._plot import (  # noqa: E402
     ROCConvexHullDisplay,
 )
 
-# Table I of Fawcett & Niculescu-Mizil (001): scores, labels, PAV probabilities.
+# Table I of Fawcett & Niculescu-Mizil: scores, labels, PAV probabilities.
 S001 = np.array(
     [0.9, 0.8, 0.7, 0.6, 0.55, 0.5, 0.45, 0.4, 0.35, 0.3, 0.27, 0.2, 0.18, 0.1, 0.02]
 )
@@ -219,7 +219,7 @@ def test_bayes_error_display_infinite_llr():
 
 def test_rocch_display_001_example():
     disp = ROCConvexHullDisplay.from_predictions(Y001, S001, name="001")
-    # hull vertices (001 Fig. 2), from (0, 0) to (1, 1)
+    # hull vertices (Fawcett & Niculescu-Mizil, Fig. 2), from (0, 0) to (1, 1)
     n_tar, n_non = 9, 6
     expected_tpr = np.array([0, 2, 5, 7, 8, 9, 9]) / n_tar
     expected_fpr = np.array([0, 0, 1, 2, 3, 5, 6]) / n_non
@@ -439,7 +439,7 @@ def test_rocch_display_properties(rows):
     # PAV probabilities strictly decrease along the hull (increasing fpr)
     assert (np.diff(d.pav_proba) < 0).all()
     assert len(d.pav_proba) == len(d.hull_fpr) - 1
-    # each segment's PAV probability from its slope (001)
+    # each segment's PAV probability from its slope (Fawcett & Niculescu-Mizil)
     dx, dy = np.diff(d.hull_fpr), np.diff(d.hull_tpr)
     skew = y.sum() / (~y).sum()
     # p = slope*skew / (1 + slope*skew) = dy*skew / (dx + dy*skew)

@@ -78,7 +78,7 @@ class ROCConvexHullDisplay:
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from skcalib.metrics._plot import ROCConvexHullDisplay
+    >>> from skcalib.metrics import ROCConvexHullDisplay
     >>> s = [.9, .8, .7, .6, .55, .5, .45, .4, .35, .3, .27, .2, .18, .1, .02]
     >>> y = [1, 1, 0, 1, 1, 1, 0, 1, 1, 0, 1, 0, 0, 1, 0]
     >>> disp = ROCConvexHullDisplay.from_predictions(y, s)
