@@ -24,14 +24,15 @@ from ._solver import (
     minimize,
     rule_terms,
 )
-from ._special import _class_totals, logit
+from ._special import logit
 from .utils._sklearn_compat import Interval
+from .utils._stats import class_totals
 
 __all__ = ["ProperScoringFusion"]
 
 
 def _chunk_class_totals(chunk):
-    return np.array(_class_totals(chunk[1], chunk[2]))
+    return np.array(class_totals(chunk[1], chunk[2]))
 
 
 def _llr_class_extremes(coef, intercept, chunk):
