@@ -1,4 +1,4 @@
-"""A classifier calibrated on its own out-of-fold scores (SPEC §6).
+"""A classifier calibrated on its own out-of-fold scores.
 
 :class:`CalibratedClassifier` is the skcalib counterpart of scikit-learn's
 ``CalibratedClassifierCV``: any skcalib calibrator, trained on the
@@ -31,17 +31,15 @@ from sklearn.utils.validation import (
 
 from ._pav_calibrators import PAVLLRCalibrator
 from ._score_transformer import (
-    _check_class_y,
     _class_scores,
     _cross_fit,
     _estimator_router,
-    _one_vs_rest_log_odds,
-    _resolve_response_method,
     _routed_fit_params,
     _routing_enabled,
 )
+from .utils._response import one_vs_rest_log_odds, resolve_response_method
 from .utils._sklearn_compat import HasMethods, _fit_context
-from .utils._validation import check_weights
+from .utils._validation import check_class_y, check_weights
 
 __all__ = ["CalibratedClassifier"]
 
@@ -78,7 +76,7 @@ def _calibration_scores(scores, method, one_vs_rest):
     (as in the binary case) rather than the log-probability.
     """
     if one_vs_rest and method == "predict_proba":
-        return _one_vs_rest_log_odds(scores)
+        return one_vs_rest_log_odds(scores)
     return scores
 
 
@@ -335,7 +333,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             The fitted classifier.
         """
         X, y = indexable(X, y)
-        y, classes, y_index = _check_class_y(y, type(self).__name__)
+        y, classes, y_index = check_class_y(y, owner=type(self).__name__)
         check_consistent_length(X, y)
         sample_weight = check_weights(sample_weight, y.shape[0])
         estimator = self._get_estimator()
@@ -372,7 +370,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self.classes_ = classes
 
         if frozen:
-            method = _resolve_response_method(estimator, "auto")
+            method = resolve_response_method(estimator, "auto")
             if n_classes > 2 and not np.array_equal(estimator.classes_, classes):
                 raise ValueError(
                     f"The frozen classifier's classes {estimator.classes_.tolist()} "

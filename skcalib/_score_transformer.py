@@ -2,7 +2,8 @@
 
 :class:`ScoreTransformer` turns a classifier into a transformer of its
 scores (one column for a binary problem, one per class otherwise) so that a
-calibrator can follow it in a ``Pipeline``.
+calibrator can follow it in a ``Pipeline`` (user guide: *Calibrating a
+classifier*).
 ``fit_transform`` returns *out-of-fold* scores (each sample scored by a model
 that never saw it), which is what the next step of a pipeline is trained on;
 ``transform`` uses the model fitted on all the data. The cross-fitting helper
@@ -14,7 +15,6 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from scipy.special import logsumexp
 from sklearn import get_config
 from sklearn.base import (
     BaseEstimator,
@@ -24,67 +24,35 @@ from sklearn.base import (
     clone,
 )
 from sklearn.model_selection import check_cv
-from sklearn.utils import _safe_indexing, assert_all_finite, get_tags, indexable
+from sklearn.utils import get_tags, indexable
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
     MethodMapping,
     process_routing,
 )
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import (
     check_consistent_length,
     check_is_fitted,
-    column_or_1d,
     has_fit_parameter,
 )
 
+from .utils._response import (
+    binary_response,
+    class_response,
+    resolve_response_method,
+)
 from .utils._sklearn_compat import (
     ClassifierTags,
     HasMethods,
     StrOptions,
     _check_method_params,
     _fit_context,
+    _safe_indexing,
 )
-from .utils._validation import check_weights
+from .utils._validation import check_class_y, check_weights
 
 __all__ = ["ScoreTransformer"]
-
-#: Probabilities are floored at the smallest normal double before taking logs,
-#: so log-odds computed from ``predict_proba`` stay finite:
-#: ``|score| <= log(1 / tiny) ~= 708.4``. Only probabilities that are exactly
-#: 0 (or below 2.2e-308) are affected; anything representable keeps its value.
-_PROBA_FLOOR = float(np.finfo(np.float64).tiny)
-
-
-def _check_class_y(y, owner: str):
-    """Validate a classification target of 2 or more classes.
-
-    Returns ``(y_1d, classes, y_index)`` with ``classes`` the sorted labels
-    and ``y_index`` the position of each label in ``classes``.
-    """
-    y = column_or_1d(y, warn=True)
-    if y.shape[0] == 0:
-        raise ValueError(
-            f"Found array with 0 sample(s) (shape={y.shape}) while a minimum of 1 "
-            f"is required by {owner}."
-        )
-    if y.dtype.kind in "fc":
-        assert_all_finite(y, input_name="y")
-    try:
-        classes, y_index = np.unique(y, return_inverse=True)
-    except TypeError as exc:
-        raise ValueError(
-            f"`y` mixes label types that cannot be compared: {exc}"
-        ) from exc
-    # The target type of a 1-D y is that of its distinct values: checking
-    # those is O(n_classes) instead of another O(n) pass over y.
-    check_classification_targets(classes)
-    if classes.shape[0] < 2:
-        raise ValueError(
-            f"{owner} needs samples of 2 classes in `y`; got 1 class ({classes[0]!r})."
-        )
-    return y, classes, y_index.reshape(-1).astype(np.intp, copy=False)
 
 
 def _routing_enabled() -> bool:
@@ -126,92 +94,25 @@ def _estimator_router(owner, estimator, methods, *, consumes_weights):
     )
 
 
-def _resolve_response_method(estimator, response_method: str) -> str:
-    """The scoring method to call on a fitted ``estimator``."""
-    if response_method == "auto":
-        for name in ("decision_function", "predict_proba"):
-            if hasattr(estimator, name):
-                return name
-        raise ValueError(
-            f"{type(estimator).__name__} has neither `decision_function` nor "
-            "`predict_proba`; a score transformer needs one of them."
-        )
-    if not hasattr(estimator, response_method):
-        raise ValueError(
-            f"`response_method`={response_method!r} is not available on "
-            f"{type(estimator).__name__}."
-        )
-    return response_method
-
-
 def _binary_scores(estimator, X, method: str) -> np.ndarray:
-    """One score per sample from a fitted binary classifier, float64 (n,).
+    """One score per sample, higher favouring ``estimator.classes_[1]``.
 
-    Higher favours ``estimator.classes_[1]``, scikit-learn's convention for
-    ``decision_function``; with ``predict_proba`` the score is the log-odds
-    ``log p1 - log p0`` (both columns, which is more accurate near 0 and 1
-    than ``logit(p1)``), each probability floored at :data:`_PROBA_FLOOR`.
+    ``decision_function`` as it is; ``predict_proba`` as log-odds
+    (:func:`~skcalib.utils._response.binary_response` with ``proba='log_odds'``).
     """
-    if method == "decision_function":
-        scores = np.asarray(estimator.decision_function(X), dtype=np.float64)
-        if scores.ndim == 2 and scores.shape[1] == 1:
-            scores = scores[:, 0]
-        if scores.ndim != 1:
-            raise ValueError(
-                f"{type(estimator).__name__}.decision_function returned shape "
-                f"{scores.shape}; a binary classifier must return one score per "
-                "sample."
-            )
-        return scores
-    proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
-    if proba.ndim != 2 or proba.shape[1] != 2:
-        raise ValueError(
-            f"{type(estimator).__name__}.predict_proba returned shape "
-            f"{proba.shape}; expected (n_samples, 2). Was it fitted on a single "
-            "class (a cross-validation fold without one of the classes)?"
-        )
-    return np.log(np.maximum(proba[:, 1], _PROBA_FLOOR)) - np.log(
-        np.maximum(proba[:, 0], _PROBA_FLOOR)
-    )
+    return binary_response(estimator, X, method, proba="log_odds")
 
 
 def _class_scores(estimator, X, method: str, n_classes: int) -> np.ndarray:
     """Scores of a fitted classifier, float64: (n,) if binary, else (n, n_classes).
 
-    Binary: :func:`_binary_scores`. Multiclass: the ``decision_function``
-    columns, or the log-probabilities ``log p_k`` of ``predict_proba`` (each
-    floored at :data:`_PROBA_FLOOR`), the natural multiclass score: softmax
-    of the log-probabilities gives back the probabilities (one-vs-rest
-    calibration turns them into :func:`_one_vs_rest_log_odds`).
+    Binary: :func:`_binary_scores`; multiclass:
+    :func:`~skcalib.utils._response.class_response` (the ``decision_function``
+    columns or the log-probabilities).
     """
     if n_classes == 2:
         return _binary_scores(estimator, X, method)
-    out = np.asarray(getattr(estimator, method)(X), dtype=np.float64)
-    if out.ndim != 2 or out.shape[1] != n_classes:
-        raise ValueError(
-            f"{type(estimator).__name__}.{method} returned shape {out.shape}; "
-            f"expected (n_samples, {n_classes}), one column per class of `y`. Was "
-            "it fitted on a cross-validation fold without one of the classes?"
-        )
-    if method == "decision_function":
-        return out
-    return np.log(np.maximum(out, _PROBA_FLOOR))
-
-
-def _one_vs_rest_log_odds(log_proba: np.ndarray) -> np.ndarray:
-    """Columns ``log p_k - log(sum_{j != k} p_j)`` of log-probability columns.
-
-    The log-odds of each class against the rest: the score a one-vs-rest
-    binary calibrator gets from a classifier that only has ``predict_proba``
-    (with two classes it is the binary log-odds score). The rest is summed
-    from the other columns, not as ``log1p(-p_k)``, to stay accurate when
-    ``p_k`` is close to 1.
-    """
-    out = np.empty_like(log_proba)
-    for k in range(log_proba.shape[1]):  # K passes: no (n, K, K) temporary
-        rest = logsumexp(np.delete(log_proba, k, axis=1), axis=1)
-        out[:, k] = log_proba[:, k] - rest
-    return out
+    return class_response(estimator, X, method, n_classes)
 
 
 def _fit_and_score(
@@ -231,7 +132,7 @@ def _fit_and_score(
     if sw_train is not None:
         params["sample_weight"] = sw_train
     estimator.fit(X_train, y_train, **params)
-    resolved = _resolve_response_method(estimator, method)
+    resolved = resolve_response_method(estimator, method)
     if test is None:
         return estimator, None, resolved
     scores = _class_scores(estimator, _safe_indexing(X, test), resolved, n_classes)
@@ -461,7 +362,7 @@ class ScoreTransformer(
 
     def _prepare_fit(self, X, y, sample_weight, fit_params, method):
         X, y = indexable(X, y)
-        y, classes, _ = _check_class_y(y, type(self).__name__)
+        y, classes, _ = check_class_y(y, owner=type(self).__name__)
         check_consistent_length(X, y)
         sample_weight = check_weights(sample_weight, y.shape[0])
         split_params = {}
