@@ -57,6 +57,7 @@ __all__ = [
     "beta_rule_second_derivatives",
     "prior_weighted_objective",
     "uninformative_objective",
+    "cllr_sums",
 ]
 
 _LOG2 = math.log(2.0)
@@ -421,3 +422,80 @@ def uninformative_objective(alpha, beta, prior=0.5):
     c_tar = _tail(x, alpha, beta)[0]
     c_non = _tail(-x, beta, alpha)[0]
     return float(prior * c_tar + (1.0 - prior) * c_non)
+
+
+# --------------------------------------------------------------------------
+# Cllr sums
+
+# Samples per chunk of the Cllr loop: small enough that the few temporaries
+# stay in the CPU cache, large enough that the per-chunk Python overhead is
+# negligible.
+_CHUNK = 16384
+
+
+def _dot(a, b):
+    return np.einsum("i,i->", a, b)
+
+
+def cllr_sums(llr, is_target, w):
+    """Per-class weighted log-loss (bits) and weight totals, in one chunked pass.
+
+    Returns ``(loss_tar, loss_non, n_tar, n_non)`` with
+    ``loss_tar = sum_tar w log2(1 + e^-l)``, ``loss_non = sum_non w log2(1 + e^l)``.
+    ``w`` may be None; zero weights contribute nothing (also at infinite
+    losses). Empty inputs give zeros.
+    """
+    n = llr.shape[0]
+    size = max(min(_CHUNK, n), 1)
+    z, v, t, u = (np.empty(size) for _ in range(4))
+    loss_tar = loss_non = n_tar = n_non = 0.0
+    for start in range(0, n, size):
+        stop = min(start + size, n)
+        m = stop - start
+        zz, vv, tt, uu = z[:m], v[:m], t[:m], u[:m]
+        np.copyto(tt, is_target[start:stop])  # 1.0 for targets
+        np.subtract(1.0, tt, out=uu)  # 1.0 for non-targets
+        np.subtract(uu, tt, out=vv)
+        np.multiply(llr[start:stop], vv, out=zz)  # -l for targets, l otherwise
+        # log(1 + e^z) = max(z, 0) + log1p(e^-|z|): no overflow, and the exact
+        # limits 0 (z = -inf, confidently right) and inf (z = +inf, wrong).
+        np.abs(zz, out=vv)
+        np.negative(vv, out=vv)
+        np.exp(vv, out=vv)
+        np.log1p(vv, out=vv)
+        np.maximum(zz, 0.0, out=zz)
+        zz += vv
+        # In bits per trial, so that l = 0 costs exactly 1.0 and an all-zero
+        # system has a Cllr of exactly 1.
+        zz /= _LOG2
+        if w is not None:
+            ww = w[start:stop]
+            tt *= ww
+            uu *= ww
+        # The class masks as dot products; an infinite loss meets a 0 of the
+        # other class's mask (0 * inf = nan), which the rare fallback redoes
+        # with boolean masks. einsum, not np.dot: BLAS may hand each short dot
+        # product to a thread pool, which costs milliseconds per chunk on a
+        # busy machine.
+        with np.errstate(invalid="ignore"):
+            lt, ln = _dot(zz, tt), _dot(zz, uu)
+        if np.isnan(lt) or np.isnan(ln):
+            b = is_target[start:stop]
+            if w is None:
+                lt, ln = zz[b].sum(), zz[~b].sum()
+            else:  # zero weights count for nothing, even at an infinite loss
+                pos = ww > 0
+                tb, nb = b & pos, ~b & pos
+                lt, ln = _dot(zz[tb], ww[tb]), _dot(zz[nb], ww[nb])
+        loss_tar += float(lt)
+        loss_non += float(ln)
+        if w is not None:
+            # Totals by the same dot product as the losses: a system of
+            # all-zero LLRs then gets exactly 1.0 per class.
+            vv.fill(1.0)
+            n_tar += float(_dot(vv, tt))
+            n_non += float(_dot(vv, uu))
+    if w is None:
+        n_tar = float(np.count_nonzero(is_target))
+        n_non = float(n) - n_tar
+    return loss_tar, loss_non, n_tar, n_non

@@ -243,7 +243,7 @@ class ROCConvexHullDisplay:
         -------
         display : ROCConvexHullDisplay
         """
-        from .. import rocch
+        from .._roc import rocch
 
         is_target, scores, w = check_metric_inputs(
             y_true, y_score, sample_weight, pos_label=pos_label
