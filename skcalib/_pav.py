@@ -44,6 +44,7 @@ __all__ = [
     "block_proba",
     "block_llr",
     "rocch_from_blocks",
+    "pav_point_index",
 ]
 
 
@@ -409,3 +410,45 @@ def rocch_from_blocks(blocks: BlockSummary) -> tuple[np.ndarray, np.ndarray]:
     pmiss[-1] = 1.0
     pfa[-1] = 0.0
     return pmiss, pfa
+
+
+def pav_point_index(scores: np.ndarray, is_target: np.ndarray) -> np.ndarray:
+    """The ordered point of every sample: tied scores and pure runs pooled.
+
+    Points are numbered in increasing score order; a point is a run of tied
+    scores, and consecutive tie-runs that hold only targets (or only
+    non-targets) share one point, as in :func:`pav_points`. Summing any
+    non-negative sample weights per point and class, for instance
+    ``np.bincount(2 * index + is_target, weights=w)``, and dropping the points
+    of zero total weight, gives a valid input of :func:`pav_merge` for those
+    weights without sorting again: pooling a pure run never changes the PAV
+    solution, whatever the weights of its samples.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples,), float64
+        Scores; +/-inf allowed, NaN not.
+    is_target : ndarray of shape (n_samples,), bool
+
+    Returns
+    -------
+    index : ndarray of shape (n_samples,), intp
+        Point number of each sample, from 0 to ``index.max()``.
+    """
+    n = scores.shape[0]
+    order = np.argsort(scores)
+    s = scores[order]
+    tie_id = np.zeros(n, dtype=np.intp)
+    np.cumsum(s[1:] != s[:-1], out=tie_id[1:])
+    del s
+    t = is_target[order]
+    n_ties = int(tie_id[-1]) + 1 if n else 0
+    size = np.bincount(tie_id, minlength=n_ties)
+    n_tar = np.bincount(tie_id[t], minlength=n_ties)
+    del t
+    kind = np.where(n_tar == 0, 0, np.where(n_tar == size, 1, 2))
+    point_of_tie = np.zeros(n_ties, dtype=np.intp)
+    np.cumsum((kind[1:] != kind[:-1]) | (kind[1:] == 2), out=point_of_tie[1:])
+    index = np.empty(n, dtype=np.intp)
+    index[order] = point_of_tie[tie_id]
+    return index

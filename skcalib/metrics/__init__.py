@@ -11,6 +11,7 @@ All minimum metrics come from one PAV block summary of the scores
 """
 
 from ._bayes import bayes_decisions, empirical_bayes_risk
+from ._bootstrap import bootstrap_ci
 from ._dcf import actual_dcf, bayes_error_curve, min_dcf
 from ._ece import expected_calibration_error
 from ._plot import BayesErrorDisplay, CalibrationTransformDisplay, ROCConvexHullDisplay
@@ -22,6 +23,7 @@ __all__ = [
     "actual_dcf",
     "bayes_decisions",
     "bayes_error_curve",
+    "bootstrap_ci",
     "beta_rule_loss",
     "brier_loss",
     "cllr",

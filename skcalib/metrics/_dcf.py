@@ -248,6 +248,13 @@ def min_dcf(
     1.0
     """
     blocks, _, _ = _validated_blocks(y_true, y_score, sample_weight, pos_label)
+    return _min_dcf_from_blocks(
+        blocks, p_target=p_target, c_miss=c_miss, c_fa=c_fa, normalize=normalize
+    )
+
+
+def _min_dcf_from_blocks(blocks, *, p_target, c_miss=1.0, c_fa=1.0, normalize=True):
+    """:func:`min_dcf` of a PAV block summary (shared with the bootstrap)."""
     _, w_miss, w_fa = _application(p_target, c_miss, c_fa)
     pmiss, pfa = rocch_from_blocks(blocks)
     if normalize:

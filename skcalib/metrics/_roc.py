@@ -148,4 +148,9 @@ def eer(y_true, y_score, *, sample_weight=None, pos_label=None):
     0.5
     """
     blocks, _, _ = _validated_blocks(y_true, y_score, sample_weight, pos_label)
+    return _eer_from_blocks(blocks)
+
+
+def _eer_from_blocks(blocks) -> float:
+    """:func:`eer` of a PAV block summary (shared with the bootstrap)."""
     return _eer_from_hull(*rocch_from_blocks(blocks))

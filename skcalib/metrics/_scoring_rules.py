@@ -196,6 +196,11 @@ def min_cllr(y_true, y_score, *, p_target=None, sample_weight=None, pos_label=No
     1.0
     """
     blocks, n_tar, n_non = _validated_blocks(y_true, y_score, sample_weight, pos_label)
+    return _min_cllr_from_blocks(blocks, n_tar, n_non, p_target=p_target)
+
+
+def _min_cllr_from_blocks(blocks, n_tar, n_non, *, p_target=None):
+    """:func:`min_cllr` of a PAV block summary (shared with the bootstrap)."""
     llr_b = block_llr(blocks, n_tar, n_non)
     # Each block as one weighted target trial and one weighted non-target
     # trial at its PAV-LLR; absent classes (weight 0) are left out.

@@ -1,0 +1,540 @@
+"""Bootstrap confidence intervals of the metrics.
+
+The minimum metrics (``min_dcf``, ``eer``, ``min_cllr``) take a fast path:
+the scores are sorted once into the kernel's ordered points, and a bootstrap
+replicate is the same ordered points with new integer weights, so each
+replicate costs linear passes (two counts and the pool-adjacent-violators
+step) instead of a sort. The per-trial metrics are evaluated with the
+replicate's counts as sample weights; any other metric on resampled rows.
+"""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from scipy import stats
+from sklearn.utils import check_random_state
+
+from .._pav import BlockSummary, pav_merge, pav_point_index, pav_points
+from ..utils._sklearn_compat import Interval, StrOptions, validate_params
+from ..utils._validation import check_metric_inputs
+from ._dcf import _min_dcf_from_blocks, actual_dcf, min_dcf
+from ._ece import expected_calibration_error
+from ._roc import _eer_from_blocks, eer
+from ._scoring_rules import (
+    _min_cllr_from_blocks,
+    beta_rule_loss,
+    brier_loss,
+    cllr,
+    min_cllr,
+)
+
+__all__ = ["bootstrap_ci", "BootstrapResult"]
+
+#: Metrics that accept a name instead of the function.
+_BY_NAME = {
+    f.__name__: f
+    for f in (
+        actual_dcf,
+        beta_rule_loss,
+        brier_loss,
+        cllr,
+        eer,
+        expected_calibration_error,
+        min_cllr,
+        min_dcf,
+    )
+}
+
+#: Per-trial metrics: a sample weight k counts exactly as k copies of a trial.
+_WEIGHTED = (actual_dcf, beta_rule_loss, brier_loss, cllr)
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    """Result of :func:`bootstrap_ci` (named as in ``scipy.stats.bootstrap``).
+
+    Attributes
+    ----------
+    statistic : float
+        The metric on the data (the point estimate).
+    confidence_interval : ConfidenceInterval
+        Named tuple ``(low, high)``: the bootstrap confidence interval.
+    bootstrap_distribution : ndarray of shape (n_resamples,)
+        The metric on each bootstrap resample.
+    standard_error : float
+        Standard deviation of the bootstrap distribution (``ddof=1``).
+    confidence_level : float
+        The confidence level of the interval.
+    method : str
+        The interval method.
+    """
+
+    statistic: float
+    confidence_interval: tuple
+    bootstrap_distribution: np.ndarray
+    standard_error: float
+    confidence_level: float
+    method: str
+
+
+def _from_blocks(metric, kwargs):
+    """The block-summary form of a minimum metric and whether it needs PAV.
+
+    The minimum DCF does not: the minimum of a linear cost over the ROC
+    operating points of the ordered points equals its minimum over their
+    convex hull (the hull's vertices are among those points, and a linear
+    function is minimal at a vertex), so it is read from the cumulative sums
+    of the points directly. EER and minimum Cllr need the PAV blocks.
+    """
+    if metric is min_dcf:
+        return (lambda b, n_tar, n_non: _min_dcf_from_blocks(b, **kwargs)), False
+    if metric is eer:
+        return (lambda b, n_tar, n_non: _eer_from_blocks(b)), True
+    if metric is min_cllr:
+        return (
+            lambda b, n_tar, n_non: _min_cllr_from_blocks(b, n_tar, n_non, **kwargs)
+        ), True
+    return None, True
+
+
+class _Units:
+    """Resampling units (rows, or whole groups) and their row multiplicities."""
+
+    def __init__(self, n_samples, groups):
+        if groups is None:
+            self.group_of_row = None
+            self.n_units = n_samples
+        else:
+            _, self.group_of_row = np.unique(groups, return_inverse=True)
+            self.group_of_row = self.group_of_row.reshape(-1)
+            self.n_units = int(self.group_of_row.max()) + 1
+        self.n_samples = n_samples
+
+    def multiplicity(self, idx):
+        """How often each row is in the resample of units ``idx``."""
+        counts = np.bincount(idx, minlength=self.n_units)
+        if self.group_of_row is None:
+            return counts
+        return counts[self.group_of_row]
+
+
+class _KernelReplicate:
+    """A minimum metric of the resample, from the points sorted once.
+
+    The resample's counts are summed into the kernel's ordered points (ties
+    and runs of one class pooled) per class; PAV, if the metric needs it,
+    runs on the points that the resample does not leave empty.
+
+    Unweighted trials resampled one by one are exchangeable, so the drawn
+    unit numbers need not be the caller's row numbers: unit ``j`` is taken
+    to be the ``j``-th trial in the order "targets by increasing score, then
+    non-targets by increasing score". The per-point counts are then
+    differences of the cumulative count of the drawn units at fixed
+    positions: one counting pass and one cumulative sum per replicate, with
+    no per-trial table to look up. Weighted trials and groups keep the
+    caller's rows and sum their multiplicities per point with a code per
+    row.
+    """
+
+    def __init__(self, units, is_target, scores, sample_weight, from_blocks, pav):
+        self.units = units
+        self.pav = pav
+        self.from_blocks = from_blocks
+        self.sample_weight = sample_weight
+        self.arranged = units.group_of_row is None and sample_weight is None
+        if self.arranged:
+            points = pav_points(scores, is_target)
+            n_tar = int(points.tar.sum())
+            n_points = points.tar.shape[0]
+            # the positions where each point's targets / non-targets start
+            bounds = np.zeros(2 * (n_points + 1), dtype=np.intp)
+            bounds[1 : n_points + 1] = np.cumsum(points.tar)
+            bounds[n_points + 2 :] = np.cumsum(points.non)
+            bounds[n_points + 1 :] += n_tar
+            self.bounds = bounds
+            self.n_points = n_points
+            return
+        index = pav_point_index(scores, is_target)
+        self.n_points = int(index.max()) + 1
+        # One code per row: its point and its class.
+        index *= 2
+        index += is_target
+        self.code = index.astype(_index_dtype(2 * self.n_points), copy=False)
+
+    def _sums(self, idx):
+        """Per-point target and non-target weight of the resample ``idx``."""
+        if self.arranged:
+            counts = np.bincount(idx, minlength=self.units.n_units)
+            np.cumsum(counts, out=counts)
+            # cumulative count of the units before each bound
+            before = np.where(self.bounds > 0, counts[self.bounds - 1], 0)
+            n = self.n_points + 1
+            tar = np.diff(before[:n]).astype(np.float64)
+            non = np.diff(before[n:]).astype(np.float64)
+            return tar, non
+        size = 2 * self.n_points
+        if self.units.group_of_row is None:
+            w = self.units.multiplicity(idx) * self.sample_weight
+        else:
+            w = self.units.multiplicity(idx).astype(np.float64)
+            if self.sample_weight is not None:
+                w *= self.sample_weight
+        sums = np.bincount(self.code, weights=w, minlength=size).reshape(-1, 2)
+        return sums[:, 1], sums[:, 0]
+
+    def __call__(self, idx):
+        tar, non = self._sums(idx)
+        n_tar, n_non = float(tar.sum()), float(non.sum())
+        if n_tar == 0 or n_non == 0:
+            raise ValueError(
+                "A bootstrap resample holds no "
+                f"{'target' if n_tar == 0 else 'non-target'} trials, so the "
+                "metric is undefined on it; use more trials, or groups that "
+                "each hold both classes."
+            )
+        if not self.pav:
+            # points left empty by the resample repeat an operating point
+            position = np.arange(tar.shape[0], dtype=np.float64)
+            points = BlockSummary(position, position, tar, non)
+            return self.from_blocks(points, n_tar, n_non)
+        keep = np.flatnonzero(tar + non > 0)  # PAV needs positive weights
+        position = keep.astype(np.float64)
+        blocks = pav_merge(BlockSummary(position, position, tar[keep], non[keep]))
+        return self.from_blocks(blocks, n_tar, n_non)
+
+
+class _WeightedReplicate:
+    """A per-trial metric of the resample: its multiplicities as weights."""
+
+    def __init__(self, units, metric, y_true, y_score, sample_weight, kwargs):
+        self.units = units
+        self.metric = metric
+        self.y_true, self.y_score = y_true, y_score
+        self.sample_weight = sample_weight
+        self.kwargs = kwargs
+
+    def __call__(self, idx):
+        w = self.units.multiplicity(idx).astype(np.float64)
+        if self.sample_weight is not None:
+            w *= self.sample_weight
+        return self.metric(self.y_true, self.y_score, sample_weight=w, **self.kwargs)
+
+
+class _RowReplicate(_WeightedReplicate):
+    """Any metric of the resample, on the resampled rows."""
+
+    def __call__(self, idx):
+        if self.units.group_of_row is None:
+            rows = idx
+        else:
+            rows = np.repeat(
+                np.arange(self.units.n_samples), self.units.multiplicity(idx)
+            )
+        kwargs = dict(self.kwargs)
+        if self.sample_weight is not None:
+            kwargs["sample_weight"] = self.sample_weight[rows]
+        return self.metric(self.y_true[rows], self.y_score[rows], **kwargs)
+
+
+def _index_dtype(n):
+    """The smaller integer type that holds ``0..n-1``."""
+    return np.int32 if n <= np.iinfo(np.int32).max else np.int64
+
+
+def _replicates(replicate, n_units, seeds):
+    """The metric on the resample drawn from each seed."""
+    out = np.empty(len(seeds))
+    dtype = _index_dtype(n_units)
+    for k, seed in enumerate(seeds):
+        rng = np.random.default_rng(seed)
+        idx = rng.integers(0, n_units, size=n_units, dtype=dtype)
+        out[k] = replicate(idx)
+    return out
+
+
+def _seeds(random_state, n_resamples):
+    """One independent seed per resample, fixed by ``random_state``."""
+    if isinstance(random_state, np.random.Generator):
+        entropy = random_state.integers(0, 2**32, size=4)
+    else:
+        entropy = check_random_state(random_state).randint(0, 2**32, size=4)
+    return np.random.SeedSequence([int(e) for e in entropy]).spawn(n_resamples)
+
+
+class _VectorizedStatistic:
+    """``statistic(idx, axis=-1)`` as ``scipy.stats.bootstrap`` calls it."""
+
+    def __init__(self, replicate):
+        self.replicate = replicate
+
+    def __call__(self, idx, axis=-1):
+        idx = np.asarray(idx).astype(np.intp, copy=False)
+        if idx.ndim == 1:
+            return self.replicate(idx)
+        flat = idx.reshape(-1, idx.shape[-1])
+        return np.array([self.replicate(i) for i in flat]).reshape(idx.shape[:-1])
+
+
+def _interval(distribution, replicate, n_units, *, confidence_level, method):
+    """The interval of ``scipy.stats.bootstrap`` from our replicate values.
+
+    scipy receives the resampling units ``0..n_units-1`` as its data and our
+    distribution as a previous result, with no new resamples; for BCa it
+    evaluates the statistic on the data and on its jackknife samples (one
+    per unit) through ``replicate``.
+    """
+    res = stats.bootstrap(
+        (np.arange(n_units),),
+        _VectorizedStatistic(replicate),
+        n_resamples=0,
+        bootstrap_result=types.SimpleNamespace(bootstrap_distribution=distribution),
+        vectorized=True,
+        confidence_level=confidence_level,
+        method=method,
+        # jackknife samples in batches of about 4 million indices
+        batch=max(1, 4_000_000 // n_units),
+    )
+    return res.confidence_interval, float(res.standard_error)
+
+
+@validate_params(
+    {
+        "metric": [callable, StrOptions(set(_BY_NAME))],
+        "y_true": ["array-like"],
+        "y_score": ["array-like"],
+        "n_resamples": [Interval(Integral, 1, None, closed="left")],
+        "confidence_level": [Interval(Real, 0, 1, closed="neither")],
+        "method": [StrOptions({"percentile", "basic", "BCa"})],
+        "groups": ["array-like", None],
+        "random_state": ["random_state", np.random.Generator],
+        "n_jobs": [Integral, None],
+    },
+    # the metric validates its own arguments
+    prefer_skip_nested_validation=False,
+)
+def bootstrap_ci(
+    metric,
+    y_true,
+    y_score,
+    *,
+    n_resamples=1000,
+    confidence_level=0.95,
+    method="percentile",
+    groups=None,
+    random_state=None,
+    n_jobs=None,
+    **metric_kwargs,
+):
+    """Bootstrap confidence interval of a metric.
+
+    The trials (or, with ``groups``, whole groups of trials) are resampled
+    with replacement ``n_resamples`` times, the metric is computed on each
+    resample, and the interval is read from that bootstrap distribution by
+    :func:`scipy.stats.bootstrap`.
+
+    The minimum metrics (:func:`min_dcf`, :func:`eer`, :func:`min_cllr`) sort
+    the scores once: a resample is the same sorted trials with integer
+    weights (how often each trial was drawn), so each replicate costs linear
+    passes instead of a sort. The per-trial metrics (:func:`actual_dcf`,
+    :func:`cllr`, :func:`brier_loss`, :func:`beta_rule_loss`, and
+    :func:`expected_calibration_error` with uniform bins) take those counts
+    as sample weights; any other metric is computed on the resampled rows.
+    All three give the same value for the same resample.
+
+    Parameters
+    ----------
+    metric : callable or str
+        A metric ``metric(y_true, y_score, **metric_kwargs) -> float`` such as
+        :func:`min_dcf`, or the name of one of skcalib's binary metrics
+        (``'min_dcf'``, ``'actual_dcf'``, ``'eer'``, ``'cllr'``,
+        ``'min_cllr'``, ``'brier_loss'``, ``'beta_rule_loss'``,
+        ``'expected_calibration_error'``).
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Scores, LLRs or probabilities, as ``metric`` expects them.
+    n_resamples : int, default=1000
+        Number of bootstrap resamples.
+    confidence_level : float in (0, 1), default=0.95
+        Confidence level of the two-sided interval.
+    method : {'percentile', 'basic', 'BCa'}, default='percentile'
+        Interval method of :func:`scipy.stats.bootstrap`. ``'BCa'`` (bias
+        corrected and accelerated) also evaluates the metric once per
+        jackknife sample, i.e. once per trial (or per group): affordable for
+        thousands of units, slow for millions of trials without ``groups``.
+    groups : array-like of shape (n_samples,), default=None
+        Group label of each trial (for instance the speaker or model
+        identity). If given, whole groups are resampled (a cluster
+        bootstrap), because trials of one group are not independent.
+    random_state : int, RandomState instance, Generator or None, default=None
+        Fixes the resamples. Resample ``k`` is drawn from its own seed, so the
+        result does not depend on ``n_jobs``.
+    n_jobs : int, default=None
+        Number of jobs computing the replicates (joblib; None means 1).
+    **metric_kwargs : dict
+        Passed to ``metric``, e.g. ``p_target=0.01``, ``sample_weight`` or
+        ``pos_label``.
+
+    Returns
+    -------
+    result : BootstrapResult
+        With attributes ``statistic`` (the metric on the data),
+        ``confidence_interval`` (``low``, ``high``),
+        ``bootstrap_distribution`` (the ``n_resamples`` replicate values),
+        ``standard_error``, ``confidence_level`` and ``method``.
+
+    See Also
+    --------
+    scipy.stats.bootstrap : The interval methods used here.
+    BayesErrorDisplay : Draws bootstrap bands of the actual and minimum DCF.
+
+    Notes
+    -----
+    Why weights are resampling: drawing :math:`n` rows with replacement
+    makes the number of copies :math:`(c_1, \\dots, c_n)` of the rows
+    multinomial, :math:`\\mathrm{Mult}(n; 1/n, \\dots, 1/n)`, and every
+    skcalib metric computed with sample weights :math:`c_i` equals the
+    metric on the resampled rows (a weight :math:`c` counts as :math:`c`
+    copies; a weight 0 drops the trial). The counts here are exactly those
+    of :math:`n` uniform draws, so the bootstrap distribution is the one of
+    resampling rows, not an approximation such as the Poisson bootstrap. A
+    resample is therefore the once-sorted data with the weights :math:`c_i`:
+    the ordered points of the PAV kernel (ties and runs of one class pooled)
+    receive the summed counts of their trials, and PAV, the ROC convex hull
+    and the metric follow in linear time. With ``groups``, the counts are
+    drawn per group and every trial of a group gets its group's count.
+
+    The percentile interval at level :math:`1 - \\alpha` is
+    :math:`[\\hat\\theta^*_{(\\alpha/2)}, \\hat\\theta^*_{(1-\\alpha/2)}]`,
+    quantiles of the replicate values :math:`\\hat\\theta^*_b`. BCa shifts
+    those quantile levels by the bias correction
+    :math:`z_0 = \\Phi^{-1}(\\#\\{\\hat\\theta^*_b < \\hat\\theta\\}/B)` and
+    the jackknife acceleration :math:`a` (Efron and Tibshirani, ch. 14).
+
+    The minimum metrics choose their threshold on the data they are
+    measured on, so they are optimistic (biased low), and their bootstrap
+    replicates more so: the percentile interval then tends to lie too low.
+    The ``'basic'`` interval, :math:`[2\\hat\\theta - \\hat\\theta^*_{(1-\\alpha/2)},
+    2\\hat\\theta - \\hat\\theta^*_{(\\alpha/2)}]`, reflects that bias; on
+    Gaussian scores (2000 trials) its 95 % interval of the minimum DCF
+    covered the population value in 95 % of 200 repetitions, the percentile
+    interval in under 90 %.
+
+    References
+    ----------
+    .. [1] B. Efron and R. J. Tibshirani, "An Introduction to the
+       Bootstrap", Chapman & Hall, 1993.
+    .. [2] N. Poh and S. Bengio, "Estimating the confidence interval of
+       expected performance curve in biometric authentication using joint
+       bootstrap", ICASSP 2007.
+
+    Examples
+    --------
+    >>> from skcalib.datasets import make_gaussian_scores
+    >>> from skcalib.metrics import bootstrap_ci, min_dcf
+    >>> scores, y, llr = make_gaussian_scores(2000, random_state=0)
+    >>> res = bootstrap_ci(min_dcf, y, scores, p_target=0.5, random_state=0)
+    >>> round(res.statistic, 3)
+    0.307
+    >>> [round(float(v), 3) for v in res.confidence_interval]
+    [0.275, 0.336]
+    >>> res.bootstrap_distribution.shape
+    (1000,)
+
+    Trials of one speaker are not independent: resample speakers.
+
+    >>> import numpy as np
+    >>> speaker = np.arange(2000) % 50
+    >>> res = bootstrap_ci("eer", y, scores, groups=speaker, random_state=0)
+    >>> [round(float(v), 3) for v in res.confidence_interval]
+    [0.139, 0.168]
+    """
+    if isinstance(metric, str):
+        metric = _BY_NAME[metric]
+    point = metric(y_true, y_score, **metric_kwargs)
+    if np.ndim(point) != 0:
+        raise ValueError(
+            "`metric` must return one number; "
+            f"{getattr(metric, '__name__', metric)!r} returned shape "
+            f"{np.shape(point)}."
+        )
+    point = float(point)
+
+    kwargs = dict(metric_kwargs)
+    sample_weight = kwargs.pop("sample_weight", None)
+    n_samples = np.shape(y_score)[0]
+    if groups is not None:
+        groups = np.asarray(groups)
+        if groups.shape != (n_samples,):
+            raise ValueError(
+                f"`groups` must have shape ({n_samples},) like `y_score`; "
+                f"got {groups.shape}."
+            )
+    units = _Units(n_samples, groups)
+    if units.n_units < 2:
+        raise ValueError(
+            f"At least two resampling units are needed; got {units.n_units} "
+            f"{'group' if groups is not None else 'trial'}."
+        )
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+
+    from_blocks, pav = _from_blocks(
+        metric, {k: v for k, v in kwargs.items() if k != "pos_label"}
+    )
+    if from_blocks is not None:
+        is_target, scores, _ = check_metric_inputs(
+            y_true, y_score, None, pos_label=kwargs.get("pos_label")
+        )
+        replicate = _KernelReplicate(
+            units, is_target, scores, sample_weight, from_blocks, pav
+        )
+    elif metric in _WEIGHTED or (
+        metric is expected_calibration_error
+        and kwargs.get("strategy", "uniform") == "uniform"
+    ):
+        replicate = _WeightedReplicate(
+            units, metric, y_true, y_score, sample_weight, kwargs
+        )
+    else:
+        replicate = _RowReplicate(
+            units,
+            metric,
+            np.asarray(y_true),
+            np.asarray(y_score),
+            sample_weight,
+            kwargs,
+        )
+
+    seeds = _seeds(random_state, n_resamples)
+    n_chunks = min(effective_n_jobs(n_jobs), n_resamples)
+    if n_chunks == 1:
+        distribution = _replicates(replicate, units.n_units, seeds)
+    else:
+        chunks = np.array_split(np.arange(n_resamples), n_chunks)
+        parts = Parallel(n_jobs=n_jobs)(
+            delayed(_replicates)(replicate, units.n_units, [seeds[i] for i in c])
+            for c in chunks
+        )
+        distribution = np.concatenate(parts)
+
+    ci, standard_error = _interval(
+        distribution,
+        replicate,
+        units.n_units,
+        confidence_level=confidence_level,
+        method=method,
+    )
+    return BootstrapResult(
+        statistic=point,
+        confidence_interval=ci,
+        bootstrap_distribution=distribution,
+        standard_error=standard_error,
+        confidence_level=float(confidence_level),
+        method=method,
+    )
