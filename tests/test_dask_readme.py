@@ -4,12 +4,7 @@ import re
 from pathlib import Path
 
 import numpy as np
-import pytest
-
-pytest.importorskip("dask.dataframe")
-pytest.importorskip("distributed")
-pd = pytest.importorskip("pandas")
-pytest.importorskip("pyarrow")
+import pandas as pd
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

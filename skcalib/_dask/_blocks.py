@@ -3,7 +3,7 @@
 How the block summary is distributed
 ------------------------------------
 PAV of contiguous score ranges solved separately, followed by PAV over the
-concatenated blocks in score order, equals PAV of the whole (SPEC §2): the
+concatenated blocks in score order, equals PAV of the whole: the
 global isotonic solution is constant on every block of every range, so the
 range blocks are just coarser points. :func:`dask_pav_blocks` therefore makes
 two passes over the data:

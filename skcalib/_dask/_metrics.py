@@ -94,7 +94,7 @@ def dask_class_reduce(
 def dask_prior_weighted_objective(
     y_true, llr, sample_weight=None, *, alpha, beta, prior=0.5, pos_label=None
 ) -> float:
-    """Prior-weighted Beta-family objective ``Cbar`` (SPEC §4) of Dask inputs.
+    """Prior-weighted Beta-family objective ``Cbar`` of Dask inputs.
 
     The Dask counterpart of ``skcalib._special.prior_weighted_objective``
     (unnormalized), with the metrics' input validation, in one pass: each
