@@ -92,10 +92,9 @@ def _solve_range(*pieces) -> tuple:
         return tuple(_empty_summary())
     t = np.concatenate([p[1] for p in pieces])
     if pieces[0][2] is None:
-        # one task per worker thread already: no nested sort threads
-        points = pav_points(s, t, threads=1)
+        points = pav_points(s, t)
     else:
-        points = pav_points(s, t, np.concatenate([p[2] for p in pieces]), threads=1)
+        points = pav_points(s, t, np.concatenate([p[2] for p in pieces]))
     return tuple(pav_merge(points))
 
 
