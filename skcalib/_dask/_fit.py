@@ -45,7 +45,8 @@ def dask_fit_calibrator(estimator, X, y, sample_weight=None):
     """Fit a calibrator on Dask collections, distributed.
 
     Sets the same fitted attributes as ``BaseCalibrator.fit`` on in-memory
-    data (``BaseCalibrator.fit`` routes Dask inputs here).
+    data (``BaseCalibrator.fit`` routes Dask inputs here), through the same
+    methods: ``_set_classes``, then ``_fit_from_blocks`` or ``_fit_sources``.
 
     * PAV-based calibrators: every column's PAV blocks come from
       :func:`dask_block_summary` (equal to the in-memory kernel's) and the
@@ -102,16 +103,12 @@ def dask_fit_calibrator(estimator, X, y, sample_weight=None):
             first = summary
             pos_label = summary.pos_label
         fits.append(fit)
-    estimator.classes_ = first.classes
     estimator.n_features_in_ = len(columns)
     if feature_names is not None:
         estimator.feature_names_in_ = np.asarray(feature_names, dtype=object)
     elif hasattr(estimator, "feature_names_in_"):
         del estimator.feature_names_in_
-    estimator.calibration_prior_ = first.n_tar / (first.n_tar + first.n_non)
-    estimator.prior_ = (
-        estimator.calibration_prior_ if estimator.prior is None else estimator.prior
-    )
+    estimator._set_classes(first.classes, first.n_tar, first.n_non)
     if pav:
         estimator._fit_from_blocks(fits, first.n_tar, first.n_non)
     elif joint:  # one model of all the columns (fusion)
