@@ -239,7 +239,7 @@ class BayesErrorDisplay:
         -------
         display : BayesErrorDisplay
         """
-        from .. import bayes_error_curve
+        from .._dcf import bayes_error_curve
 
         if prior_log_odds is None:
             prior_log_odds = _default_prior_log_odds()
