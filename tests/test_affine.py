@@ -250,7 +250,7 @@ def test_pickle_and_clone():
     ],
     expected_failed_checks=lambda est: {
         "check_fit1d": "1-D X is accepted: a vector of scores is the natural "
-        "input (SPEC §3)"
+        "input"
     },
 )
 def test_sklearn_compatible(estimator, check):
