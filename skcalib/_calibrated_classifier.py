@@ -113,6 +113,49 @@ def _calibrated_proba(calibration, scores) -> np.ndarray:
     return calibration.predict_proba(scores)
 
 
+def _splits_with_both_classes(cv, y_index: np.ndarray, n_classes: int):
+    """The splits whose test fold can train a calibrator (``ensemble=True``).
+
+    A calibrator needs every class (both, for a binary problem; with K > 2
+    classes each one-vs-rest calibrator needs its class and the rest): a test
+    fold without one of them (``KFold`` on labels sorted by class) cannot
+    train one, so its (classifier, calibrator) pair is left out of the
+    ensemble, with a warning. When no test fold holds every class
+    (``LeaveOneOut``), the split is rejected before any classifier is
+    fitted, as scikit-learn's ``CalibratedClassifierCV`` does.
+    """
+
+    def select(splits):
+        both = np.array(
+            [
+                np.bincount(y_index[test], minlength=n_classes).min() > 0
+                for _, test in splits
+            ]
+        )
+        name = getattr(cv, "cv", cv)  # check_cv wraps iterables
+        if not both.any():
+            raise ValueError(
+                f"No test fold of `cv` ({name!r}) holds both classes, and "
+                "ensemble=True fits a calibrator on each test fold, which needs "
+                "both. Use a cross-validation generator whose test folds hold "
+                "both classes (e.g. StratifiedKFold) or ensemble=False."
+            )
+        if not both.all():
+            left_out = ", ".join(str(k) for k in np.flatnonzero(~both))
+            warnings.warn(
+                f"Test folds {left_out} (0-based) of `cv` ({name!r}) hold a "
+                "single class and cannot train a calibrator: their (classifier, "
+                f"calibrator) pairs are left out of the ensemble; "
+                f"{int(both.sum())} of {both.shape[0]} remain. A stratified "
+                "splitter keeps both classes in every test fold.",
+                UserWarning,
+                stacklevel=4,
+            )
+        return [split for split, keep in zip(splits, both, strict=True) if keep]
+
+    return select
+
+
 class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """A classifier calibrated with any skcalib calibrator.
 
@@ -397,6 +440,11 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 fit_full=not self.ensemble,
                 n_classes=n_classes,
                 split_params=split_params,
+                select_splits=(
+                    _splits_with_both_classes(cv, y_index, n_classes)
+                    if self.ensemble
+                    else None
+                ),
             )
             scores = _calibration_scores(scores, method, one_vs_rest)
             if self.ensemble:

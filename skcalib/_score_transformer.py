@@ -174,13 +174,16 @@ def _cross_fit(
     fit_full=True,
     n_classes=2,
     split_params=None,
+    select_splits=None,
 ):
     """Out-of-fold scores of clones of ``estimator`` over the splits of ``cv``.
 
     ``cv`` is an already checked splitter (``check_cv``), split with
     ``split_params`` (e.g. routed ``groups``). The fold fits and,
     with ``fit_full``, the fit on all the data run as one joblib batch, so the
-    full fit overlaps the fold fits when ``n_jobs > 1``.
+    full fit overlaps the fold fits when ``n_jobs > 1``. ``select_splits``, if
+    given, maps the list of splits to the ones to fit (it may raise), before
+    any fit; the scores of test folds it leaves out are NaN.
 
     Returns
     -------
@@ -199,6 +202,8 @@ def _cross_fit(
         for train, test in cv.split(X, y, **(split_params or {}))
     ]
     _check_partition(splits, n_samples)
+    if select_splits is not None:  # before any fit
+        splits = select_splits(splits)
     tasks = ([(None, None)] if fit_full else []) + splits
     results = Parallel(n_jobs=n_jobs)(
         delayed(_fit_and_score)(
@@ -223,7 +228,7 @@ def _cross_fit(
             f"response methods {sorted(methods)}; set `response_method`."
         )
     shape = (n_samples,) if n_classes == 2 else (n_samples, n_classes)
-    scores = np.empty(shape, dtype=np.float64)
+    scores = np.full(shape, np.nan)  # NaN: test folds not selected
     for (_, test), (_, fold_scores, _) in zip(splits, fold_results, strict=True):
         scores[test] = fold_scores
     fold_estimators = [est for est, _, _ in fold_results]
