@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 from .._pav import BlockSummary, pav_merge, pav_point_index, pav_points
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._validation import check_metric_inputs
-from ._dcf import _min_dcf_from_blocks, actual_dcf, min_dcf
+from ._dcf import _min_dcf_from_rates, actual_dcf, min_dcf
 from ._ece import expected_calibration_error
 from ._roc import _eer_from_blocks, eer
 from ._scoring_rules import (
@@ -82,24 +82,43 @@ class BootstrapResult:
     method: str
 
 
-def _from_blocks(metric, kwargs):
-    """The block-summary form of a minimum metric and whether it needs PAV.
+def _statistic(metric, kwargs):
+    """A minimum metric as a function of cumulative per-point class weights.
 
-    The minimum DCF does not: the minimum of a linear cost over the ROC
-    operating points of the ordered points equals its minimum over their
-    convex hull (the hull's vertices are among those points, and a linear
-    function is minimal at a vertex), so it is read from the cumulative sums
-    of the points directly. EER and minimum Cllr need the PAV blocks.
+    ``f(cum_tar, cum_non)`` receives the target and non-target weight below
+    each boundary between the ordered points (from 0 to the class totals).
+    The minimum DCF needs no PAV: the minimum of a linear cost over the ROC
+    points of the ordered points equals its minimum over their convex hull.
+    EER and minimum Cllr run PAV on the points that hold weight.
     """
     if metric is min_dcf:
-        return (lambda b, n_tar, n_non: _min_dcf_from_blocks(b, **kwargs)), False
+
+        def f(cum_tar, cum_non):
+            n_tar, n_non = cum_tar[-1], cum_non[-1]
+            return _min_dcf_from_rates(
+                cum_tar / n_tar, (n_non - cum_non) / n_non, **kwargs
+            )
+
+        return f
     if metric is eer:
-        return (lambda b, n_tar, n_non: _eer_from_blocks(b)), True
-    if metric is min_cllr:
-        return (
-            lambda b, n_tar, n_non: _min_cllr_from_blocks(b, n_tar, n_non, **kwargs)
-        ), True
-    return None, True
+        from_blocks = _eer_from_blocks
+    elif metric is min_cllr:
+
+        def from_blocks(blocks):
+            return _min_cllr_from_blocks(
+                blocks, float(blocks.tar.sum()), float(blocks.non.sum()), **kwargs
+            )
+    else:
+        return None
+
+    def f(cum_tar, cum_non):
+        tar, non = np.diff(cum_tar), np.diff(cum_non)
+        keep = np.flatnonzero(tar + non > 0)  # PAV needs positive weights
+        position = keep.astype(np.float64)
+        tar, non = tar[keep].astype(np.float64), non[keep].astype(np.float64)
+        return from_blocks(pav_merge(BlockSummary(position, position, tar, non)))
+
+    return f
 
 
 class _Units:
@@ -127,31 +146,31 @@ class _KernelReplicate:
     """A minimum metric of the resample, from the points sorted once.
 
     The resample's counts are summed into the kernel's ordered points (ties
-    and runs of one class pooled) per class; PAV, if the metric needs it,
-    runs on the points that the resample does not leave empty.
+    and runs of one class pooled) per class, as cumulative sums at the
+    boundaries between points; the metric follows from those
+    (:func:`_statistic`).
 
     Unweighted trials resampled one by one are exchangeable, so the drawn
     unit numbers need not be the caller's row numbers: unit ``j`` is taken
     to be the ``j``-th trial in the order "targets by increasing score, then
-    non-targets by increasing score". The per-point counts are then
-    differences of the cumulative count of the drawn units at fixed
+    non-targets by increasing score". The cumulative class counts at the
+    boundaries are then the cumulative count of the drawn units at fixed
     positions: one counting pass and one cumulative sum per replicate, with
     no per-trial table to look up. Weighted trials and groups keep the
     caller's rows and sum their multiplicities per point with a code per
     row.
     """
 
-    def __init__(self, units, is_target, scores, sample_weight, from_blocks, pav):
+    def __init__(self, units, is_target, scores, sample_weight, statistic):
         self.units = units
-        self.pav = pav
-        self.from_blocks = from_blocks
+        self.statistic = statistic
         self.sample_weight = sample_weight
         self.arranged = units.group_of_row is None and sample_weight is None
         if self.arranged:
             points = pav_points(scores, is_target)
             n_tar = int(points.tar.sum())
             n_points = points.tar.shape[0]
-            # the positions where each point's targets / non-targets start
+            # the positions of the boundaries between points, per class
             bounds = np.zeros(2 * (n_points + 1), dtype=np.intp)
             bounds[1 : n_points + 1] = np.cumsum(points.tar)
             bounds[n_points + 2 :] = np.cumsum(points.non)
@@ -166,46 +185,37 @@ class _KernelReplicate:
         index += is_target
         self.code = index.astype(_index_dtype(2 * self.n_points), copy=False)
 
-    def _sums(self, idx):
-        """Per-point target and non-target weight of the resample ``idx``."""
+    def _cumulative(self, idx):
+        """Cumulative target and non-target weight of the resample ``idx``."""
+        n = self.n_points + 1
         if self.arranged:
-            counts = np.bincount(idx, minlength=self.units.n_units)
-            np.cumsum(counts, out=counts)
-            # cumulative count of the units before each bound
-            before = np.where(self.bounds > 0, counts[self.bounds - 1], 0)
-            n = self.n_points + 1
-            tar = np.diff(before[:n]).astype(np.float64)
-            non = np.diff(before[n:]).astype(np.float64)
-            return tar, non
-        size = 2 * self.n_points
+            cum = np.empty(self.units.n_units + 1, dtype=np.int64)
+            cum[0] = 0
+            np.cumsum(np.bincount(idx, minlength=self.units.n_units), out=cum[1:])
+            at = cum[self.bounds]
+            return at[:n], at[n:] - at[n]
         if self.units.group_of_row is None:
             w = self.units.multiplicity(idx) * self.sample_weight
         else:
             w = self.units.multiplicity(idx).astype(np.float64)
             if self.sample_weight is not None:
                 w *= self.sample_weight
-        sums = np.bincount(self.code, weights=w, minlength=size).reshape(-1, 2)
-        return sums[:, 1], sums[:, 0]
+        sums = np.bincount(self.code, weights=w, minlength=2 * self.n_points)
+        cum_tar, cum_non = np.zeros(n), np.zeros(n)
+        np.cumsum(sums[1::2], out=cum_tar[1:])
+        np.cumsum(sums[0::2], out=cum_non[1:])
+        return cum_tar, cum_non
 
     def __call__(self, idx):
-        tar, non = self._sums(idx)
-        n_tar, n_non = float(tar.sum()), float(non.sum())
-        if n_tar == 0 or n_non == 0:
+        cum_tar, cum_non = self._cumulative(idx)
+        if cum_tar[-1] == 0 or cum_non[-1] == 0:
             raise ValueError(
                 "A bootstrap resample holds no "
-                f"{'target' if n_tar == 0 else 'non-target'} trials, so the "
-                "metric is undefined on it; use more trials, or groups that "
-                "each hold both classes."
+                f"{'target' if cum_tar[-1] == 0 else 'non-target'} trials, so "
+                "the metric is undefined on it; use more trials, or groups "
+                "that each hold both classes."
             )
-        if not self.pav:
-            # points left empty by the resample repeat an operating point
-            position = np.arange(tar.shape[0], dtype=np.float64)
-            points = BlockSummary(position, position, tar, non)
-            return self.from_blocks(points, n_tar, n_non)
-        keep = np.flatnonzero(tar + non > 0)  # PAV needs positive weights
-        position = keep.astype(np.float64)
-        blocks = pav_merge(BlockSummary(position, position, tar[keep], non[keep]))
-        return self.from_blocks(blocks, n_tar, n_non)
+        return self.statistic(cum_tar, cum_non)
 
 
 class _WeightedReplicate:
@@ -484,16 +494,14 @@ def bootstrap_ci(
     if sample_weight is not None:
         sample_weight = np.asarray(sample_weight, dtype=np.float64)
 
-    from_blocks, pav = _from_blocks(
+    statistic = _statistic(
         metric, {k: v for k, v in kwargs.items() if k != "pos_label"}
     )
-    if from_blocks is not None:
+    if statistic is not None:
         is_target, scores, _ = check_metric_inputs(
             y_true, y_score, None, pos_label=kwargs.get("pos_label")
         )
-        replicate = _KernelReplicate(
-            units, is_target, scores, sample_weight, from_blocks, pav
-        )
+        replicate = _KernelReplicate(units, is_target, scores, sample_weight, statistic)
     elif metric in _WEIGHTED or (
         metric is expected_calibration_error
         and kwargs.get("strategy", "uniform") == "uniform"
