@@ -152,6 +152,7 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         if any_dask_collection(X, y, sample_weight):
             from ._dask import dask_fit_calibrator
 
+            self._weight_exponent = 0
             return dask_fit_calibrator(self, X, y, sample_weight)
         X, _ = _as_2d(X)
         X, y = validate_data(
@@ -164,7 +165,12 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             order="F",
         )
         classes, is_target = self._binary_labels(y)
-        sample_weight = check_weights(sample_weight, X.shape[0])
+        # Weights whose total would overflow arrive divided by
+        # 2**_weight_exponent: a virtual trial of weight 1 weighs
+        # 2**-_weight_exponent in those units (see ``_virtual_trial_weight``).
+        sample_weight, self._weight_exponent = check_weights(
+            sample_weight, X.shape[0], return_exponent=True
+        )
         if sample_weight is None:
             n_tar = float(np.count_nonzero(is_target))
             n_all = float(is_target.shape[0])
@@ -272,6 +278,11 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return self.classes_[accept.astype(np.intp)]
 
     # ---------------------------------------------------------------- helpers
+    @property
+    def _virtual_trial_weight(self) -> float:
+        """Weight of one virtual trial in the units of the weights ``_fit`` got."""
+        return float(np.ldexp(1.0, -getattr(self, "_weight_exponent", 0)))
+
     def _dask_apply(self, method, X):
         """Lazy ``map_blocks`` of ``method`` over a Dask collection."""
         from ._dask import dask_apply

@@ -91,7 +91,7 @@ class _BasePAVCalibrator(BaseCalibrator):
     @property
     def _pseudo_count(self):
         """Weight of each virtual trial of the rule of succession (or 0)."""
-        return 1.0 if self.extremes == "succession" else 0.0
+        return self._virtual_trial_weight if self.extremes == "succession" else 0.0
 
     def _fit(self, X, is_target, sample_weight):
         if sample_weight is None:

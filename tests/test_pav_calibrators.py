@@ -326,3 +326,75 @@ def test_ties_identical_and_output_non_decreasing(data, Cal, strict):
     grid = np.linspace(-3, 3, 301)
     g = cal.transform(grid)
     assert np.all(np.diff(g) >= 0)
+
+
+_PAV_SETTINGS = [
+    (Cal, dict(extremes=e, strict=strict, interpolation=i))
+    for Cal in CALIBRATORS
+    for e in ("raw", "succession", "bound")
+    for strict in (False, True)
+    for i in ("linear", "step")
+]
+
+
+@HYP
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(-300, 300),
+    st.sampled_from(_PAV_SETTINGS),
+    st.booleans(),
+)
+def test_outputs_invariant_to_units_of_scores_and_weights(seed, k, setting, huge):
+    # Scores in other units (times 10**k) give the same calibrated outputs at
+    # the same points; so do all weights times 10**k (all weights 1e308
+    # overflowed the class totals), except under the rule of succession,
+    # whose virtual trials weigh 1 in the units of the weights.
+    Cal, params = setting
+    s, y, w = _data(seed % 1000, n=60, decimals=1, weights=True)
+    grid = np.linspace(s.min() - 1, s.max() + 1, 97)
+    ref = Cal(**params).fit(s, y, sample_weight=w).transform(grid)
+    c = 10.0**k
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        got = Cal(**params).fit(s * c, y, sample_weight=w).transform(grid * c)
+        np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
+        if params["extremes"] != "succession":
+            wc = w * (1e308 / w.max() if huge else c)
+            got = Cal(**params).fit(s, y, sample_weight=wc).transform(grid)
+            np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("Cal", CALIBRATORS)
+def test_succession_with_huge_weights_counts_one_virtual_trial(Cal):
+    # Weights 1e308 are rescaled internally; the virtual trials keep weight 1
+    # in the caller's units, i.e. negligible: the raw PAV fit within 1e-300.
+    s, y, _ = _data(3, n=80, decimals=1)
+    w = np.full(s.shape[0], 1e308)
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        cal = Cal(extremes="succession").fit(s, y, sample_weight=w)
+    out = cal.transform(s)
+    raw = Cal(extremes="raw").fit(s, y).transform(s)
+    finite = np.isfinite(raw) & (raw != 0) & (raw != 1)
+    np.testing.assert_allclose(out[finite], raw[finite], rtol=1e-12)
+    assert np.all(np.isfinite(out))
+    if Cal is PAVLLRCalibrator:  # about log(1e308 * count): finite, large
+        assert cal.transform([s.max()])[0] > 600
+
+
+@pytest.mark.parametrize(
+    "Cal",
+    [
+        "PAVCalibrator",
+        "PAVLLRCalibrator",
+        "PlattCalibrator",
+        "ProperScoringAffineCalibrator",
+    ],
+)
+def test_base_fit_with_weights_near_float_max(Cal):
+    # The class totals overflowed: "only one class with positive weight".
+    import skcalib
+
+    s, y, _ = _data(4, n=50, decimals=2)
+    w = np.full(s.shape[0], 1.5e308)
+    cal = getattr(skcalib, Cal)().fit(s, y, sample_weight=w)
+    assert cal.calibration_prior_ == pytest.approx(y.mean(), rel=1e-15)
+    assert np.all(np.isfinite(cal.predict_proba(s)))

@@ -144,15 +144,46 @@ def check_scores(x, *, name: str = "y_score", allow_inf: bool = True) -> np.ndar
     return x
 
 
-def check_weights(sample_weight, n_samples: int, *, name: str = "sample_weight"):
+#: Rescaled weights keep their total below ``2**_WEIGHT_TOTAL_EXPONENT``, which
+#: leaves a factor 2**63 of room for sums of weighted per-trial values.
+_WEIGHT_TOTAL_EXPONENT = 960
+
+
+def check_weights(
+    sample_weight,
+    n_samples: int,
+    *,
+    name: str = "sample_weight",
+    return_exponent: bool = False,
+):
     """Validate sample weights; ``None`` stays ``None`` (the unweighted path).
+
+    Weights so large that their total could overflow (all ``1e308``, say)
+    are divided by a power of two, ``2**exponent``, chosen so that the total
+    stays far below the float maximum. Every result that depends only on
+    ratios of weights (all metrics, PAV fits) is unchanged by this, exactly:
+    dividing by a power of two does not round. A rule that counts virtual
+    trials of weight 1 (the rule of succession, Platt's smoothed targets)
+    gives them the weight ``2**-exponent`` to keep its meaning.
+
+    Parameters
+    ----------
+    sample_weight : array-like of shape (n_samples,), scalar or None
+    n_samples : int
+    name : str, default="sample_weight"
+        Argument name used in error messages.
+    return_exponent : bool, default=False
+        Whether to also return the exponent of the rescaling.
 
     Returns
     -------
     sample_weight : ndarray of shape (n_samples,), float64, or None
+    exponent : int
+        The weights were divided by ``2**exponent`` (0 when not rescaled);
+        only if ``return_exponent=True``.
     """
     if sample_weight is None:
-        return None
+        return (None, 0) if return_exponent else None
     w = np.asarray(sample_weight)
     if w.ndim == 0:
         w = np.full(n_samples, float(w))
@@ -174,7 +205,19 @@ def check_weights(sample_weight, n_samples: int, *, name: str = "sample_weight")
             "Sample weights must contain at least one non-zero number "
             f"(`{name}` is all zero)."
         )
-    return np.ascontiguousarray(w)
+    w, exponent = _rescale_weights(np.ascontiguousarray(w))
+    return (w, exponent) if return_exponent else w
+
+
+def _rescale_weights(w: np.ndarray) -> tuple[np.ndarray, int]:
+    """Divide ``w`` by ``2**e`` (``e >= 0``, 0 if not needed) so its total
+    is below ``2**_WEIGHT_TOTAL_EXPONENT``; the copy is made only if needed."""
+    # total <= n * max < 2**(frexp(max) exponent + n.bit_length())
+    bound = int(np.frexp(w.max())[1]) + int(w.shape[0]).bit_length()
+    exponent = max(0, bound - _WEIGHT_TOTAL_EXPONENT)
+    if exponent:
+        w = np.ldexp(w, -exponent)
+    return w, exponent
 
 
 def check_metric_inputs(

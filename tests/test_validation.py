@@ -1,0 +1,95 @@
+"""Tests of the shared input validation (skcalib.utils._validation)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skcalib import metrics
+from skcalib.utils._validation import check_weights
+
+HYP = settings(derandomize=True, database=None, deadline=None, max_examples=30)
+
+
+def test_weights_rescaled_exactly_only_when_their_total_could_overflow():
+    w = np.array([1.0, 3.0, 0.5])
+    assert check_weights(w, 3) is not None
+    out, e = check_weights(w, 3, return_exponent=True)
+    assert e == 0 and np.array_equal(out, w)
+    big = np.array([1e308, 1.7e308, 0.0, 3e307])
+    out, e = check_weights(big, 4, return_exponent=True)
+    assert e > 0 and np.isfinite(out.sum()) and out.sum() < 2.0**970
+    np.testing.assert_array_equal(np.ldexp(out, e), big)  # a power of two: exact
+    assert check_weights(None, 3, return_exponent=True) == (None, 0)
+
+
+def _metric_values(y, s, p, w):
+    """Every binary metric of skcalib on one data set (a flat vector)."""
+    ys = np.where(y == 1, "tar", "non")
+    return np.concatenate(
+        [
+            [
+                metrics.cllr(y, s, sample_weight=w),
+                metrics.cllr(y, s, p_target=0.2, sample_weight=w),
+                metrics.min_cllr(y, s, sample_weight=w),
+                metrics.brier_loss(y, s, sample_weight=w),
+                metrics.beta_rule_loss(y, s, alpha=2, beta=0.5, sample_weight=w),
+                metrics.actual_dcf(y, s, p_target=0.1, c_fa=2, sample_weight=w),
+                metrics.min_dcf(y, s, p_target=0.1, sample_weight=w),
+                metrics.eer(ys, s, pos_label="tar", sample_weight=w),
+                metrics.expected_calibration_error(y, p, n_bins=5, sample_weight=w),
+                metrics.expected_calibration_error(
+                    y, p, n_bins=4, strategy="quantile", sample_weight=w
+                ),
+                metrics.empirical_bayes_risk(
+                    y,
+                    (s > 0).astype(int),
+                    [[0, 1], [2, 0]],
+                    [0.3, 0.7],
+                    normalize=True,
+                    sample_weight=w,
+                ),
+            ],
+            *metrics.bayes_error_curve(
+                y, s, [-800.0, -2.0, 0.0, 3.0], sample_weight=w
+            ),
+            *metrics.rocch(y, s, sample_weight=w),
+        ]
+    )
+
+
+@HYP
+@given(
+    st.integers(0, 2**32 - 1),
+    st.one_of(st.integers(-300, 300).map(lambda k: 10.0**k), st.just(1.7e308)),
+)
+def test_every_metric_invariant_to_scaling_all_weights(seed, scale):
+    # Weights near the float maximum overflowed their sums (NaN, or "no
+    # target samples"); any common factor must leave every metric unchanged.
+    rng = np.random.default_rng(seed)
+    n = 40
+    y = (rng.random(n) < 0.4).astype(int)
+    y[:2] = [0, 1]
+    s = np.round(rng.normal(size=n) + y, 1)
+    p = 1 / (1 + np.exp(-s))
+    w = rng.uniform(0.05, 1.0, n)
+    ref = _metric_values(y, s, p, w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _metric_values(y, s, p, w * scale)
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
+
+
+def test_equal_huge_weights_equal_unit_weights():
+    rng = np.random.default_rng(1)
+    y = (rng.random(30) < 0.5).astype(int)
+    s = rng.normal(size=30) + y
+    p = 1 / (1 + np.exp(-s))
+    np.testing.assert_allclose(
+        _metric_values(y, s, p, np.full(30, 1e308)),
+        _metric_values(y, s, p, np.ones(30)),
+        rtol=1e-12,
+        atol=1e-15,
+    )
