@@ -17,10 +17,12 @@ __version__ = "0.1.0.dev0"
 _LAZY = {
     "BaseCalibrator": "._base",
     "CalibratedClassifier": "._calibrated_classifier",
+    "MulticlassAffineCalibrator": "._multiclass_affine",
     "PAVCalibrator": "._pav_calibrators",
     "PAVLLRCalibrator": "._pav_calibrators",
     "PlattCalibrator": "._platt",
     "ProperScoringAffineCalibrator": "._affine",
+    "ProperScoringFusion": "._fusion",
     "ScoreTransformer": "._score_transformer",
 }
 
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
     from ._affine import ProperScoringAffineCalibrator
     from ._base import BaseCalibrator
     from ._calibrated_classifier import CalibratedClassifier
+    from ._fusion import ProperScoringFusion
+    from ._multiclass_affine import MulticlassAffineCalibrator
     from ._pav_calibrators import PAVCalibrator, PAVLLRCalibrator
     from ._platt import PlattCalibrator
     from ._score_transformer import ScoreTransformer
@@ -35,10 +39,12 @@ if TYPE_CHECKING:
 __all__ = [
     "BaseCalibrator",
     "CalibratedClassifier",
+    "MulticlassAffineCalibrator",
     "PAVCalibrator",
     "PAVLLRCalibrator",
     "PlattCalibrator",
     "ProperScoringAffineCalibrator",
+    "ProperScoringFusion",
     "ScoreTransformer",
     "__version__",
 ]

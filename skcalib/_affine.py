@@ -31,23 +31,29 @@ __all__ = ["ProperScoringAffineCalibrator"]
 
 
 def _warn_convergence(estimator, j, res, max_iter):
+    """A ``ConvergenceWarning`` for a fit that ended with ``res.status``.
+
+    ``j`` is the column of a per-column fit, or None for a model of all
+    columns at once (fusion, multiclass).
+    """
     name = type(estimator).__name__
+    where = "" if j is None else f" on column {j}"
     if res.status == "max_iter":
         msg = (
             f"{name}: Newton's method did not converge in max_iter={max_iter} "
-            f"iterations on column {j}. Increase max_iter or tol."
+            f"iterations{where}. Increase max_iter or tol."
         )
     elif res.status == "unbounded":
         msg = (
-            f"{name}: the objective has no finite minimizer on column {j} (the "
+            f"{name}: the objective has no finite minimizer{where} (the "
             "classes are (nearly) separable): the fit stopped where the "
             f"calibrated LLRs span {MAX_LLR_RANGE:g} nats over the training "
             "scores. Set l2 > 0 for a well-posed problem."
         )
     else:
         msg = (
-            f"{name}: the line search could not decrease the objective on column "
-            f"{j}; the result may not be optimal."
+            f"{name}: the line search could not decrease the objective{where}; "
+            "the result may not be optimal."
         )
     warnings.warn(msg, ConvergenceWarning, stacklevel=3)
 

@@ -68,6 +68,7 @@ __all__ = [
     "class_gap",
     "fit_standardizer",
     "AffineRuleObjective",
+    "rule_terms",
 ]
 
 #: Bound on the spread of the fitted LLRs over the training data, in nats
@@ -712,10 +713,17 @@ def _sum(x, w):
     return float(x.sum()) if w is None else float(x @ w)
 
 
-def _chunk(acc, s, w, a, c, p, r, derivatives):
-    """Accumulate sum v G, sum v G', sum v G' s, sum v G'', ... for one chunk."""
-    z = s * a
-    z += c
+def rule_terms(z, p, r, order=2):
+    """Per-sample ``G(z; p, r)`` and, for ``order >= 1``, ``G'`` and ``G''``.
+
+    ``G`` is the target cost of the Beta rule ``(p, r)`` at posterior
+    log-odds ``z`` (:mod:`skcalib._special`), with the closed forms of the
+    logarithmic, Brier, ``(2, 1)``, ``(1, 2)`` and boosting rules; absolute
+    accuracy, as the optimizer needs. Returns ``(G, G', G'')`` (``None`` for
+    the derivatives when ``order == 0``). ``exp`` may overflow to ``inf``,
+    giving the exact limits of the sigmoids: call it under
+    ``np.errstate(over="ignore")``.
+    """
     if p == 1.0 and r == 1.0:
         # softplus(-z) = log1p(exp(-|z|)) + max(-z, 0)
         e = np.abs(z)
@@ -723,9 +731,8 @@ def _chunk(acc, s, w, a, c, p, r, derivatives):
         np.exp(e, out=e)
         loss = np.log1p(e, out=e)
         loss += np.maximum(-z, 0.0)
-        acc[0] += _sum(loss, w)
-        if not derivatives:
-            return
+        if order == 0:
+            return loss, None, None
         # sigmoid(-z) = 1 / (1 + exp(z)); exp overflows to inf (-> 0) harmlessly
         sm = np.exp(z)
         sm += 1.0
@@ -733,21 +740,29 @@ def _chunk(acc, s, w, a, c, p, r, derivatives):
         # G'' = sigmoid(z) sigmoid(-z); absolute accuracy suffices here
         d2 = 1.0 - sm
         d2 *= sm
-        d1 = np.negative(sm, out=sm)
-    elif (p, r) in _CLOSED:
-        d1, d2 = _closed_chunk(acc, z, w, p, r, derivatives)
-        if d1 is None:
-            return
-    else:
-        with np.errstate(over="ignore", invalid="ignore"):
-            acc[0] += _sum(_tail_fast(z, p, r), w)
-        if not derivatives:
-            return
-        d1 = _tail_deriv(z, p, r)
-        factor = (p - 1.0) * expit(-z)
-        factor -= r * expit(z)
-        with np.errstate(invalid="ignore"):
-            d2 = d1 * factor
+        return loss, np.negative(sm, out=sm), d2
+    if (p, r) in _CLOSED:
+        return _closed_terms(z, p, r, order)
+    with np.errstate(over="ignore", invalid="ignore"):
+        g = _tail_fast(z, p, r)
+    if order == 0:
+        return g, None, None
+    d1 = _tail_deriv(z, p, r)
+    factor = (p - 1.0) * expit(-z)
+    factor -= r * expit(z)
+    with np.errstate(invalid="ignore"):
+        d2 = d1 * factor
+    return g, d1, d2
+
+
+def _chunk(acc, s, w, a, c, p, r, derivatives):
+    """Accumulate sum v G, sum v G', sum v G' s, sum v G'', ... for one chunk."""
+    z = s * a
+    z += c
+    g, d1, d2 = rule_terms(z, p, r, 2 if derivatives else 0)
+    acc[0] += _sum(g, w)
+    if not derivatives:
+        return
     if w is not None:
         d1 = d1 * w
         d2 = d2 * w
@@ -762,21 +777,15 @@ def _chunk(acc, s, w, a, c, p, r, derivatives):
 _CLOSED = {(2.0, 2.0), (2.0, 1.0), (1.0, 2.0), (0.5, 0.5)}
 
 
-def _closed_chunk(acc, z, w, p, r, derivatives):
-    """``G``, ``G'``, ``G''`` of the closed-form rules from two sigmoids.
-
-    Returns ``(None, None)`` after adding ``sum v G`` when no derivatives are
-    wanted. ``exp`` may overflow to ``inf``, giving the exact limits 0 of the
-    sigmoids (the caller silences that warning for the whole pass).
-    """
+def _closed_terms(z, p, r, order):
+    """``G``, ``G'``, ``G''`` of the closed-form rules from two sigmoids."""
     if p == 0.5:  # boosting: G = 2/pi e^(-z/2), G' = -G/2, G'' = G/4
         g = np.multiply(z, -0.5)
         np.exp(g, out=g)
         g *= 2.0 / math.pi
-        acc[0] += _sum(g, w)
-        if not derivatives:
-            return None, None
-        return g * -0.5, g * 0.25
+        if order == 0:
+            return g, None, None
+        return g, g * -0.5, g * 0.25
     sm = np.exp(z)  # sigmoid(-z) = 1 / (1 + e^z)
     sm += 1.0
     np.reciprocal(sm, out=sm)
@@ -789,9 +798,8 @@ def _closed_chunk(acc, z, w, p, r, derivatives):
         g *= 3.0
     else:  # (2, 1): G = 2 sigmoid(-z)
         g = sm * 2.0
-    acc[0] += _sum(g, w)
-    if not derivatives:
-        return None, None
+    if order == 0:
+        return g, None, None
     sp = np.negative(z)  # sigmoid(z) = 1 / (1 + e^-z)
     np.exp(sp, out=sp)
     sp += 1.0
@@ -812,7 +820,7 @@ def _closed_chunk(acc, z, w, p, r, derivatives):
         d1 *= -2.0
         factor = sm - sp
     factor *= d1
-    return d1, factor
+    return g, d1, factor
 
 
 def _tail_fast(z, p, r):

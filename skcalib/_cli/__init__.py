@@ -1,4 +1,4 @@
-"""The ``skcalib`` command line: evaluate and calibrate score files, run a demo.
+"""The ``skcalib`` command line: evaluate, calibrate and fuse score files, run a demo.
 
 ::
 
@@ -7,6 +7,8 @@
     skcalib calibrate --method {pav-llr,pav,platt,affine} --train TRAIN
                       [--train-key KEY] --apply SCORES [-o OUT]
                       [--save-model FILE | --load-model FILE]
+    skcalib fuse --train TRAIN1 TRAIN2 ... [--train-key KEY]
+                 --apply SCORES1 SCORES2 ... [-o OUT]
     skcalib demo [--plot FILE.png] [--json]
 
 Score files are text, comma- or whitespace-separated, one trial per line
@@ -59,6 +61,16 @@ def _positive(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not (v > 0 and math.isfinite(v)):
         raise argparse.ArgumentTypeError(f"must be a positive number; got {text}")
+    return v
+
+
+def _non_negative(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (v >= 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0; got {text}")
     return v
 
 
@@ -139,8 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "scores",
         metavar="SCORES",
-        help="score file: 'score label' or 'model segment score' ('-': "
-        "standard input)",
+        help="score file: 'score label' or 'model segment score' ('-': standard input)",
     )
     ev.add_argument(
         "--key",
@@ -239,6 +250,83 @@ def build_parser() -> argparse.ArgumentParser:
         "options --method, --alpha, --beta, --p-target, --prior are refused",
     )
     ca.set_defaults(command_module="_commands", command_func="cmd_calibrate")
+
+    fu = sub.add_parser(
+        "fuse",
+        parents=[quiet],
+        help="fuse several systems' scores of the same trials into one "
+        "calibrated LLR (ProperScoringFusion)",
+        description="Train a linear fusion (llr = w1 s1 + ... + wk sk + b, "
+        "ProperScoringFusion) on labelled scores of k systems and write the "
+        "fused LLRs of other scores of the same k systems. 'model segment "
+        "score' files are matched by trial, in any order; 'score label' and "
+        "one-column files by row order. The output follows the first --apply "
+        "file.",
+    )
+    fu.add_argument(
+        "--train",
+        nargs="+",
+        required=True,
+        metavar="TRAIN",
+        help="labelled training scores, one file per system ('-': stdin)",
+    )
+    fu.add_argument(
+        "--train-key",
+        metavar="KEY",
+        help="key file of the training trials for 'model segment score' files",
+    )
+    fu.add_argument(
+        "--apply",
+        nargs="+",
+        required=True,
+        metavar="SCORES",
+        help="scores to fuse, one file per system in the order of --train",
+    )
+    fu.add_argument(
+        "-o",
+        "--out",
+        metavar="OUT",
+        help="output file (default: standard output); must not be an input file",
+    )
+    fu.add_argument(
+        "--output",
+        choices=("llr", "proba"),
+        default="llr",
+        help="write fused LLRs (default) or target probabilities at --prior",
+    )
+    fu.add_argument(
+        "--alpha",
+        type=_positive,
+        default=1.0,
+        help="Beta-family rule parameter alpha (default 1: logistic regression)",
+    )
+    fu.add_argument(
+        "--beta",
+        type=_positive,
+        default=1.0,
+        help="Beta-family rule parameter beta (default 1)",
+    )
+    fu.add_argument(
+        "--p-target",
+        type=_probability,
+        default=0.5,
+        metavar="P",
+        help="target prior of the application the objective is tuned for (default 0.5)",
+    )
+    fu.add_argument(
+        "--l2",
+        type=_non_negative,
+        default=0.0,
+        help="L2 penalty on the fusion weights (default 0)",
+    )
+    fu.add_argument(
+        "--prior",
+        type=_probability,
+        default=None,
+        help="prior that turns fused LLRs into probabilities for --output proba "
+        "(default: the training proportion of targets)",
+    )
+    fu.set_defaults(command_module="_fuse", command_func="cmd_fuse")
 
     de = sub.add_parser(
         "demo",

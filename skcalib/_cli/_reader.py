@@ -461,24 +461,35 @@ def _read_fast(
     return out
 
 
-def _match_key_fast(sf: ScoreFile, key_source: _Source, progress) -> np.ndarray:
-    """Labels of the scored trials, matched by integer codes of their names."""
-    key = _read_fast(
-        key_source, progress, key=True, need_labels=False, key_file=True
-    )
-    is_tar, bad = classify_labels(key.columns[2])
-    if bad >= 0:
-        raise _Doubt
-    n_scored = sf.scores.shape[0]
+def trial_codes(*pairs) -> list:
+    """Integer codes of BOSARIS trials, equal across files iff the trials are.
+
+    Each of ``pairs`` is the ``(model, segment)`` name columns of one file;
+    returns one int64 array of codes per file, from ``np.unique`` over all
+    the names at once (no Python loop over trials).
+    """
+    sizes = [p[0].shape[0] for p in pairs]
     codes = []
     for j in range(2):
-        _, inverse = np.unique(
-            np.concatenate([sf.columns[j], key.columns[j]]), return_inverse=True
-        )
+        cols = [p[j] for p in pairs]
+        if len({c.dtype.kind for c in cols}) > 1:  # bytes (fast) and str (careful)
+            cols = [
+                np.char.decode(c, "utf-8") if c.dtype.kind == "S" else c for c in cols
+            ]
+        _, inverse = np.unique(np.concatenate(cols), return_inverse=True)
         codes.append(inverse.reshape(-1).astype(np.int64))
     n_seg = int(codes[1].max()) + 1
     trial = codes[0] * n_seg + codes[1]
-    scored, keyed = trial[:n_scored], trial[n_scored:]
+    return np.split(trial, np.cumsum(sizes)[:-1])
+
+
+def _match_key_fast(sf: ScoreFile, key_source: _Source, progress) -> np.ndarray:
+    """Labels of the scored trials, matched by integer codes of their names."""
+    key = _read_fast(key_source, progress, key=True, need_labels=False, key_file=True)
+    is_tar, bad = classify_labels(key.columns[2])
+    if bad >= 0:
+        raise _Doubt
+    scored, keyed = trial_codes(sf.columns[:2], key.columns[:2])
     order = np.argsort(keyed, kind="stable")
     sorted_keyed = keyed[order]
     if (sorted_keyed[1:] == sorted_keyed[:-1]).any():

@@ -1,0 +1,444 @@
+"""Linear fusion of several systems' scores into one calibrated LLR.
+
+The objective (:class:`FusionObjective`) is the prior-weighted Beta-family
+rule of the fused LLR ``X @ coef + intercept``; the solver is the package's
+one Newton solver, which knows neither this objective nor where the data
+live.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from ._affine import _warn_convergence
+from ._base import BaseCalibrator
+from ._dask import is_dask_collection
+from ._solver import (
+    MAX_LLR_RANGE,
+    ArrayData,
+    binary_summary,
+    fit_standardizer,
+    minimize,
+    rule_terms,
+)
+from ._special import logit
+from .utils._sklearn_compat import Interval
+
+__all__ = ["ProperScoringFusion"]
+
+
+def _llr_class_extremes(coef, intercept, chunk):
+    X, t = chunk[:2]
+    llr = X @ coef + intercept
+    out = np.full(4, -np.inf)
+    for i, x in enumerate((llr[t], llr[~t])):
+        if x.shape[0]:
+            out[2 * i] = -x.min()
+            out[2 * i + 1] = x.max()
+    return out
+
+
+def _separating_bound(data, coef, intercept):
+    """The documented bound if the fused LLR separates the classes, else None.
+
+    Newton's iterates on separable data grow only slowly towards the
+    infimum (a step at the gap), so a fit that ran out of iterations is
+    checked with one pass: if its LLR already separates the classes, every
+    rule's cost decreases along that direction without end. The map is then
+    scaled until the LLRs span ``MAX_LLR_RANGE`` nats, with the threshold
+    in the middle of the gap, as the one-column calibrators do.
+    """
+    neg_lo_tar, hi_tar, neg_lo_non, hi_non = data.reduce(
+        partial(_llr_class_extremes, coef, intercept), np.maximum
+    )
+    lo_tar, lo_non = -neg_lo_tar, -neg_lo_non
+    if not hi_non < lo_tar:
+        return None
+    scale = MAX_LLR_RANGE / (max(hi_tar, hi_non) - min(lo_tar, lo_non))
+    mid = 0.5 * (hi_non + lo_tar)
+    return coef * scale, float((intercept - mid) * scale)
+
+
+class FusionObjective:
+    """Prior-weighted Beta-rule objective of a fused LLR ``X @ coef + intercept``.
+
+    With ``u_i`` the standardized scores of trial ``i`` (one column per
+    system, see :class:`skcalib._solver.Standardizer`) and
+    ``theta = (c_1, ..., c_k, b)`` it computes
+
+    .. math::
+
+        f(\\theta) = \\sum_{i \\in tar} v_i\\, G(x_i; \\alpha, \\beta)
+            + \\sum_{i \\in non} v_i\\, G(-x_i; \\beta, \\alpha)
+            + \\lambda \\lVert coef \\rVert^2,
+        \\qquad x_i = u_i \\cdot c + b + \\tau,
+
+    with ``G`` the target cost of the Beta family in the log-odds domain
+    (:mod:`skcalib._special`), ``v_i = w_i \\pi / N_{tar}`` for targets and
+    ``w_i (1 - \\pi) / N_{non}`` for non-targets, ``tau = logit(pi)``, and
+    ``coef`` the weights in the units of the raw scores. With
+    ``U~ = [U, 1]`` the gradient is ``U~^T (v s G')`` (``s = +1`` for
+    targets, ``-1`` for non-targets) and the Hessian ``U~^T diag(v G'') U~``.
+
+    Raw chunks are ``(X, is_target, sample_weight)``: float64 of shape
+    ``(n, k)``, bool of shape ``(n,)``, float64 of shape ``(n,)`` or None.
+
+    Parameters
+    ----------
+    standardizer : Standardizer
+        Units of the ``k`` score columns.
+    class_factors : tuple of float
+        ``(pi / N_tar, (1 - pi) / N_non)``.
+    alpha, beta : float, default=1.0
+        Rule parameters.
+    tau : float, default=0.0
+        ``logit(pi)``.
+    l2 : float, default=0.0
+        ``lambda``, on the raw weights.
+    """
+
+    chunk_size = 1 << 13
+
+    def __init__(
+        self, *, standardizer, class_factors, alpha=1.0, beta=1.0, tau=0.0, l2=0.0
+    ):
+        self.standardizer = standardizer
+        self.n_params = standardizer.scale.shape[0] + 1
+        self.class_factors = (float(class_factors[0]), float(class_factors[1]))
+        self.alpha, self.beta = float(alpha), float(beta)
+        self.tau = float(tau)
+        self.l2 = float(l2)
+
+    def with_rule(self, alpha, beta):
+        """The same objective with another rule (same prepared chunks)."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.alpha, other.beta = float(alpha), float(beta)
+        return other
+
+    def prepare(self, chunk):
+        """``[U, 1]`` (standardized scores and a column of ones), the class
+        signs, the target mask and the weights times the class factors."""
+        X, t, w = chunk[:3]
+        n = X.shape[0]
+        Ut = np.empty((n, self.n_params))
+        Ut[:, :-1] = self.standardizer.transform(X).reshape(n, -1)
+        Ut[:, -1] = 1.0
+        v = np.where(t, self.class_factors[0], self.class_factors[1])
+        if w is not None:
+            v *= w
+        return Ut, np.where(t, 1.0, -1.0), t, v
+
+    def terms(self, theta, chunk, order):
+        """Sums over one prepared chunk: value and, up to ``order``, derivatives."""
+        Ut, sign, t, v = chunk
+        theta = np.asarray(theta, dtype=np.float64)
+        out = [0.0, np.zeros(self.n_params), np.zeros((self.n_params,) * 2)]
+        # Blocks of rows keep every temporary in cache (see AffineRuleObjective).
+        for start in range(0, Ut.shape[0], self.chunk_size):
+            rows = slice(start, start + self.chunk_size)
+            parts = self._block(theta, Ut[rows], sign[rows], t[rows], v[rows], order)
+            for j in range(order + 1):
+                out[j] += parts[j]
+        return out[0] if order == 0 else tuple(out[: order + 1])
+
+    def _block(self, theta, Ut, sign, t, v, order):
+        # z = +x for targets, -x for non-targets: the argument of G
+        z = Ut @ theta
+        z += self.tau
+        z *= sign
+        with np.errstate(over="ignore"):
+            if self.alpha == self.beta:
+                g, d1, d2 = rule_terms(z, self.alpha, self.beta, order)
+            else:
+                n = z.shape[0]
+                g = np.empty(n)
+                d1 = None if order < 1 else np.empty(n)
+                d2 = None if order < 2 else np.empty(n)
+                rules = ((t, self.alpha, self.beta), (~t, self.beta, self.alpha))
+                for mask, p, r in rules:
+                    parts = rule_terms(z[mask], p, r, order)
+                    for out, part in zip((g, d1, d2), parts, strict=True):
+                        if out is not None:
+                            out[mask] = part
+        value = float(g @ v)
+        if order == 0:
+            return (value,)
+        # d/dtheta G(s (U~ theta + tau)) = s G' U~, d2/dtheta2 = G'' U~ U~^T
+        q = d1 * v
+        q *= sign
+        grad = q @ Ut
+        if order == 1:
+            return value, grad
+        h = d2 * v
+        return value, grad, Ut.T @ (Ut * h[:, None])
+
+    def _l2_std(self):
+        """``lambda`` per standardized weight: ``lambda / (raw scale)^2``."""
+        d = self.standardizer
+        with np.errstate(over="ignore"):
+            return np.ldexp(self.l2 / d.scale**2, -2 * d.exponent)
+
+    def penalty(self, theta, order):
+        """``lambda |coef|^2`` (raw units) and, up to ``order``, derivatives."""
+        lam = np.zeros(self.n_params)
+        if self.l2 > 0:
+            lam[:-1] = self._l2_std()
+        value = float(lam @ (theta * theta))
+        if order == 0:
+            return value
+        grad = 2.0 * lam * theta
+        if order == 1:
+            return value, grad
+        return value, grad, np.diag(2.0 * lam)
+
+    def span(self, theta):
+        """A bound on the spread of the fused LLRs over the training scores."""
+        return float(np.abs(theta[:-1]) @ self.standardizer.width)
+
+
+class ProperScoringFusion(BaseCalibrator):
+    """Linear fusion of several systems' scores into one calibrated LLR.
+
+    Maps the scores ``x = (x_1, ..., x_k)`` of ``k`` systems for the same
+    trial to the natural-log likelihood ratio
+
+    .. math::
+
+        l = \\sum_j w_j x_j + b,
+
+    with the weights ``w`` (``coef_``) and offset ``b`` (``intercept_``)
+    minimizing the prior-weighted expected cost of a Beta-family proper
+    scoring rule at the target prior ``p_target`` plus an L2 penalty:
+
+    .. math::
+
+        \\bar C = \\frac{\\pi}{N_{tar}} \\sum_{i \\in tar} w_i C(q_i, tar)
+        + \\frac{1-\\pi}{N_{non}} \\sum_{i \\in non} w_i C(q_i, non)
+        + \\lambda \\lVert w \\rVert^2,
+        \\qquad q_i = \\sigma(l_i + \\operatorname{logit}\\pi),
+
+    with ``pi = p_target`` and ``C`` the rule with parameters
+    ``(alpha, beta)``. ``alpha = beta = 1`` is the logistic-regression
+    fusion of the speaker-recognition toolkits (prior-weighted logistic
+    regression); with one system it is :class:`ProperScoringAffineCalibrator`.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Left-tail parameter of the rule (> 0).
+    beta : float, default=1.0
+        Right-tail parameter of the rule (> 0).
+    p_target : float in (0, 1), default=0.5
+        Target prior of the application the objective is tuned for.
+    l2 : float, default=0.0
+        Penalty ``lambda`` on the squared norm of the weights (the offset is
+        not penalized). A positive value makes (nearly) separable data
+        well-posed.
+    prior : float in (0, 1), default=None
+        Target prior of ``predict_proba`` and ``predict``; ``None`` means the
+        weighted target proportion of the training data.
+    tol : float, default=1e-8
+        Convergence tolerance of Newton's method.
+    max_iter : int, default=100
+        Maximum number of Newton iterations.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_systems,)
+        Fusion weights ``w``.
+    intercept_ : float
+        Offset ``b``.
+    n_iter_ : int
+        Number of Newton iterations on the full data.
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the target.
+    n_features_in_ : int
+        Number of systems (score columns) seen in ``fit``.
+    calibration_prior_ : float
+        Weighted target proportion of the training data.
+    prior_ : float
+        ``prior`` if given, else ``calibration_prior_``.
+
+    See Also
+    --------
+    ProperScoringAffineCalibrator : The same objective for each column
+        separately.
+    sklearn.linear_model.LogisticRegression : With ``alpha = beta = 1``,
+        class weights ``p_target / N_tar`` and ``(1 - p_target) / N_non``
+        and no penalty it minimizes the same objective (shifted by
+        ``logit(p_target)`` in the intercept).
+
+    Notes
+    -----
+    The objective, its gradient and Hessian are sums over the trials, so the
+    fit is Newton's method over data in memory or on Dask alike. Rules other
+    than the logarithmic one start from the logistic solution.
+
+    References
+    ----------
+    .. [1] N. Brümmer and G. Doddington, "Likelihood-ratio calibration using
+       prior-weighted proper scoring rules", Interspeech 2013.
+    .. [2] N. Brümmer and J. du Preez, "Application-independent evaluation of
+       speaker detection", Computer Speech and Language 20(2-3), 2006.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib import ProperScoringFusion
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.r_[np.ones(2000), np.zeros(2000)]
+    >>> X = np.c_[rng.normal(y, 1.0), rng.normal(2 * y, 2.0)]  # two systems
+    >>> fusion = ProperScoringFusion().fit(X, y)
+    >>> [round(float(w), 1) for w in fusion.coef_]  # true LLR: x1 + x2/2 - 1
+    [1.0, 0.5]
+    >>> round(float(fusion.intercept_), 1)
+    -1.0
+    >>> fusion.decision_function([[2.0, 2.0]]).round(1).tolist()  # truth: 2.0
+    [1.9]
+    >>> fusion.transform([[2.0, 2.0]]).shape  # one column: the fused LLR
+    (1, 1)
+    """
+
+    _output = "llr"
+
+    _parameter_constraints: dict = {
+        **BaseCalibrator._parameter_constraints,
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "beta": [Interval(Real, 0, None, closed="neither")],
+        "p_target": [Interval(Real, 0, 1, closed="neither")],
+        "l2": [Interval(Real, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        *,
+        alpha=1.0,
+        beta=1.0,
+        p_target=0.5,
+        l2=0.0,
+        prior=None,
+        tol=1e-8,
+        max_iter=100,
+    ):
+        self.alpha = alpha
+        self.beta = beta
+        self.p_target = p_target
+        self.l2 = l2
+        self.prior = prior
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def _fit(self, X, is_target, sample_weight):
+        if sample_weight is not None and not (sample_weight > 0).all():
+            keep = sample_weight > 0
+            X, is_target, sample_weight = X[keep], is_target[keep], sample_weight[keep]
+        return self._fit_source(
+            ArrayData(np.ascontiguousarray(X), is_target, sample_weight)
+        )
+
+    def _fit_source(self, data):
+        """Fit on a data source of ``(X, is_target, sample_weight)`` chunks."""
+        summary = binary_summary(data)
+        std = fit_standardizer(data)
+        p = float(self.p_target)
+        objective = FusionObjective(
+            standardizer=std,
+            class_factors=(p / summary.w_tar, (1.0 - p) / summary.w_non),
+            alpha=float(self.alpha),
+            beta=float(self.beta),
+            tau=logit(p),
+            l2=float(self.l2),
+        )
+        # rules other than the logarithmic one start from the logistic solution
+        rule = (objective.alpha, objective.beta)
+        presolve = [] if rule == (1.0, 1.0) else [objective.with_rule(1.0, 1.0)]
+        res = minimize(
+            objective,
+            data,
+            np.zeros(objective.n_params),
+            tol=self.tol,
+            max_iter=self.max_iter,
+            presolve=presolve,
+        )
+        theta = res.theta.copy()
+        theta[:-1][std.constant] = 0.0  # an all-equal column carries nothing
+        coef, intercept = std.to_raw(theta[:-1], theta[-1])
+        if res.status == "max_iter" and self.l2 == 0:
+            bound = _separating_bound(data, coef, intercept)
+            if bound is not None:
+                coef, intercept = bound
+                res.status = "unbounded"
+        if res.status != "converged":
+            _warn_convergence(self, None, res, self.max_iter)
+        self.coef_ = coef
+        self.intercept_ = float(intercept)
+        self.n_iter_ = int(res.n_iter)
+        self._n_evals, self._n_sub_evals = res.n_evals, res.n_sub_evals
+        return self
+
+    def _transform(self, X):
+        return (X @ self.coef_ + self.intercept_)[:, None]
+
+    def transform(self, X):
+        """Fused log-likelihood-ratios as one column.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_systems)
+            Scores of the systems, one column each (a vector for one system).
+
+        Returns
+        -------
+        llr : ndarray of shape (n_samples, 1)
+            ``X @ coef_ + intercept_`` (natural log).
+        """
+        if is_dask_collection(X):
+            return self._dask_apply("transform", X)
+        X, _ = self._validate_X(X)
+        return self._transform(X)
+
+    def decision_function(self, X):
+        """Fused log-likelihood-ratios (natural log).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_systems)
+            Scores of the systems, one column each.
+
+        Returns
+        -------
+        llr : ndarray of shape (n_samples,)
+            ``X @ coef_ + intercept_``.
+        """
+        if is_dask_collection(X):
+            return self._dask_apply("decision_function", X)
+        X, _ = self._validate_X(X)
+        return self._transform(X)[:, 0]
+
+    # The base class's posterior and decision views, without its
+    # one-column requirement: a fusion has one output whatever its inputs.
+    predict_proba = BaseCalibrator.predict_proba
+    predict = BaseCalibrator.predict
+
+    def get_feature_names_out(self, input_features=None):
+        """The one output column's name, ``["llr"]``.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Ignored; present for API consistency.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+            ``["llr"]``.
+        """
+        check_is_fitted(self)
+        return np.asarray(["llr"], dtype=object)

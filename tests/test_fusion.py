@@ -1,0 +1,317 @@
+"""Tests of ProperScoringFusion and its objective."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import logit
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.utils._param_validation import InvalidParameterError
+
+from skcalib import ProperScoringAffineCalibrator, ProperScoringFusion
+from skcalib._fusion import FusionObjective
+from skcalib._solver import Standardizer, rule_terms
+from skcalib._special import (
+    beta_rule_costs,
+    beta_rule_derivatives,
+    beta_rule_second_derivatives,
+    prior_weighted_objective,
+)
+
+RULES = [(1.0, 1.0), (2.0, 2.0), (2.0, 1.0), (0.5, 0.5), (1.5, 3.2)]
+
+
+def _data(n=3000, k=3, seed=0, weights=False):
+    """``k`` correlated systems with unequal variances: fusion helps."""
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.3
+    common = rng.normal(0.0, 1.0, n)
+    X = np.column_stack(
+        [
+            np.where(y, 1.0 + 0.4 * j, 0.0) + 0.5 * common + rng.normal(0, 1 + j, n)
+            for j in range(k)
+        ]
+    )
+    w = rng.uniform(0.1, 3.0, n) if weights else None
+    return X, y, w
+
+
+def _standardizer(X):
+    return Standardizer.fit(X, X.min(axis=0), X.max(axis=0))
+
+
+def _objective_value(est, X, y, w=None, *, coef=None, intercept=None):
+    """The fusion objective by the public Beta-rule function, independently."""
+    coef = est.coef_ if coef is None else coef
+    intercept = est.intercept_ if intercept is None else intercept
+    llr = X @ coef + intercept
+    value = prior_weighted_objective(
+        llr, y, w, alpha=est.alpha, beta=est.beta, prior=est.p_target
+    )
+    return value + est.l2 * float(coef @ coef)
+
+
+# --------------------------------------------------------------------- errors
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"alpha": 0.0},
+        {"beta": -1.0},
+        {"p_target": 0.0},
+        {"p_target": 1.0},
+        {"prior": 1.5},
+        {"l2": -1.0},
+        {"tol": 0.0},
+        {"max_iter": 0},
+    ],
+)
+def test_bad_parameters(params):
+    X, y, _ = _data(50)
+    with pytest.raises(InvalidParameterError, match=f"'{next(iter(params))}'"):
+        ProperScoringFusion(**params).fit(X, y)
+
+
+def test_bad_input():
+    X, y, _ = _data(50)
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        ProperScoringFusion().fit(np.where(X > 2, np.nan, X), y)
+    with pytest.raises(ValueError, match="got 1 class"):
+        ProperScoringFusion().fit(X, np.ones(50))
+    with pytest.raises(ValueError, match="2 classes; got 3"):
+        ProperScoringFusion().fit(X, np.arange(50) % 3)
+    fusion = ProperScoringFusion().fit(X, y)
+    with pytest.raises(ValueError, match="3 features"):
+        fusion.decision_function(X[:, :2])
+
+
+def test_constructor_is_keyword_only():
+    with pytest.raises(TypeError):
+        ProperScoringFusion(1.0)
+
+
+# ------------------------------------------------------------------ objective
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("weights", [False, True])
+def test_objective_derivatives_match_finite_differences(rule, weights):
+    X, y, w = _data(300, weights=weights)
+    obj = FusionObjective(
+        standardizer=_standardizer(X),
+        alpha=rule[0],
+        beta=rule[1],
+        tau=0.3,
+        class_factors=(0.7, 0.2),
+        l2=0.4,
+    )
+    chunk = obj.prepare((X, y, w))
+    rng = np.random.default_rng(1)
+    theta = rng.normal(0, 0.5, 4)
+
+    def total(t, order):
+        parts = obj.terms(t, chunk, order), obj.penalty(t, order)
+        if order == 0:
+            return parts[0] + parts[1]
+        return [a + b for a, b in zip(*parts, strict=True)]
+
+    f, g, h = total(theta, 2)
+    eps = 1e-6
+    g_num = np.empty(4)
+    h_num = np.empty((4, 4))
+    for j in range(4):
+        e = np.zeros(4)
+        e[j] = eps
+        g_num[j] = (total(theta + e, 0) - total(theta - e, 0)) / (2 * eps)
+        h_num[j] = (total(theta + e, 1)[1] - total(theta - e, 1)[1]) / (2 * eps)
+    np.testing.assert_allclose(g, g_num, rtol=1e-6, atol=1e-8 * abs(f))
+    np.testing.assert_allclose(h, h_num, rtol=1e-5, atol=1e-7 * np.abs(h).max())
+    np.testing.assert_allclose(h, h.T, rtol=1e-12)
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_objective_value_is_the_prior_weighted_rule(rule):
+    X, y, w = _data(500, weights=True)
+    p = 0.2
+    n_tar, n_non = w[y].sum(), w[~y].sum()
+    std = _standardizer(X)
+    obj = FusionObjective(
+        standardizer=std,
+        alpha=rule[0],
+        beta=rule[1],
+        tau=logit(p),
+        class_factors=(p / n_tar, (1 - p) / n_non),
+        l2=0.3,
+    )
+    theta = np.array([0.5, -0.2, 0.1, -1.0])
+    coef, intercept = std.to_raw(theta[:3], theta[3])
+    expected = prior_weighted_objective(
+        X @ coef + intercept, y, w, alpha=rule[0], beta=rule[1], prior=p
+    )
+    value = obj.terms(theta, obj.prepare((X, y, w)), 0)
+    assert value == pytest.approx(expected, rel=1e-12)
+    assert obj.penalty(theta, 0) == pytest.approx(0.3 * coef @ coef, rel=1e-12)
+
+
+def test_objective_sums_over_chunks():
+    X, y, w = _data(400, weights=True)
+    obj = FusionObjective(
+        standardizer=_standardizer(X), alpha=2, beta=1, class_factors=(1.0, 2.0)
+    )
+    theta = np.array([0.3, 0.2, -0.1, 0.5])
+    whole = obj.terms(theta, obj.prepare((X, y, w)), 2)
+    parts = [
+        obj.terms(theta, obj.prepare((X[s], y[s], w[s])), 2)
+        for s in np.array_split(np.arange(400), 3)
+    ]
+    for j in range(3):
+        np.testing.assert_allclose(sum(p[j] for p in parts), whole[j], rtol=1e-12)
+
+
+# ---------------------------------------------------------------- correctness
+@pytest.mark.parametrize("p_target", [0.5, 0.1])
+@pytest.mark.parametrize("weights", [False, True])
+def test_logistic_fusion_equals_sklearn_logistic_regression(p_target, weights):
+    X, y, w = _data(weights=weights)
+    fusion = ProperScoringFusion(p_target=p_target).fit(X, y, sample_weight=w)
+    ww = np.ones(y.shape[0]) if w is None else w
+    n_tar, n_non = ww[y].sum(), ww[~y].sum()
+    lr = LogisticRegression(
+        C=np.inf,
+        class_weight={True: p_target / n_tar, False: (1 - p_target) / n_non},
+        tol=1e-12,
+        max_iter=10_000,
+    ).fit(X, y, sample_weight=w)
+    ours = _objective_value(fusion, X, y, w)
+    theirs = _objective_value(
+        fusion,
+        X,
+        y,
+        w,
+        coef=lr.coef_[0],
+        intercept=lr.intercept_[0] - logit(p_target),
+    )
+    assert abs(ours - theirs) < 1e-8
+    assert ours <= theirs + 1e-12
+    np.testing.assert_allclose(fusion.coef_, lr.coef_[0], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("rule", RULES[1:])
+def test_optimum_is_stationary_and_beats_perturbations(rule):
+    X, y, _ = _data(2000, k=2)
+    fusion = ProperScoringFusion(alpha=rule[0], beta=rule[1], p_target=0.3)
+    fusion.fit(X, y)
+    best = _objective_value(fusion, X, y)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        d = rng.normal(0, 0.02, 3)
+        assert best <= _objective_value(
+            fusion,
+            X,
+            y,
+            coef=fusion.coef_ + d[:2],
+            intercept=fusion.intercept_ + d[2],
+        )
+
+
+def test_one_system_equals_the_affine_calibrator():
+    X, y, w = _data(k=1, weights=True)
+    fusion = ProperScoringFusion(alpha=2, beta=1, p_target=0.2).fit(X, y, w)
+    affine = ProperScoringAffineCalibrator(alpha=2, beta=1)
+    params = affine.get_params()
+    affine.set_params(**({"p_target": 0.2} if "p_target" in params else {"prior": 0.2}))
+    affine.fit(X, y, w)
+    np.testing.assert_allclose(fusion.coef_, affine.coef_, rtol=1e-6)
+    np.testing.assert_allclose(fusion.intercept_, affine.intercept_[0], atol=1e-6)
+
+
+def test_l2_shrinks_weights():
+    X, y, _ = _data()
+    norms = [
+        np.linalg.norm(ProperScoringFusion(l2=l2).fit(X, y).coef_)
+        for l2 in (0.0, 0.01, 1.0)
+    ]
+    assert norms[0] > norms[1] > norms[2] > 0
+
+
+def test_weights_equal_repeated_rows():
+    X, y, _ = _data(300)
+    reps = np.random.default_rng(3).integers(0, 4, 300)
+    a = ProperScoringFusion(alpha=2, beta=2).fit(X, y, sample_weight=reps)
+    b = ProperScoringFusion(alpha=2, beta=2).fit(
+        np.repeat(X, reps, axis=0), np.repeat(y, reps)
+    )
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-7)
+    np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=1e-7, atol=1e-9)
+
+
+def test_outputs_and_prior():
+    X, y, _ = _data()
+    fusion = ProperScoringFusion(prior=0.1).fit(X, y)
+    llr = fusion.decision_function(X)
+    np.testing.assert_allclose(llr, X @ fusion.coef_ + fusion.intercept_)
+    assert fusion.transform(X).shape == (X.shape[0], 1)
+    np.testing.assert_array_equal(fusion.transform(X)[:, 0], llr)
+    proba = fusion.predict_proba(X)
+    np.testing.assert_allclose(proba[:, 1], 1 / (1 + np.exp(-(llr + logit(0.1)))))
+    np.testing.assert_array_equal(
+        fusion.predict(X), fusion.classes_[(llr >= -logit(0.1)).astype(int)]
+    )
+    assert fusion.get_feature_names_out().tolist() == ["llr"]
+    default = ProperScoringFusion().fit(X, y)
+    assert default.prior_ == pytest.approx(y.mean())
+
+
+def test_set_output_pandas():
+    pd = pytest.importorskip("pandas")
+    X, y, _ = _data(200)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    out = ProperScoringFusion().set_output(transform="pandas").fit(frame, y)
+    assert list(out.transform(frame).columns) == ["llr"]
+
+
+def test_pickle_and_clone():
+    X, y, _ = _data(500)
+    fusion = ProperScoringFusion(alpha=2, beta=2, l2=0.1).fit(X, y)
+    again = pickle.loads(pickle.dumps(fusion))
+    np.testing.assert_array_equal(
+        again.decision_function(X), fusion.decision_function(X)
+    )
+    assert clone(fusion).get_params() == fusion.get_params()
+
+
+@pytest.mark.parametrize("rule", RULES + [(1.0, 2.0)])
+def test_rule_kernel_equals_the_beta_rule_definitions(rule):
+    """The solver's per-sample kernel against the documented rule functions."""
+    z = np.linspace(-30.0, 30.0, 121)
+    with np.errstate(over="ignore"):
+        g, d1, d2 = rule_terms(z.copy(), *rule)
+    c_tar, _ = beta_rule_costs(z, alpha=rule[0], beta=rule[1])
+    d_tar, _ = beta_rule_derivatives(z, alpha=rule[0], beta=rule[1])
+    d2_tar, _ = beta_rule_second_derivatives(z, alpha=rule[0], beta=rule[1])
+    np.testing.assert_allclose(g, c_tar, rtol=1e-9, atol=1e-14)
+    np.testing.assert_allclose(d1, d_tar, rtol=1e-9, atol=1e-14)
+    np.testing.assert_allclose(d2, d2_tar, rtol=1e-9, atol=1e-14)
+
+
+def test_separable_systems_warn_and_l2_fixes_it():
+    X, y, _ = _data(200, k=2)
+    X[y, 0] += 100.0  # the first system separates the classes
+    with pytest.warns(ConvergenceWarning, match="no finite minimizer"):
+        fusion = ProperScoringFusion().fit(X, y)
+    llr = fusion.decision_function(X)
+    assert llr[y].min() > llr[~y].max()
+    assert llr.max() - llr.min() == pytest.approx(1e4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ProperScoringFusion(l2=0.01).fit(X, y)
+
+
+def test_constant_system_gets_zero_weight():
+    X, y, _ = _data(500, k=2)
+    X[:, 1] = 3.0
+    fusion = ProperScoringFusion().fit(X, y)
+    assert fusion.coef_[1] == 0.0
+    assert np.isfinite(fusion.decision_function(X)).all()
+    alone = ProperScoringFusion().fit(X[:, :1], y)
+    np.testing.assert_allclose(fusion.coef_[0], alone.coef_[0], rtol=1e-8)
