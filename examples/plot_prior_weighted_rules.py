@@ -19,7 +19,7 @@ non-target scores ``N(0, 1)``. With unequal variances the true LLR is
 quadratic in the score, so no affine map is right everywhere; the rule
 decides where it is right.
 
-What the simulation shows (seeded; the numbers printed below): the paper's
+What the simulation shows (fixed random state; the numbers printed below): the paper's
 finding holds in its robust form, *wider* minima. Logistic regression is
 near its best (``C_primary`` 0.475) only at the most negative ``tau`` (-9 to
 -7) and degrades steadily towards ``tau = 0`` (0.633). The ``alpha = 2``

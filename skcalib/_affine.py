@@ -131,7 +131,7 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
 
     Maps a score ``s`` to the log-likelihood-ratio ``l = A s + B``, with
     ``A, B`` minimizing the prior-weighted expected cost of a Beta-family
-    proper scoring rule (Brümmer & Doddington, 003):
+    proper scoring rule (Brümmer & Doddington [1]_):
 
     .. math::
 
@@ -140,7 +140,7 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
         + \\frac{\\lambda}{2} A^2,
         \\qquad q_i = \\sigma(A s_i + B + \\operatorname{logit}\\pi),
 
-    with ``C`` the rule with parameters ``(alpha, beta)`` of SPEC §4 and
+    with ``C`` the Beta-family rule with parameters ``(alpha, beta)`` and
     ``pi = prior``. ``alpha = beta = 1`` is prior-weighted logistic
     regression; ``alpha = beta = 2`` the Brier rule; rules with ``alpha > 1``
     weight the high LLR thresholds (low false-alarm applications) more.
@@ -154,7 +154,7 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
     prior : float in (0, 1), default=0.5
         Synthetic target prior of the training objective, also the prior of
         ``predict_proba`` and ``predict``. ``logit(prior)`` is the ``tau`` of
-        003.
+        [1]_.
     l2 : float, default=0.0
         L2 penalty ``lambda`` on the slope ``A`` (the intercept is not
         penalized). A positive value makes (nearly) separable data well-posed.
@@ -213,12 +213,12 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
     References
     ----------
     .. [1] N. Brümmer and G. Doddington, "Likelihood-ratio calibration using
-       prior-weighted proper scoring rules", Interspeech 2013 (seed 003).
+       prior-weighted proper scoring rules", Interspeech 2013.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from skcalib._affine import ProperScoringAffineCalibrator
+    >>> from skcalib import ProperScoringAffineCalibrator
     >>> rng = np.random.default_rng(0)
     >>> y = np.r_[np.ones(500), np.zeros(500)]
     >>> scores = rng.normal(2 * y, 1.0)  # true LLR is 2 s - 2

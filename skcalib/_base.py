@@ -17,7 +17,6 @@ import numpy as np
 from scipy.special import expit
 from scipy.special import logit as _logit
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ._dask import any_dask_collection, is_dask_collection
@@ -27,7 +26,8 @@ from .utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
-from .utils._validation import check_weights
+from .utils._stats import class_totals
+from .utils._validation import check_binary_y, check_weights
 
 __all__ = ["BaseCalibrator", "SingleColumnError"]
 
@@ -164,26 +164,21 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             y_numeric=False,
             order="F",
         )
-        classes, is_target = self._binary_labels(y)
+        _, classes, is_target = check_binary_y(y, owner=type(self).__name__)
         # Weights whose total would overflow arrive divided by
         # 2**_weight_exponent: a virtual trial of weight 1 weighs
         # 2**-_weight_exponent in those units (see ``_virtual_trial_weight``).
         sample_weight, self._weight_exponent = check_weights(
             sample_weight, X.shape[0], return_exponent=True
         )
-        if sample_weight is None:
-            n_tar = float(np.count_nonzero(is_target))
-            n_all = float(is_target.shape[0])
-        else:
-            n_tar = float(sample_weight[is_target].sum())
-            n_all = float(sample_weight.sum())
-        if n_tar == 0 or n_tar == n_all:
+        n_tar, n_non = class_totals(is_target, sample_weight)
+        if n_tar == 0 or n_non == 0:
             raise ValueError(
                 "`sample_weight` leaves only one class with positive weight; "
                 "both target and non-target scores are needed."
             )
         self.classes_ = classes
-        self.calibration_prior_ = n_tar / n_all
+        self.calibration_prior_ = n_tar / (n_tar + n_non)
         self.prior_ = self.calibration_prior_ if self.prior is None else self.prior
         self._fit(X, is_target, sample_weight)
         return self
@@ -289,32 +284,6 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
         check_is_fitted(self)
         return dask_apply(self, method, X)
-
-    def _binary_labels(self, y):
-        """``(classes_, is_target)`` in O(n) passes (``np.unique`` would sort)."""
-        first = y[0]
-        differs = y != first
-        if not differs.any():
-            check_classification_targets(y[:1])
-            raise ValueError(
-                f"{type(self).__name__} needs samples of 2 classes in `y`; "
-                f"got 1 class ({first!r}). Calibration needs both target and "
-                "non-target scores."
-            )
-        second = y[np.argmax(differs)]
-        is_second = y == second
-        if not np.array_equal(differs, is_second):
-            check_classification_targets(y)
-            n_classes = np.unique(y).shape[0]
-            raise ValueError(
-                f"{type(self).__name__} is binary: `y` must have 2 classes; got "
-                f"{n_classes} classes. Calibrate one-vs-rest scores separately "
-                "for multiclass problems."
-            )
-        classes = np.unique(np.array([first, second], dtype=y.dtype))
-        check_classification_targets(classes)  # rejects continuous labels
-        is_target = is_second if second == classes[1] else ~is_second
-        return classes, is_target
 
     def _validate_X(self, X):
         check_is_fitted(self)

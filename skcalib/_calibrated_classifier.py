@@ -1,4 +1,4 @@
-"""A classifier calibrated on its own out-of-fold scores (SPEC §6).
+"""A classifier calibrated on its own out-of-fold scores.
 
 :class:`CalibratedClassifier` is the skcalib counterpart of scikit-learn's
 ``CalibratedClassifierCV``: any skcalib calibrator, trained on the
@@ -30,14 +30,10 @@ from sklearn.utils.validation import (
 )
 
 from ._pav_calibrators import PAVLLRCalibrator
-from ._score_transformer import (
-    _binary_scores,
-    _check_binary_y,
-    _cross_fit,
-    _resolve_response_method,
-)
+from ._score_transformer import _binary_scores, _cross_fit
+from .utils._response import resolve_response_method
 from .utils._sklearn_compat import HasMethods, _fit_context
-from .utils._validation import check_weights
+from .utils._validation import check_binary_y, check_weights
 
 __all__ = ["CalibratedClassifier"]
 
@@ -232,7 +228,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             The fitted classifier.
         """
         X, y = indexable(X, y)
-        y, classes = _check_binary_y(y, type(self).__name__)
+        y, classes, _ = check_binary_y(y, owner=type(self).__name__)
         check_consistent_length(X, y)
         sample_weight = check_weights(sample_weight, y.shape[0])
         estimator = self._get_estimator()
@@ -257,7 +253,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self.classes_ = classes
 
         if frozen:
-            method = _resolve_response_method(estimator, "auto")
+            method = resolve_response_method(estimator, "auto")
             scores = _binary_scores(estimator, X, method)
             estimators = [estimator]
             calibrators = [clone(calibrator).fit(scores, labels, sample_weight)]

@@ -7,7 +7,7 @@ skcalib and running the in-memory paths never imports them.
 How the block summary is distributed
 ------------------------------------
 PAV of contiguous score ranges solved separately, followed by PAV over the
-concatenated blocks in score order, equals PAV of the whole (SPEC §2): the
+concatenated blocks in score order, equals PAV of the whole: the
 global isotonic solution is constant on every block of every range, so the
 range blocks are just coarser points. :func:`dask_pav_blocks` therefore makes
 two passes over the data:
@@ -1039,7 +1039,7 @@ def dask_class_reduce(
 def dask_prior_weighted_objective(
     y_true, llr, sample_weight=None, *, alpha, beta, prior=0.5, pos_label=None
 ) -> float:
-    """Prior-weighted Beta-family objective ``Cbar`` (SPEC §4) of Dask inputs.
+    """Prior-weighted Beta-family objective ``Cbar`` of Dask inputs.
 
     The Dask counterpart of ``skcalib._special.prior_weighted_objective``
     (unnormalized), with the metrics' input validation, in one pass: each

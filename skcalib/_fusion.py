@@ -20,15 +20,19 @@ from ._dask import is_dask_collection
 from ._solver import (
     MAX_LLR_RANGE,
     ArrayData,
-    binary_summary,
     fit_standardizer,
     minimize,
     rule_terms,
 )
 from ._special import logit
 from .utils._sklearn_compat import Interval
+from .utils._stats import class_totals
 
 __all__ = ["ProperScoringFusion"]
+
+
+def _chunk_class_totals(chunk):
+    return np.array(class_totals(chunk[1], chunk[2]))
 
 
 def _llr_class_extremes(coef, intercept, chunk):
@@ -125,8 +129,13 @@ class FusionObjective:
         signs, the target mask and the weights times the class factors."""
         X, t, w = chunk[:3]
         n = X.shape[0]
+        X = X.reshape(n, -1)
         Ut = np.empty((n, self.n_params))
-        Ut[:, :-1] = self.standardizer.transform(X).reshape(n, -1)
+        # by blocks of rows: X may be column-major (as validated), Ut is not
+        for start in range(0, n, self.chunk_size):
+            rows = slice(start, start + self.chunk_size)
+            Ut[rows, :-1] = X[rows]
+            self.standardizer.transform(Ut[rows, :-1], copy=False)  # in place
         Ut[:, -1] = 1.0
         v = np.where(t, self.class_factors[0], self.class_factors[1])
         if w is not None:
@@ -339,18 +348,16 @@ class ProperScoringFusion(BaseCalibrator):
         if sample_weight is not None and not (sample_weight > 0).all():
             keep = sample_weight > 0
             X, is_target, sample_weight = X[keep], is_target[keep], sample_weight[keep]
-        return self._fit_source(
-            ArrayData(np.ascontiguousarray(X), is_target, sample_weight)
-        )
+        return self._fit_source(ArrayData(X, is_target, sample_weight))
 
     def _fit_source(self, data):
         """Fit on a data source of ``(X, is_target, sample_weight)`` chunks."""
-        summary = binary_summary(data)
+        w_tar, w_non = data.reduce(_chunk_class_totals)
         std = fit_standardizer(data)
         p = float(self.p_target)
         objective = FusionObjective(
             standardizer=std,
-            class_factors=(p / summary.w_tar, (1.0 - p) / summary.w_non),
+            class_factors=(p / w_tar, (1.0 - p) / w_non),
             alpha=float(self.alpha),
             beta=float(self.beta),
             tau=logit(p),
@@ -400,7 +407,7 @@ class ProperScoringFusion(BaseCalibrator):
             ``X @ coef_ + intercept_`` (natural log).
         """
         if is_dask_collection(X):
-            return self._dask_apply("transform", X)
+            return self._dask_apply("decision_function", X)[:, None]
         X, _ = self._validate_X(X)
         return self._transform(X)
 

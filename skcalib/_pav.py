@@ -2,7 +2,7 @@
 
 Everything in skcalib that needs isotonic regression, PAV-LLRs or the ROC
 convex hull calls :func:`pav_blocks` and derives its result from the returned
-:class:`BlockSummary` (SPEC §2). Functions here take clean arrays (float64
+:class:`BlockSummary`. Functions here take clean arrays (float64
 scores, boolean labels, optional positive float64 weights) and do math only;
 validation lives in the public wrappers.
 

@@ -11,6 +11,7 @@ from scipy.special import logit as _logit
 from ._base import BaseCalibrator
 from ._pav import BlockSummary, block_llr, block_proba, pav_blocks
 from .utils._sklearn_compat import Interval, StrOptions
+from .utils._stats import class_totals
 
 __all__ = ["PAVCalibrator", "PAVLLRCalibrator"]
 
@@ -88,18 +89,23 @@ class _BasePAVCalibrator(BaseCalibrator):
         """Calibrated output of each block (probability or LLR)."""
         raise NotImplementedError
 
+    # The ``extremes`` policy lives here: ``'succession'`` adds its virtual
+    # trials to the blocks (``_pseudo_count``), ``'bound'`` clips the block
+    # LLRs (``_extreme_llr``), ``'raw'`` does neither.
     @property
     def _pseudo_count(self):
         """Weight of each virtual trial of the rule of succession (or 0)."""
         return self._virtual_trial_weight if self.extremes == "succession" else 0.0
 
+    def _extreme_llr(self, blocks: BlockSummary, n_tar: float, n_non: float):
+        """Block LLRs under the ``extremes`` policy."""
+        llr = block_llr(blocks, n_tar, n_non)
+        if self.extremes == "bound":
+            llr = np.clip(llr, -self.max_abs_llr, self.max_abs_llr)
+        return llr
+
     def _fit(self, X, is_target, sample_weight):
-        if sample_weight is None:
-            n_tar = float(np.count_nonzero(is_target))
-            n_non = float(is_target.shape[0]) - n_tar
-        else:
-            n_tar = float(sample_weight[is_target].sum())
-            n_non = float(sample_weight[~is_target].sum())
+        n_tar, n_non = class_totals(is_target, sample_weight)
         blocks = [
             pav_blocks(
                 X[:, j], is_target, sample_weight, pseudo_count=self._pseudo_count
@@ -296,9 +302,9 @@ class PAVCalibrator(_BasePAVCalibrator):
     """Isotonic (PAV) calibration to probabilities.
 
     Fits the isotonic regression of the target indicator on the scores with
-    the pool-adjacent-violators algorithm. By Brümmer & du Preez (000) the
+    the pool-adjacent-violators algorithm. By Brümmer & du Preez [1]_ the
     PAV solution minimizes every regular binary proper scoring rule among
-    monotone maps; by Fawcett & Niculescu-Mizil (001) its blocks are the
+    monotone maps; by Fawcett & Niculescu-Mizil [2]_ its blocks are the
     segments of the ROC convex hull.
 
     With default settings predictions equal scikit-learn's
@@ -387,9 +393,7 @@ class PAVCalibrator(_BasePAVCalibrator):
     def _block_values(self, blocks, n_tar, n_non):
         if self.extremes == "raw":
             return block_proba(blocks)
-        llr = block_llr(blocks, n_tar, n_non)
-        if self.extremes == "bound":
-            llr = np.clip(llr, -self.max_abs_llr, self.max_abs_llr)
+        llr = self._extreme_llr(blocks, n_tar, n_non)
         return expit(llr + _logit(n_tar / (n_tar + n_non)))
 
 
@@ -397,7 +401,7 @@ class PAVLLRCalibrator(_BasePAVCalibrator):
     """PAV calibration to log-likelihood-ratios (PAV-LLR).
 
     The PAV-LLR of a block is its target/non-target weight ratio divided by
-    the prior odds of the calibration data (000 §5). It is optimal for every
+    the prior odds of the calibration data [1]_. It is optimal for every
     proper scoring rule *and every prior*, and does not depend on the class
     proportions of the calibration data. ``transform`` returns natural-log
     LLRs, linearly interpolated between knots in the LLR domain.
@@ -496,10 +500,7 @@ class PAVLLRCalibrator(_BasePAVCalibrator):
         )
 
     def _block_values(self, blocks, n_tar, n_non):
-        llr = block_llr(blocks, n_tar, n_non)
-        if self.extremes == "bound":
-            llr = np.clip(llr, -self.max_abs_llr, self.max_abs_llr)
-        return llr
+        return self._extreme_llr(blocks, n_tar, n_non)
 
 
 PAVCalibrator.__doc__ = PAVCalibrator.__doc__.replace("{notes}", _PAV_NOTES)

@@ -19,7 +19,7 @@ __all__ = ["PlattCalibrator"]
 class PlattCalibrator(_AffineCalibrator):
     """Platt scaling: a sigmoid of an affine map of the score.
 
-    Fits ``p = sigmoid(a s + b)`` by maximum likelihood (Platt 1999; 002),
+    Fits ``p = sigmoid(a s + b)`` by maximum likelihood (Platt [1]_, Rakotomalala [2]_),
     against Platt's smoothed targets by default. ``transform`` returns
     probabilities (at the calibration set's class proportions).
 
@@ -93,12 +93,13 @@ class PlattCalibrator(_AffineCalibrator):
     ----------
     .. [1] J. Platt, "Probabilistic outputs for support vector machines and
        comparisons to regularized likelihood methods", 1999.
-    .. [2] R. Rakotomalala, "Normalisation des scores" (seed 002).
+    .. [2] R. Rakotomalala, "Normalisation des scores", course notes
+       (Platt scaling and isotonic calibration).
 
     Examples
     --------
     >>> import numpy as np
-    >>> from skcalib._platt import PlattCalibrator
+    >>> from skcalib import PlattCalibrator
     >>> scores = np.array([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 3.0])
     >>> y = np.array([0, 0, 1, 0, 1, 0, 1, 1])
     >>> cal = PlattCalibrator().fit(scores, y)

@@ -1,7 +1,8 @@
 """A classifier's scores as a transformer, with honest out-of-fold training scores.
 
 :class:`ScoreTransformer` turns a binary classifier into a one-column
-transformer so that a calibrator can follow it in a ``Pipeline`` (SPEC §6).
+transformer so that a calibrator can follow it in a ``Pipeline`` (user guide:
+*Calibrating a classifier*).
 ``fit_transform`` returns *out-of-fold* scores (each sample scored by a model
 that never saw it), which is what the next step of a pipeline is trained on;
 ``transform`` uses the model fitted on all the data. The cross-fitting helper
@@ -21,114 +22,35 @@ from sklearn.base import (
     clone,
 )
 from sklearn.model_selection import check_cv
-from sklearn.utils import _safe_indexing, assert_all_finite, get_tags, indexable
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils import get_tags, indexable
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import (
     check_consistent_length,
     check_is_fitted,
-    column_or_1d,
     has_fit_parameter,
 )
 
+from .utils._response import binary_response, resolve_response_method
 from .utils._sklearn_compat import (
     ClassifierTags,
     HasMethods,
     StrOptions,
     _check_method_params,
     _fit_context,
+    _safe_indexing,
 )
-from .utils._validation import check_weights
+from .utils._validation import check_binary_y, check_weights
 
 __all__ = ["ScoreTransformer"]
 
-#: Probabilities are floored at the smallest normal double before taking logs,
-#: so log-odds computed from ``predict_proba`` stay finite:
-#: ``|score| <= log(1 / tiny) ~= 708.4``. Only probabilities that are exactly
-#: 0 (or below 2.2e-308) are affected; anything representable keeps its value.
-_PROBA_FLOOR = float(np.finfo(np.float64).tiny)
-
-
-def _check_binary_y(y, owner: str):
-    """Validate a binary classification target; return ``(y_1d, classes)``."""
-    y = column_or_1d(y, warn=True)
-    if y.shape[0] == 0:
-        raise ValueError(
-            f"Found array with 0 sample(s) (shape={y.shape}) while a minimum of 1 "
-            f"is required by {owner}."
-        )
-    if y.dtype.kind in "fc":
-        assert_all_finite(y, input_name="y")
-    try:
-        classes = np.unique(y)
-    except TypeError as exc:
-        raise ValueError(
-            f"`y` mixes label types that cannot be compared: {exc}"
-        ) from exc
-    # The target type of a 1-D y is that of its distinct values: checking
-    # those is O(n_classes) instead of another O(n) pass over y.
-    check_classification_targets(classes)
-    if classes.shape[0] > 2:
-        raise ValueError(
-            "Only binary classification is supported. The type of the target is "
-            f"{type_of_target(classes, input_name='y')}: `y` has {classes.shape[0]} "
-            f"classes. {owner} does not calibrate multiclass problems yet; "
-            "calibrate one-vs-rest scores separately."
-        )
-    if classes.shape[0] < 2:
-        raise ValueError(
-            f"{owner} needs samples of 2 classes in `y`; got 1 class ({classes[0]!r})."
-        )
-    return y, classes
-
-
-def _resolve_response_method(estimator, response_method: str) -> str:
-    """The scoring method to call on a fitted ``estimator``."""
-    if response_method == "auto":
-        for name in ("decision_function", "predict_proba"):
-            if hasattr(estimator, name):
-                return name
-        raise ValueError(
-            f"{type(estimator).__name__} has neither `decision_function` nor "
-            "`predict_proba`; a score transformer needs one of them."
-        )
-    if not hasattr(estimator, response_method):
-        raise ValueError(
-            f"`response_method`={response_method!r} is not available on "
-            f"{type(estimator).__name__}."
-        )
-    return response_method
-
 
 def _binary_scores(estimator, X, method: str) -> np.ndarray:
-    """One score per sample from a fitted binary classifier, float64 (n,).
+    """One score per sample, higher favouring ``estimator.classes_[1]``.
 
-    Higher favours ``estimator.classes_[1]``, scikit-learn's convention for
-    ``decision_function``; with ``predict_proba`` the score is the log-odds
-    ``log p1 - log p0`` (both columns, which is more accurate near 0 and 1
-    than ``logit(p1)``), each probability floored at :data:`_PROBA_FLOOR`.
+    ``decision_function`` as it is; ``predict_proba`` as log-odds
+    (:func:`~skcalib.utils._response.binary_response` with ``proba='log_odds'``).
     """
-    if method == "decision_function":
-        scores = np.asarray(estimator.decision_function(X), dtype=np.float64)
-        if scores.ndim == 2 and scores.shape[1] == 1:
-            scores = scores[:, 0]
-        if scores.ndim != 1:
-            raise ValueError(
-                f"{type(estimator).__name__}.decision_function returned shape "
-                f"{scores.shape}; a binary classifier must return one score per "
-                "sample."
-            )
-        return scores
-    proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
-    if proba.ndim != 2 or proba.shape[1] != 2:
-        raise ValueError(
-            f"{type(estimator).__name__}.predict_proba returned shape "
-            f"{proba.shape}; expected (n_samples, 2). Was it fitted on a single "
-            "class (a cross-validation fold without one of the classes)?"
-        )
-    return np.log(np.maximum(proba[:, 1], _PROBA_FLOOR)) - np.log(
-        np.maximum(proba[:, 0], _PROBA_FLOOR)
-    )
+    return binary_response(estimator, X, method, proba="log_odds")
 
 
 def _fit_and_score(estimator, X, y, train, test, sample_weight, fit_params, method):
@@ -146,7 +68,7 @@ def _fit_and_score(estimator, X, y, train, test, sample_weight, fit_params, meth
     if sw_train is not None:
         params["sample_weight"] = sw_train
     estimator.fit(X_train, y_train, **params)
-    resolved = _resolve_response_method(estimator, method)
+    resolved = resolve_response_method(estimator, method)
     if test is None:
         return estimator, None, resolved
     scores = _binary_scores(estimator, _safe_indexing(X, test), resolved)
@@ -263,7 +185,7 @@ class ScoreTransformer(
     as well. In ``make_pipeline(ScoreTransformer(clf), calibrator)`` the
     calibrator is therefore trained on honest scores, the scores the classifier
     gives to data it has not seen, while prediction uses the classifier
-    trained on all the data (SPEC §6).
+    trained on all the data.
 
     Parameters
     ----------
@@ -356,7 +278,7 @@ class ScoreTransformer(
 
     def _prepare_fit(self, X, y, sample_weight):
         X, y = indexable(X, y)
-        y, classes = _check_binary_y(y, type(self).__name__)
+        y, classes, _ = check_binary_y(y, owner=type(self).__name__)
         check_consistent_length(X, y)
         sample_weight = check_weights(sample_weight, y.shape[0])
         sample_weight = _estimator_weights(

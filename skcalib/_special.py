@@ -4,10 +4,11 @@ Everything here works on log-odds, never on probabilities, so that LLRs of
 +/-700 and beyond (posteriors within 1e-300 of 0 or 1) and infinite LLRs give
 the right limits without numpy warnings.
 
-The Beta family (SPEC §4; Brümmer & Doddington, 003) in the log-odds domain
-----------------------------------------------------------------------------
+The Beta family (Brümmer & Doddington) in the log-odds domain
+-------------------------------------------------------------
 With posterior log-odds ``x = llr + logit(prior)`` and ``q = sigmoid(x)``,
-substituting ``c = sigmoid(t)`` in the integrals of SPEC §4 gives
+substituting ``c = sigmoid(t)`` in the Beta-weighted integrals of the rules
+(user guide: *Affine calibration on a proper scoring rule*) gives
 
 .. math::
 
@@ -34,8 +35,10 @@ converges fast and scipy is accurate:
   for ``p != 1`` and ``F(q) = log q + sum_k (1-r)_k q^k / (k k!)`` for
   ``p = 1``; this diverges properly (to ``+inf``) when ``p <= 1``.
 
-The closed forms of 003 eqs. 12-15 are used directly for ``(1/2, 1/2)``,
-``(1, 1)``, ``(2, 2)`` and ``(2, 1)`` (and its mirror ``(1, 2)``).
+The closed forms of eqs. 12-15 of N. Brümmer and G. Doddington,
+"Likelihood-ratio calibration using prior-weighted proper scoring rules"
+(Interspeech 2013), are used directly for ``(1/2, 1/2)``, ``(1, 1)``,
+``(2, 2)`` and ``(2, 1)`` (and its mirror ``(1, 2)``).
 """
 
 from __future__ import annotations
@@ -240,7 +243,7 @@ def beta_rule_costs(llr, *, alpha, beta, prior=0.5):
     llr : array-like
         Natural-log likelihood ratios; +/-inf allowed.
     alpha, beta : float
-        Rule parameters, both > 0 (SPEC §4).
+        Rule parameters, both > 0 (the Beta family, see References).
     prior : float, default=0.5
         Target prior; the posterior is ``q = sigmoid(llr + logit(prior))``.
 
@@ -265,7 +268,7 @@ def beta_rule_costs(llr, *, alpha, beta, prior=0.5):
     References
     ----------
     .. [1] N. Brümmer and G. Doddington, "Likelihood-ratio calibration using
-       prior-weighted proper scoring rules", Interspeech 2013 (seed 003).
+       prior-weighted proper scoring rules", Interspeech 2013.
 
     Examples
     --------

@@ -4,30 +4,27 @@ Distributed results are compared with the in-memory kernel and estimators on
 the same data, computed on a real two-worker ``LocalCluster``.
 """
 
+import importlib
 import subprocess
 import sys
 import textwrap
 import warnings
 
+import dask
+import dask.array as da
+import dask.dataframe as dd
+import distributed
 import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
 from skcalib import PAVCalibrator, PAVLLRCalibrator
-from skcalib._pav import BlockSummary, pav_blocks, pav_merge, pav_points
-from skcalib._special import prior_weighted_objective
-
-dask = pytest.importorskip("dask")
-da = pytest.importorskip("dask.array")
-dd = pytest.importorskip("dask.dataframe")
-distributed = pytest.importorskip("distributed")
-pd = pytest.importorskip("pandas")
-pa = pytest.importorskip("pyarrow")
-pq = pytest.importorskip("pyarrow.parquet")
-
-from skcalib._dask import (  # noqa: E402
+from skcalib._dask import (
     _split_partition,
     dask_block_summary,
     dask_error_rates,
@@ -35,6 +32,8 @@ from skcalib._dask import (  # noqa: E402
     dask_prior_weighted_objective,
     is_dask_collection,
 )
+from skcalib._pav import BlockSummary, pav_blocks, pav_merge, pav_points
+from skcalib._special import prior_weighted_objective
 
 HYPOTHESIS = settings(derandomize=True, database=None, deadline=None, max_examples=40)
 
@@ -102,27 +101,15 @@ def test_in_memory_paths_never_import_dask():
         PAVLLRCalibrator().fit(s.reshape(-1, 1), y).transform(s.reshape(-1, 1))
         assert not is_dask_collection(s)
         assert not any_dask_collection(s, y, None)
-        try:
-            import skcalib.metrics as m
-        except ImportError:
-            m = None
-        for name in ["min_dcf", "eer", "min_cllr", "rocch"]:
-            f = getattr(m, name, None)
-            if f is not None:
-                kw = {"p_target": 0.5} if name == "min_dcf" else {}
-                f(y, s, **kw)
-        for name in ["cllr", "actual_dcf"]:
-            f = getattr(m, name, None)
-            if f is not None:
-                kw = {"p_target": 0.5} if name == "actual_dcf" else {}
-                f(y, s, **kw)
-        if hasattr(m, "bayes_error_curve"):
-            m.bayes_error_curve(y, s, [-1.0, 0.0])
-            m.beta_rule_loss(y, s, alpha=2.0, beta=1.0)
-        for name in ["PlattCalibrator", "ProperScoringAffineCalibrator"]:
-            cls = getattr(skcalib, name, None)
-            if cls is not None:
-                cls().fit(s, y).transform(s)
+        import skcalib.metrics as m
+        for f in [m.min_cllr, m.eer, m.rocch, m.cllr]:
+            f(y, s)
+        m.min_dcf(y, s, p_target=0.5)
+        m.actual_dcf(y, s, p_target=0.5)
+        m.bayes_error_curve(y, s, [-1.0, 0.0])
+        m.beta_rule_loss(y, s, alpha=2.0, beta=1.0)
+        for cls in [skcalib.PlattCalibrator, skcalib.ProperScoringAffineCalibrator]:
+            cls().fit(s, y).transform(s)
         loaded = sorted(k for k in sys.modules if k.split(".")[0] in
                         ("dask", "distributed"))
         assert not loaded, loaded
@@ -504,7 +491,7 @@ def test_error_rates_equal_brute_force(client, weighted):
 
 
 def parametric(name, **params):
-    module = pytest.importorskip(name.rsplit(".", 1)[0])
+    module = importlib.import_module(name.rsplit(".", 1)[0])
     return getattr(module, name.rsplit(".", 1)[1])(**params)
 
 

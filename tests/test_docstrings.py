@@ -8,13 +8,12 @@ misreads summaries that start with a noun, such as "Bayes decisions ...").
 
 import inspect
 
+import numpydoc.validate as numpydoc_validate
 import pytest
 
 import skcalib
 import skcalib.datasets
 import skcalib.metrics
-
-numpydoc_validate = pytest.importorskip("numpydoc.validate")
 
 CHECKED = {
     "GL02",  # closing quotes on their own line

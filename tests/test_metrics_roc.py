@@ -12,7 +12,7 @@ from skcalib.metrics import eer, min_dcf, rocch
 
 HYP = settings(derandomize=True, database=None, deadline=None, max_examples=40)
 
-# Fawcett & Niculescu-Mizil (001), Table I
+# Fawcett & Niculescu-Mizil, "PAV and the ROC convex hull" (2007), Table I
 TABLE1_S = [0.9, 0.8, 0.7, 0.6, 0.55, 0.5, 0.45, 0.4, 0.35, 0.3, 0.27, 0.2, 0.18]
 TABLE1_S += [0.1, 0.02]
 TABLE1_Y = [1, 1, 0, 1, 1, 1, 0, 1, 1, 0, 1, 0, 0, 1, 0]
@@ -93,7 +93,7 @@ def test_errors():
 # --------------------------------------------------------------- correctness
 def test_table1_hull():
     pmiss, pfa = rocch(TABLE1_Y, TABLE1_S)
-    # PAV blocks of Table I (001): probabilities 1, 3/4, 2/3, 1/2, 1/3, 0 with
+    # PAV blocks of Table I: probabilities 1, 3/4, 2/3, 1/2, 1/3, 0 with
     # (tar, non) = (2,0), (3,1), (2,1), (1,1), (1,2), (0,1); 9 targets, 6 non.
     cum_tar = np.cumsum([0, 0, 1, 1, 2, 3, 2])
     cum_non = np.cumsum([0, 1, 2, 1, 1, 1, 0])

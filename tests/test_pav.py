@@ -20,7 +20,7 @@ from skcalib._pav import (
 
 HYP = settings(derandomize=True, database=None, deadline=None, max_examples=60)
 
-# Fawcett & Niculescu-Mizil (001), Table I
+# Fawcett & Niculescu-Mizil, "PAV and the ROC convex hull" (2007), Table I
 TABLE1_S = np.array(
     [0.9, 0.8, 0.7, 0.6, 0.55, 0.5, 0.45, 0.4, 0.35, 0.3, 0.27, 0.2, 0.18, 0.1, 0.02]
 )
@@ -187,7 +187,7 @@ def test_block_llr_signs_and_infinities():
 
 
 def test_merge_of_contiguous_ranges_equals_global_pav():
-    """SPEC §2: PAV per contiguous score range, then PAV of the blocks."""
+    """PAV per contiguous score range, then PAV of the blocks, is PAV of all."""
     rng = np.random.default_rng(6)
     s, y, w = _random_data(rng, 2000, weights=True)
     whole = pav_blocks(s, y, w)
@@ -228,7 +228,7 @@ def _prep(data):
 
 
 def _losses(p, y, w):
-    """Brier, logarithmic and boosting rules (000) of probabilities p."""
+    """Brier, logarithmic and boosting rules (Brümmer & du Preez) of p."""
     with np.errstate(divide="ignore", invalid="ignore"):
         brier = np.where(y, (1 - p) ** 2, p**2)
         log = np.where(y, -np.log(p), -np.log1p(-p))
@@ -289,7 +289,7 @@ def test_rocch_vertices_are_the_convex_hull(data):
 @HYP
 @given(scores_and_labels, st.floats(0.01, 100.0))
 def test_pav_llr_independent_of_class_proportions(data, factor):
-    """000 §5: reweighting all targets leaves the PAV-LLRs unchanged."""
+    """Reweighting all targets leaves the PAV-LLRs unchanged (Brümmer & du Preez)."""
     s, y, w = _prep(data)
     b1 = pav_blocks(s, y, w)
     w2 = np.where(y, w * factor, w)

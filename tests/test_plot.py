@@ -3,11 +3,11 @@
 import subprocess
 import sys
 
+import matplotlib as mpl
 import numpy as np
 import pytest
 from scipy.special import expit, logit
 
-mpl = pytest.importorskip("matplotlib")
 mpl.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from sklearn.isotonic import IsotonicRegression  # noqa: E402
@@ -30,7 +30,7 @@ from skcalib.metrics._plot import (  # noqa: E402
     ROCConvexHullDisplay,
 )
 
-# Table I of Fawcett & Niculescu-Mizil (001): scores, labels, PAV probabilities.
+# Table I of Fawcett & Niculescu-Mizil: scores, labels, PAV probabilities.
 S001 = np.array(
     [0.9, 0.8, 0.7, 0.6, 0.55, 0.5, 0.45, 0.4, 0.35, 0.3, 0.27, 0.2, 0.18, 0.1, 0.02]
 )
@@ -90,7 +90,7 @@ def test_input_errors(gaussian):
         ROCConvexHullDisplay.from_estimator(
             PAVCalibrator().fit(s, y), s, y, response_method="predict"
         )
-    with pytest.raises(ValueError, match="none of the response methods"):
+    with pytest.raises(ValueError, match="'decision_function' is not available"):
         BayesErrorDisplay.from_estimator(object(), s, y)
 
 
@@ -219,7 +219,7 @@ def test_bayes_error_display_infinite_llr():
 
 def test_rocch_display_001_example():
     disp = ROCConvexHullDisplay.from_predictions(Y001, S001, name="001")
-    # hull vertices (001 Fig. 2), from (0, 0) to (1, 1)
+    # hull vertices (Fawcett & Niculescu-Mizil, Fig. 2), from (0, 0) to (1, 1)
     n_tar, n_non = 9, 6
     expected_tpr = np.array([0, 2, 5, 7, 8, 9, 9]) / n_tar
     expected_fpr = np.array([0, 0, 1, 2, 3, 5, 6]) / n_non
@@ -238,6 +238,35 @@ def test_rocch_display_001_example():
     np.testing.assert_allclose(p, disp.pav_proba)
     # and PAV-calibrated probabilities of the instances are those of Table I
     np.testing.assert_allclose(PAVCalibrator().fit(S001, Y001).transform(S001), P001)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_rocch_display_runs_the_kernel_once(gaussian, weighted, monkeypatch):
+    """The empirical ROC, the hull and the PAV groups come from one kernel run."""
+    import skcalib._pav as kernel
+
+    s, y, _ = gaussian
+    calls = {"sort": 0, "pav": 0}
+
+    def counted(name, key):
+        original = getattr(kernel, name)
+
+        def wrapper(*args, **kwargs):
+            calls[key] += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(kernel, name, wrapper)
+
+    counted("_points_unweighted", "sort")
+    counted("_points_weighted", "sort")
+    counted("pav_merge", "pav")
+    w = np.linspace(0.5, 2.0, s.shape[0]) if weighted else None
+    disp = ROCConvexHullDisplay.from_predictions(y, s, sample_weight=w)
+    assert calls == {"sort": 1, "pav": 1}
+    monkeypatch.undo()
+    pmiss, pfa = rocch(y, s, sample_weight=w)
+    np.testing.assert_array_equal(disp.hull_fpr, pfa[::-1])
+    np.testing.assert_array_equal(disp.hull_tpr, 1 - pmiss[::-1])
 
 
 def test_rocch_display_matches_rocch_and_roc(gaussian):
@@ -410,7 +439,7 @@ def test_rocch_display_properties(rows):
     # PAV probabilities strictly decrease along the hull (increasing fpr)
     assert (np.diff(d.pav_proba) < 0).all()
     assert len(d.pav_proba) == len(d.hull_fpr) - 1
-    # each segment's PAV probability from its slope (001)
+    # each segment's PAV probability from its slope (Fawcett & Niculescu-Mizil)
     dx, dy = np.diff(d.hull_fpr), np.diff(d.hull_tpr)
     skew = y.sum() / (~y).sum()
     # p = slope*skew / (1 + slope*skew) = dy*skew / (dx + dy*skew)

@@ -27,20 +27,21 @@ from sklearn.utils.estimator_checks import (
     parametrize_with_checks,
 )
 
-from skcalib._pav_calibrators import PAVCalibrator, PAVLLRCalibrator
-from skcalib._score_transformer import ScoreTransformer, _cross_fit
+from skcalib import (
+    PAVCalibrator,
+    PAVLLRCalibrator,
+    PlattCalibrator,
+    ProperScoringAffineCalibrator,
+    ScoreTransformer,
+)
+from skcalib._score_transformer import _cross_fit
 
-try:  # the parametric calibrators live in modules written in parallel
-    from skcalib._platt import PlattCalibrator
-except ImportError:  # pragma: no cover
-    PlattCalibrator = None
-try:
-    from skcalib._affine import ProperScoringAffineCalibrator
-except ImportError:  # pragma: no cover
-    ProperScoringAffineCalibrator = None
-
-CALIBRATORS = [PAVCalibrator, PAVLLRCalibrator]
-CALIBRATORS += [c for c in (PlattCalibrator, ProperScoringAffineCalibrator) if c]
+CALIBRATORS = [
+    PAVCalibrator,
+    PAVLLRCalibrator,
+    PlattCalibrator,
+    ProperScoringAffineCalibrator,
+]
 
 
 def _data(n=300, d=4, seed=0):
@@ -288,7 +289,7 @@ def test_pickle_and_clone():
 
 
 def test_get_feature_names_out_and_pandas_output():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     X, y = _data()
     frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
     st = ScoreTransformer(LogisticRegression()).set_output(transform="pandas")

@@ -354,7 +354,10 @@ def build_parser() -> argparse.ArgumentParser:
             f"{_DEMO_MIN_SAMPLES} (default {default})",
         )
     de.add_argument(
-        "--random-state", type=int, default=0, help="seed of the data (default 0)"
+        "--random-state",
+        type=int,
+        default=0,
+        help="random state of the data (default 0)",
     )
     _add_application(de)
     de.add_argument(

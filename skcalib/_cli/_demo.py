@@ -33,10 +33,10 @@ def _draw(n_train: int, n_cal: int, n_test: int, random_state: int):
     """
     from ..datasets import make_waveform
 
-    seeds = np.random.RandomState(random_state).randint(0, 2**31 - 1, size=3)
+    states = np.random.RandomState(random_state).randint(0, 2**31 - 1, size=3)
     return [
-        make_waveform(n, return_llr=True, random_state=int(seed))
-        for n, seed in zip((n_train, n_cal, n_test), seeds, strict=True)
+        make_waveform(n, return_llr=True, random_state=int(state))
+        for n, state in zip((n_train, n_cal, n_test), states, strict=True)
     ]
 
 

@@ -184,9 +184,11 @@ def cmd_fuse(args) -> int:
         terms = " + ".join(
             f"{w:.6g} * {path}" for path, w in zip(args.train, model.coef_, strict=True)
         )
+        b = model.intercept_
         where = "" if args.out in (None, "-") else f"; written to {args.out}"
         print(
-            f"ProperScoringFusion: fused llr = {terms} + {model.intercept_:.6g}{where}",
+            f"ProperScoringFusion: fused llr = {terms} {'-' if b < 0 else '+'} "
+            f"{abs(b):.6g}{where}",
             file=sys.stderr,
         )
     return 0

@@ -1,4 +1,4 @@
-"""Multiclass Bayes decisions and their empirical Bayes risk (Cumani, 004)."""
+"""Multiclass Bayes decisions and their empirical Bayes risk (after Cumani)."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ from scipy.special import expit
 from .._dask import any_dask_collection
 from .._pav import block_llr, rocch_from_blocks
 from ..utils._sklearn_compat import Interval, validate_params
+from ..utils._stats import error_counts
 from ._common import (
     _application,
     _blocks_from_arrays,
@@ -23,23 +24,6 @@ __all__ = ["actual_dcf", "min_dcf", "bayes_error_curve"]
 _POS_LABEL = [Real, str, "boolean", None]
 _PROB = Interval(Real, 0, 1, closed="neither")
 _COST = Interval(Real, 0, None, closed="neither")
-
-
-def _actual_error_rates(is_target, llr, w, threshold):
-    """``(P_miss, P_fa)`` of the decisions ``llr >= threshold``."""
-    accept = llr >= threshold
-    tar_accepted = np.logical_and(accept, is_target)
-    if w is None:
-        n_tar = np.count_nonzero(is_target)
-        n_non = is_target.shape[0] - n_tar
-        n_tar_acc = np.count_nonzero(tar_accepted)
-        n_non_acc = np.count_nonzero(accept) - n_tar_acc
-        return (n_tar - n_tar_acc) / n_tar, n_non_acc / n_non
-    n_tar = np.add.reduce(w, where=is_target)
-    n_non = np.add.reduce(w, where=~is_target)
-    non_accepted = np.logical_and(accept, ~is_target, out=accept)
-    miss = n_tar - np.add.reduce(w, where=tar_accepted)
-    return max(miss, 0.0) / n_tar, np.add.reduce(w, where=non_accepted) / n_non
 
 
 @validate_params(
@@ -154,7 +138,9 @@ def actual_dcf(
         )
     else:
         is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
-        p_miss, p_fa = _actual_error_rates(is_target, x, w, threshold)
+        p_miss, p_fa = (
+            float(r[0]) for r in _error_rates(is_target, x, w, np.array([threshold]))
+        )
     if normalize:
         return float(_normalized_dcf(w_miss, w_fa, p_miss, p_fa))
     return float(w_miss * p_miss + w_fa * p_fa)
@@ -275,26 +261,9 @@ def _min_dcf_from_rates(pmiss, pfa, *, p_target, c_miss=1.0, c_fa=1.0, normalize
 
 
 def _error_rates(is_target, llr, w, thresholds):
-    """``P_miss`` and ``P_fa`` of the decisions ``llr >= t`` at each threshold.
-
-    One binning pass instead of a sort of the LLRs: each trial's bin is the
-    number of (sorted) thresholds at or below its LLR, and a trial lies below
-    threshold ``t_k`` exactly when its bin is at most ``k``.
-    """
-    order = np.argsort(thresholds, kind="stable")
-    n_thr = thresholds.shape[0]
-    bins = np.searchsorted(thresholds[order], llr, side="right")
-    # even bins count non-targets, odd bins targets, in one bincount
-    counts = np.bincount(
-        2 * bins + is_target, weights=w, minlength=2 * (n_thr + 1)
-    ).reshape(-1, 2)
-    below = np.cumsum(counts, axis=0)[:n_thr]
-    n_non, n_tar = counts.sum(axis=0)
-    p_miss = np.empty(n_thr)
-    p_fa = np.empty(n_thr)
-    p_miss[order] = below[:, 1] / n_tar
-    p_fa[order] = np.maximum(n_non - below[:, 0], 0.0) / n_non
-    return p_miss, p_fa
+    """``P_miss`` and ``P_fa`` of the decisions ``llr >= t`` at each threshold."""
+    misses, false_alarms, n_tar, n_non = error_counts(is_target, llr, w, thresholds)
+    return misses / n_tar, false_alarms / n_non
 
 
 @validate_params(

@@ -7,6 +7,11 @@ from numbers import Integral, Real
 import numpy as np
 
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
+from ..utils._stats import (
+    cumulative_quantiles,
+    sorted_cumulative,
+    weighted_quantiles,
+)
 from ..utils._validation import check_metric_inputs
 
 __all__ = ["expected_calibration_error"]
@@ -144,7 +149,7 @@ def _bin_ids_from_edges(p, w, n_bins, strategy):
     elif w is None:  # calibration_curve's (linear) quantiles exactly
         edges = np.quantile(p, q)
     else:
-        edges = _weighted_quantiles(*_sorted_cumulative(p, w), q)
+        edges = weighted_quantiles(p, w, q)
     return np.searchsorted(edges[1:-1], p)
 
 
@@ -169,12 +174,12 @@ def _bin_ids_by_bisection(p, w, n_bins, strategy):
         lo = np.clip(guess - 2, 0, n_bins - 1).astype(np.int64)
         hi = np.clip(guess + 2, 0, n_bins - 1).astype(np.int64)
     else:
-        xs, cum = (np.sort(p), None) if w is None else _sorted_cumulative(p, w)
+        xs, cum = (np.sort(p), None) if w is None else sorted_cumulative(p, w)
 
         def edge(m):
             if cum is None:
                 return np.quantile(xs, m * step)
-            return _weighted_quantiles(xs, cum, m * step)
+            return cumulative_quantiles(xs, cum, m * step)
 
         lo = np.zeros(p.shape[0], dtype=np.int64)
         hi = np.full(p.shape[0], n_bins - 1, dtype=np.int64)
@@ -187,16 +192,3 @@ def _bin_ids_by_bisection(p, w, n_bins, strategy):
         hi[active] = np.where(below, hi[active], mid - 1)
         active = active[lo[active] < hi[active]]
     return lo
-
-
-def _sorted_cumulative(x, w):
-    """``x`` sorted and the cumulative weights in that order."""
-    order = np.argsort(x, kind="stable")
-    return x[order], np.cumsum(w[order])
-
-
-def _weighted_quantiles(xs, cum, q):
-    """Inverted-CDF quantiles of sorted ``xs`` with cumulative weights ``cum``
-    (``np.percentile``'s ``'inverted_cdf'`` method for unit weights)."""
-    idx = np.searchsorted(cum, q * cum[-1], side="left")
-    return xs[np.clip(idx, 0, xs.shape[0] - 1)]

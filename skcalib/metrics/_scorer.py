@@ -24,6 +24,11 @@ import inspect
 
 import numpy as np
 
+from ..utils._response import (
+    binary_response,
+    pos_label_is_first,
+    resolve_response_method,
+)
 from ._dcf import actual_dcf, min_dcf
 from ._ece import expected_calibration_error
 from ._roc import eer
@@ -54,18 +59,6 @@ def _binary_classes(estimator):
     return classes
 
 
-def _one_column(x, estimator, method):
-    x = np.asarray(x)
-    if x.ndim == 2 and x.shape[1] == 1:
-        x = x[:, 0]
-    if x.ndim != 1:
-        raise ValueError(
-            f"{type(estimator).__name__}.{method} returned shape {x.shape}; a "
-            "binary scorer needs one score per sample."
-        )
-    return x
-
-
 class _CalibrationScorer:
     """A scikit-learn scorer (callable ``(estimator, X, y) -> float``).
 
@@ -83,32 +76,33 @@ class _CalibrationScorer:
         return f"get_scorer({self._name!r}{args})"
 
     def _response_values(self, estimator, X, pos_label, classes):
-        flip = classes is not None and pos_label == classes[0]
+        flip = pos_label_is_first(classes, pos_label)
         name = type(estimator).__name__
-        if self._response == "llr" or (
-            self._response == "score" and hasattr(estimator, "decision_function")
-        ):
+        if self._response == "llr":
             if not hasattr(estimator, "decision_function"):
                 raise ValueError(
                     f"The scorer {self._name!r} reads calibrated LLRs from "
                     f"`decision_function`, which {name} does not have. Put a "
                     "skcalib calibrator after the classifier."
                 )
-            x = estimator.decision_function(X)
-            x = _one_column(x, estimator, "decision_function")
-            return -x if flip else x
-        if not hasattr(estimator, "predict_proba"):
-            raise ValueError(
-                f"The scorer {self._name!r} needs `predict_proba` or "
-                f"`decision_function`, which {name} does not have."
-            )
-        proba = np.asarray(estimator.predict_proba(X))
-        if proba.ndim != 2 or proba.shape[1] != 2:
-            raise ValueError(
-                f"{name}.predict_proba returned shape {proba.shape}; a binary "
-                "scorer needs two columns."
-            )
-        return proba[:, 0] if flip else proba[:, 1]
+            method = "decision_function"
+        elif self._response == "score":
+            if not hasattr(estimator, "decision_function") and not hasattr(
+                estimator, "predict_proba"
+            ):
+                raise ValueError(
+                    f"The scorer {self._name!r} needs `predict_proba` or "
+                    f"`decision_function`, which {name} does not have."
+                )
+            method = resolve_response_method(estimator, "auto")
+        else:
+            if not hasattr(estimator, "predict_proba"):
+                raise ValueError(
+                    f"The scorer {self._name!r} needs `predict_proba`, which "
+                    f"{name} does not have."
+                )
+            method = "predict_proba"
+        return binary_response(estimator, X, method, flip=flip)
 
     def __call__(self, estimator, X, y_true, sample_weight=None, **kwargs):
         """Score ``estimator`` on ``(X, y_true)``: minus the metric's value."""

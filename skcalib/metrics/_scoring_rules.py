@@ -6,6 +6,7 @@ import math
 from numbers import Real
 
 import numpy as np
+from scipy.special import logit
 
 from .._dask import any_dask_collection
 from .._pav import block_llr
@@ -101,9 +102,19 @@ def _cllr_bits(llr, is_target, w) -> float:
 
 
 def _normalized_log_loss(llr, is_target, w, p_target) -> float:
-    return prior_weighted_objective(
-        llr, is_target, w, alpha=1.0, beta=1.0, prior=p_target
-    ) / uninformative_objective(1.0, 1.0, p_target)
+    """Prior-weighted log loss at ``p_target``, normalized by that of ``llr = 0``.
+
+    The Cllr loop on the posterior log-odds ``llr + logit(p_target)``; the
+    normalizer goes through the same loop (one target and one non-target
+    trial at ``logit(p_target)``), so ``llr = 0`` gives exactly 1.
+    """
+    shift = float(logit(p_target))
+    loss_tar, loss_non, n_tar, n_non = _cllr_sums(llr + shift, is_target, w)
+    ref_tar, ref_non, _, _ = _cllr_sums(
+        np.array([shift, shift]), np.array([True, False]), None
+    )
+    cost = p_target * (loss_tar / n_tar) + (1.0 - p_target) * (loss_non / n_non)
+    return float(cost / (p_target * ref_tar + (1.0 - p_target) * ref_non))
 
 
 @validate_params(

@@ -5,6 +5,7 @@ scikit-learn release that moves a helper breaks one file, not the package.
 """
 
 from sklearn.base import _fit_context
+from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import (
     HasMethods,
     Hidden,
@@ -19,6 +20,7 @@ from sklearn.utils.validation import _check_method_params, validate_data
 __all__ = [
     "_check_method_params",
     "_fit_context",
+    "_safe_indexing",
     "ClassifierTags",
     "HasMethods",
     "Hidden",

@@ -8,10 +8,12 @@ answer.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import check_consistent_length, column_or_1d
+from sklearn.utils import assert_all_finite, check_consistent_length, column_or_1d
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
 __all__ = [
     "check_binary_target",
+    "check_binary_y",
     "check_scores",
     "check_weights",
     "check_metric_inputs",
@@ -54,12 +56,7 @@ def check_binary_target(
         raise ValueError(f"`{name}` is empty; at least one sample is required.")
     if y.dtype.kind == "f" and np.isnan(y).any():
         raise ValueError(f"Input {name} contains NaN.")
-    try:
-        classes = _distinct_labels(y)
-    except TypeError as exc:
-        raise ValueError(
-            f"`{name}` mixes label types that cannot be compared: {exc}"
-        ) from exc
+    classes = _distinct_labels(y, name)
     if classes.shape[0] > 2:
         raise ValueError(
             f"`{name}` has {classes.shape[0]} classes ({_show(classes)}); "
@@ -90,12 +87,59 @@ def check_binary_target(
     return np.asarray(is_target, dtype=bool)
 
 
-def _distinct_labels(y: np.ndarray) -> np.ndarray:
+def check_binary_y(y, *, owner: str):
+    """Validate the target of a binary estimator (any two labels).
+
+    As scikit-learn's classifiers: ``classes`` are the sorted distinct labels
+    and ``classes[1]`` is the target class.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+    owner : str
+        Name of the estimator, for error messages.
+
+    Returns
+    -------
+    y : ndarray of shape (n_samples,)
+    classes : ndarray of shape (2,)
+    is_target : ndarray of shape (n_samples,), dtype=bool
+    """
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] == 0:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={y.shape}) while a minimum of 1 "
+            f"is required by {owner}."
+        )
+    if y.dtype.kind in "fc":
+        assert_all_finite(y, input_name="y")
+    classes = _distinct_labels(y, "y")
+    # The target type of a 1-D y is that of its distinct values: checking
+    # those is O(n_classes) instead of another O(n) pass over y.
+    check_classification_targets(classes)
+    if classes.shape[0] > 2:
+        raise ValueError(
+            "Only binary classification is supported. The type of the target is "
+            f"{type_of_target(classes, input_name='y')}: `y` must have 2 classes; "
+            f"got {classes.shape[0]} classes. {owner} does not calibrate "
+            "multiclass problems yet; calibrate one-vs-rest scores separately."
+        )
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{owner} needs samples of 2 classes in `y`; got 1 class "
+            f"({classes[0]!r}). Calibration needs both target and non-target "
+            "samples."
+        )
+    return y, classes, np.asarray(y == classes[1], dtype=bool)
+
+
+def _distinct_labels(y: np.ndarray, name: str) -> np.ndarray:
     """Sorted distinct values of ``y``, like ``np.unique`` but O(n) for numbers.
 
-    Binary numeric labels are the common case on large metric inputs; a min/max
-    pass (plus one comparison pass for non-consecutive values) avoids the sort
-    in ``np.unique``, which would otherwise dominate cheap metrics.
+    Binary numeric labels are the common case on large inputs; a min/max pass
+    (plus one comparison pass for non-consecutive values) avoids the sort in
+    ``np.unique``, which would otherwise dominate cheap metrics and fits.
+    Labels of types that cannot be compared are a ``ValueError``.
     """
     if y.dtype.kind == "b":
         present = [v for v, has in ((False, not y.all()), (True, y.any())) if has]
@@ -109,7 +153,12 @@ def _distinct_labels(y: np.ndarray) -> np.ndarray:
             np.count_nonzero(y == lo) + np.count_nonzero(y == hi) == y.shape[0]
         ):
             return np.array([lo, hi], dtype=y.dtype)
-    return np.unique(y)
+    try:
+        return np.unique(y)
+    except TypeError as exc:
+        raise ValueError(
+            f"`{name}` mixes label types that cannot be compared: {exc}"
+        ) from exc
 
 
 def _show(classes: np.ndarray) -> str:

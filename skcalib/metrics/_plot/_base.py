@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
+# the Display modules' road to an estimator's scores (one helper for the
+# displays, the scorers and the score transformer)
+from ...utils._response import estimator_scores as _estimator_scores  # noqa: F401
 
 
 def _check_matplotlib(caller: str):
@@ -23,56 +25,6 @@ def _get_ax(ax, caller: str):
     if ax is None:
         _, ax = plt.subplots()
     return ax, ax.figure
-
-
-def _estimator_scores(estimator, X, *, response_method, pos_label=None):
-    """Scores of a fitted binary estimator, higher favouring the target.
-
-    ``response_method`` is ``"decision_function"``, ``"predict_proba"`` or
-    ``"auto"`` (the first of the two that the estimator has). With
-    ``predict_proba`` the target column's probability is returned. The target
-    is ``pos_label`` if given, else ``classes_[1]``; a ``pos_label`` equal to
-    ``classes_[0]`` flips the decision function's sign.
-    """
-    if response_method == "auto":
-        methods = ["decision_function", "predict_proba"]
-    elif response_method in ("decision_function", "predict_proba"):
-        methods = [response_method]
-    else:
-        raise ValueError(
-            "`response_method` must be 'auto', 'decision_function' or "
-            f"'predict_proba'; got {response_method!r}."
-        )
-    method = next((m for m in methods if hasattr(estimator, m)), None)
-    if method is None:
-        raise ValueError(
-            f"{type(estimator).__name__} has none of the response methods "
-            f"{methods}; a fitted binary classifier or calibrator is needed."
-        )
-    classes = getattr(estimator, "classes_", None)
-    flip = False
-    if pos_label is not None and classes is not None and len(classes) == 2:
-        if pos_label not in list(classes):
-            raise ValueError(
-                f"`pos_label`={pos_label!r} is not a valid label: it must be one "
-                f"of {list(classes)}."
-            )
-        flip = pos_label == classes[0]
-    out = np.asarray(getattr(estimator, method)(X))
-    if method == "predict_proba":
-        if out.ndim != 2 or out.shape[1] != 2:
-            raise ValueError(
-                "`predict_proba` must return shape (n_samples, 2) for a binary "
-                f"problem; got {out.shape}."
-            )
-        return out[:, 0 if flip else 1]
-    if out.ndim == 2 and out.shape[1] == 1:
-        out = out[:, 0]
-    if out.ndim != 1:
-        raise ValueError(
-            f"`decision_function` must return shape (n_samples,); got {out.shape}."
-        )
-    return -out if flip else out
 
 
 def _metric_kwargs(sample_weight, pos_label) -> dict:

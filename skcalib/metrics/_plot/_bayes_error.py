@@ -90,7 +90,7 @@ class BayesErrorDisplay:
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> from skcalib.datasets import make_gaussian_scores
-    >>> from skcalib.metrics._plot import BayesErrorDisplay
+    >>> from skcalib.metrics import BayesErrorDisplay
     >>> scores, y, llr = make_gaussian_scores(500, random_state=0)
     >>> disp = BayesErrorDisplay.from_predictions(y, llr, name="true LLR")
     >>> disp = BayesErrorDisplay.from_predictions(

@@ -78,7 +78,7 @@ class CalibrationTransformDisplay:
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> from skcalib.datasets import make_gaussian_scores
-    >>> from skcalib.metrics._plot import CalibrationTransformDisplay
+    >>> from skcalib.metrics import CalibrationTransformDisplay
     >>> scores, y, llr = make_gaussian_scores(300, random_state=0)
     >>> disp = CalibrationTransformDisplay.from_predictions(
     ...     y, scores, llr, names=["true LLR"])

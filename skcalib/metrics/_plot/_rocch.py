@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..._pav import block_proba, pav_blocks, pav_points, rocch_from_blocks
+from ..._pav import block_proba, pav_finish, pav_points, rocch_from_blocks
 from ...utils._validation import check_metric_inputs
-from ._base import _estimator_scores, _get_ax, _metric_kwargs
+from ._base import _estimator_scores, _get_ax
 
 __all__ = ["ROCConvexHullDisplay"]
 
@@ -78,7 +78,7 @@ class ROCConvexHullDisplay:
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from skcalib.metrics._plot import ROCConvexHullDisplay
+    >>> from skcalib.metrics import ROCConvexHullDisplay
     >>> s = [.9, .8, .7, .6, .55, .5, .45, .4, .35, .3, .27, .2, .18, .1, .02]
     >>> y = [1, 1, 0, 1, 1, 1, 0, 1, 1, 0, 1, 0, 0, 1, 0]
     >>> disp = ROCConvexHullDisplay.from_predictions(y, s)
@@ -243,22 +243,22 @@ class ROCConvexHullDisplay:
         -------
         display : ROCConvexHullDisplay
         """
-        from .. import rocch
-
         is_target, scores, w = check_metric_inputs(
             y_true, y_score, sample_weight, pos_label=pos_label
         )
-        # Empirical ROC: the tie-pooled points before PAV, accumulated like
-        # the hull (a pooled pure run is a straight axis-parallel stretch of
-        # the curve, so the drawn curve is unchanged).
-        roc_pmiss, roc_pfa = rocch_from_blocks(pav_points(scores, is_target, w))
-        pmiss, pfa = rocch(y_true, y_score, **_metric_kwargs(sample_weight, pos_label))
-        blocks = pav_blocks(scores, is_target, w)
+        # One kernel run: the tie-pooled points before PAV give the empirical
+        # ROC (a pooled pure run is a straight axis-parallel stretch of the
+        # curve, so the drawn curve is unchanged), and PAV on the same points
+        # gives the blocks, whose cumulative rates are the hull (``rocch``).
+        points = pav_points(scores, is_target, w)
+        blocks = pav_finish(points)
+        roc_pmiss, roc_pfa = rocch_from_blocks(points)
+        pmiss, pfa = rocch_from_blocks(blocks)
         disp = cls(
             fpr=roc_pfa[::-1].copy(),
             tpr=1.0 - roc_pmiss[::-1],
-            hull_fpr=np.asarray(pfa, dtype=float)[::-1].copy(),
-            hull_tpr=1.0 - np.asarray(pmiss, dtype=float)[::-1],
+            hull_fpr=pfa[::-1].copy(),
+            hull_tpr=1.0 - pmiss[::-1],
             pav_proba=block_proba(blocks)[::-1].copy(),
             name=name,
         )

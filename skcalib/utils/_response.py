@@ -1,0 +1,134 @@
+"""Scores of a fitted binary estimator, higher favouring the target class.
+
+The one road from an estimator to a score vector, shared by the displays'
+``from_estimator``, the scorers, :class:`~skcalib.ScoreTransformer` and
+:class:`~skcalib.CalibratedClassifier`: which response method to call, one
+column per sample, and the sign flip (or other probability column) when the
+target is ``classes_[0]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "binary_response",
+    "estimator_scores",
+    "pos_label_is_first",
+    "resolve_response_method",
+]
+
+RESPONSE_METHODS = ("decision_function", "predict_proba")
+
+#: Probabilities are floored at the smallest normal double before taking logs,
+#: so log-odds computed from ``predict_proba`` stay finite:
+#: ``|score| <= log(1 / tiny) ~= 708.4``. Only probabilities that are exactly
+#: 0 (or below 2.2e-308) are affected; anything representable keeps its value.
+PROBA_FLOOR = float(np.finfo(np.float64).tiny)
+
+
+def resolve_response_method(estimator, response_method: str) -> str:
+    """The scoring method to call on a fitted ``estimator``.
+
+    ``'auto'`` is the first of ``decision_function`` and ``predict_proba``
+    that the estimator has.
+    """
+    name = type(estimator).__name__
+    if response_method == "auto":
+        for method in RESPONSE_METHODS:
+            if hasattr(estimator, method):
+                return method
+        raise ValueError(
+            f"{name} has neither `decision_function` nor `predict_proba`; a "
+            "fitted binary classifier or calibrator is needed."
+        )
+    if response_method not in RESPONSE_METHODS:
+        raise ValueError(
+            "`response_method` must be 'auto', 'decision_function' or "
+            f"'predict_proba'; got {response_method!r}."
+        )
+    if not hasattr(estimator, response_method):
+        raise ValueError(
+            f"`response_method`={response_method!r} is not available on {name}."
+        )
+    return response_method
+
+
+def pos_label_is_first(classes, pos_label) -> bool:
+    """Whether the target ``pos_label`` is ``classes[0]`` (scores then flip).
+
+    ``pos_label=None`` or unknown ``classes`` mean ``classes[1]``.
+    """
+    if pos_label is None or classes is None or len(classes) != 2:
+        return False
+    if pos_label not in list(classes):
+        raise ValueError(
+            f"`pos_label`={pos_label!r} is not a valid label: it must be one "
+            f"of {list(classes)}."
+        )
+    return bool(pos_label == classes[0])
+
+
+def binary_response(estimator, X, method: str, *, flip=False, proba="column"):
+    """One float64 score per sample from ``estimator.<method>(X)``.
+
+    Parameters
+    ----------
+    estimator : fitted binary estimator
+    X : array-like
+        Input of the estimator.
+    method : {'decision_function', 'predict_proba'}
+        A resolved response method (:func:`resolve_response_method`).
+    flip : bool, default=False
+        Whether the target is ``classes_[0]``: the decision function is
+        negated and the other probability column is used.
+    proba : {'column', 'log_odds'}, default='column'
+        With ``predict_proba``: the target's probability, or the log-odds
+        ``log p_target - log p_other`` (both columns, which is more accurate
+        near 0 and 1 than ``logit(p)``), each probability floored at
+        :data:`PROBA_FLOOR`.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_samples,)
+        Higher favours the target class.
+    """
+    name = type(estimator).__name__
+    out = np.asarray(getattr(estimator, method)(X), dtype=np.float64)
+    if method == "predict_proba":
+        if out.ndim != 2 or out.shape[1] != 2:
+            raise ValueError(
+                f"{name}.predict_proba returned shape {out.shape}; expected "
+                "(n_samples, 2) for a binary problem. Was it fitted on a single "
+                "class (a cross-validation fold without one of the classes)?"
+            )
+        target, other = (0, 1) if flip else (1, 0)
+        if proba == "column":
+            return out[:, target]
+        return np.log(np.maximum(out[:, target], PROBA_FLOOR)) - np.log(
+            np.maximum(out[:, other], PROBA_FLOOR)
+        )
+    if out.ndim == 2 and out.shape[1] == 1:
+        out = out[:, 0]
+    if out.ndim != 1:
+        raise ValueError(
+            f"{name}.{method} returned shape {out.shape}; a binary estimator "
+            "must return one score per sample."
+        )
+    return -out if flip else out
+
+
+def estimator_scores(
+    estimator, X, *, response_method="auto", pos_label=None, proba="column"
+):
+    """Scores of a fitted binary ``estimator`` on ``X``, higher favouring the target.
+
+    The target is ``pos_label`` if given, else ``classes_[1]``; a
+    ``pos_label`` equal to ``classes_[0]`` flips the decision function's sign
+    (or picks the other probability column). ``response_method`` and
+    ``proba`` are as in :func:`resolve_response_method` and
+    :func:`binary_response`.
+    """
+    method = resolve_response_method(estimator, response_method)
+    flip = pos_label_is_first(getattr(estimator, "classes_", None), pos_label)
+    return binary_response(estimator, X, method, flip=flip, proba=proba)

@@ -1,0 +1,137 @@
+"""Weighted counts and quantiles shared by the metrics, estimators and Dask code.
+
+One place per idea: class totals, the weighted error counts of threshold
+decisions, and weighted quantiles. The functions take validated arrays
+(boolean ``is_target``, float64 scores, float64 weights or ``None`` for unit
+weights) and return raw weighted sums, so that the sums of the partitions of
+a distributed collection add up to the sums of the whole.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "class_totals",
+    "cumulative_quantiles",
+    "error_counts",
+    "sorted_cumulative",
+    "weighted_quantiles",
+]
+
+
+def class_totals(is_target, sample_weight) -> tuple[float, float]:
+    """Total target and non-target weight ``(n_tar, n_non)``.
+
+    Unweighted (``sample_weight=None``) the totals are the class counts.
+    """
+    if sample_weight is None:
+        n_tar = float(np.count_nonzero(is_target))
+        return n_tar, float(is_target.shape[0]) - n_tar
+    return (
+        float(sample_weight[is_target].sum()),
+        float(sample_weight[~is_target].sum()),
+    )
+
+
+def error_counts(is_target, scores, sample_weight, thresholds):
+    """Weighted misses and false alarms of the decisions ``scores >= t``.
+
+    Parameters
+    ----------
+    is_target : ndarray of shape (n_samples,), dtype=bool
+    scores : ndarray of shape (n_samples,), float64
+        Scores or LLRs; +/-inf allowed.
+    sample_weight : ndarray of shape (n_samples,) or None
+    thresholds : ndarray of shape (n_thresholds,)
+        Decision thresholds, in any order; a score equal to a threshold is
+        accepted.
+
+    Returns
+    -------
+    misses : ndarray of shape (n_thresholds,)
+        Weight of the targets with ``score < t``.
+    false_alarms : ndarray of shape (n_thresholds,)
+        Weight of the non-targets with ``score >= t``.
+    n_tar, n_non : float
+        Total target and non-target weight, summed the way the counts are
+        (``misses / n_tar`` is ``P_miss``).
+    """
+    thresholds = np.asarray(thresholds, dtype=np.float64)
+    if thresholds.shape[0] == 1:
+        return _error_counts_one(is_target, scores, sample_weight, thresholds[0])
+    # One binning pass instead of a sort of the scores: each trial's bin is
+    # the number of (sorted) thresholds at or below its score, and a trial
+    # lies below threshold ``t_k`` exactly when its bin is at most ``k``.
+    order = np.argsort(thresholds, kind="stable")
+    n_thr = thresholds.shape[0]
+    bins = np.searchsorted(thresholds[order], scores, side="right")
+    # even bins count non-targets, odd bins targets, in one bincount
+    counts = np.bincount(
+        2 * bins + is_target, weights=sample_weight, minlength=2 * (n_thr + 1)
+    ).reshape(-1, 2)
+    below = np.cumsum(counts, axis=0)[:n_thr]
+    n_non, n_tar = counts.sum(axis=0)
+    misses = np.empty(n_thr)
+    false_alarms = np.empty(n_thr)
+    misses[order] = below[:, 1]
+    false_alarms[order] = np.maximum(n_non - below[:, 0], 0.0)
+    return misses, false_alarms, float(n_tar), float(n_non)
+
+
+def _error_counts_one(is_target, scores, sample_weight, threshold):
+    """:func:`error_counts` at one threshold: masks, no binning."""
+    accept = scores >= threshold
+    tar_accepted = np.logical_and(accept, is_target)
+    if sample_weight is None:
+        n_tar = np.count_nonzero(is_target)
+        n_non = is_target.shape[0] - n_tar
+        n_tar_acc = np.count_nonzero(tar_accepted)
+        n_non_acc = np.count_nonzero(accept) - n_tar_acc
+        return (
+            np.array([float(n_tar - n_tar_acc)]),
+            np.array([float(n_non_acc)]),
+            float(n_tar),
+            float(n_non),
+        )
+    n_tar = np.add.reduce(sample_weight, where=is_target)
+    n_non = np.add.reduce(sample_weight, where=~is_target)
+    non_accepted = np.logical_and(accept, ~is_target, out=accept)
+    miss = n_tar - np.add.reduce(sample_weight, where=tar_accepted)
+    fa = np.add.reduce(sample_weight, where=non_accepted)
+    return np.array([max(miss, 0.0)]), np.array([fa]), float(n_tar), float(n_non)
+
+
+def sorted_cumulative(x, sample_weight):
+    """``x`` sorted (stable) and the cumulative weights in that order."""
+    order = np.argsort(x, kind="stable")
+    return x[order], np.cumsum(sample_weight[order])
+
+
+def cumulative_quantiles(xs, cum, q):
+    """Inverted-CDF quantiles of sorted ``xs`` with cumulative weights ``cum``.
+
+    The smallest value whose cumulative weight reaches ``q`` times the total
+    weight (``np.quantile``'s ``'inverted_cdf'`` method for unit weights).
+    """
+    idx = np.searchsorted(cum, q * cum[-1], side="left")
+    return xs[np.clip(idx, 0, xs.shape[0] - 1)]
+
+
+def weighted_quantiles(x, sample_weight, q):
+    """Inverted-CDF quantiles of ``x`` weighted by ``sample_weight``.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_samples,)
+    sample_weight : ndarray of shape (n_samples,)
+        Non-negative weights with a positive sum.
+    q : ndarray of shape (n_quantiles,)
+        Probabilities in [0, 1].
+
+    Returns
+    -------
+    quantiles : ndarray of shape (n_quantiles,)
+        See :func:`cumulative_quantiles`.
+    """
+    return cumulative_quantiles(*sorted_cumulative(x, sample_weight), q)
