@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 from .._pav import BlockSummary, pav_merge, pav_point_index, pav_points
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._validation import check_metric_inputs
-from ._dcf import _min_dcf_from_rates, actual_dcf, min_dcf
+from ._dcf import _min_dcf_from_rates, actual_dcf, bayes_error_curve, min_dcf
 from ._ece import expected_calibration_error
 from ._roc import _eer_from_blocks, eer
 from ._scoring_rules import (
@@ -258,13 +258,12 @@ def _index_dtype(n):
 
 def _replicates(replicate, n_units, seeds):
     """The metric on the resample drawn from each seed."""
-    out = np.empty(len(seeds))
     dtype = _index_dtype(n_units)
-    for k, seed in enumerate(seeds):
+    out = []
+    for seed in seeds:
         rng = np.random.default_rng(seed)
-        idx = rng.integers(0, n_units, size=n_units, dtype=dtype)
-        out[k] = replicate(idx)
-    return out
+        out.append(replicate(rng.integers(0, n_units, size=n_units, dtype=dtype)))
+    return np.asarray(out, dtype=np.float64)
 
 
 def _seeds(random_state, n_resamples):
@@ -309,7 +308,130 @@ def _interval(distribution, replicate, n_units, *, confidence_level, method):
         # jackknife samples in batches of about 4 million indices
         batch=max(1, 4_000_000 // n_units),
     )
-    return res.confidence_interval, float(res.standard_error)
+    return res.confidence_interval, res.standard_error
+
+
+def _distribution(
+    metric, y_true, y_score, metric_kwargs, *, n_resamples, groups, random_state, n_jobs
+):
+    """The replicate function, the number of units and the replicate values."""
+    kwargs = dict(metric_kwargs)
+    sample_weight = kwargs.pop("sample_weight", None)
+    n_samples = np.shape(y_score)[0]
+    if groups is not None:
+        groups = np.asarray(groups)
+        if groups.shape != (n_samples,):
+            raise ValueError(
+                f"`groups` must have shape ({n_samples},) like `y_score`; "
+                f"got {groups.shape}."
+            )
+    units = _Units(n_samples, groups)
+    if units.n_units < 2:
+        raise ValueError(
+            f"At least two resampling units are needed; got {units.n_units} "
+            f"{'group' if groups is not None else 'trial'}."
+        )
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+
+    statistic = _statistic(
+        metric, {k: v for k, v in kwargs.items() if k != "pos_label"}
+    )
+    if statistic is not None:
+        is_target, scores, _ = check_metric_inputs(
+            y_true, y_score, None, pos_label=kwargs.get("pos_label")
+        )
+        replicate = _KernelReplicate(units, is_target, scores, sample_weight, statistic)
+    elif (
+        metric in _WEIGHTED
+        or metric is _bayes_error_curves
+        or (
+            metric is expected_calibration_error
+            and kwargs.get("strategy", "uniform") == "uniform"
+        )
+    ):
+        replicate = _WeightedReplicate(
+            units, metric, y_true, y_score, sample_weight, kwargs
+        )
+    else:
+        replicate = _RowReplicate(
+            units,
+            metric,
+            np.asarray(y_true),
+            np.asarray(y_score),
+            sample_weight,
+            kwargs,
+        )
+
+    seeds = _seeds(random_state, n_resamples)
+    n_chunks = min(effective_n_jobs(n_jobs), n_resamples)
+    if n_chunks == 1:
+        distribution = _replicates(replicate, units.n_units, seeds)
+    else:
+        chunks = np.array_split(np.arange(n_resamples), n_chunks)
+        parts = Parallel(n_jobs=n_jobs)(
+            delayed(_replicates)(replicate, units.n_units, [seeds[i] for i in c])
+            for c in chunks
+        )
+        distribution = np.concatenate(parts)
+    return replicate, units.n_units, distribution
+
+
+def _bayes_error_curves(
+    y_true, llr, *, prior_log_odds, sample_weight=None, pos_label=None
+):
+    """Actual then minimum normalized DCF on the grid, as one vector."""
+    actual, minimum = bayes_error_curve(
+        y_true, llr, prior_log_odds, sample_weight=sample_weight, pos_label=pos_label
+    )
+    return np.concatenate([actual, minimum])
+
+
+def _bayes_error_bands(
+    y_true,
+    llr,
+    prior_log_odds,
+    *,
+    confidence_level,
+    n_resamples,
+    groups=None,
+    random_state=None,
+    n_jobs=None,
+    sample_weight=None,
+    pos_label=None,
+):
+    """Percentile bootstrap bands of the actual and minimum DCF curves.
+
+    Returns
+    -------
+    actual_band, min_band : ndarray of shape (2, n_points)
+        Lower and upper ends of the interval at each prior log-odds.
+    """
+    kwargs = {"prior_log_odds": prior_log_odds, "sample_weight": sample_weight}
+    if pos_label is not None:
+        kwargs["pos_label"] = pos_label
+    replicate, n_units, distribution = _distribution(
+        _bayes_error_curves,
+        y_true,
+        llr,
+        kwargs,
+        n_resamples=n_resamples,
+        groups=groups,
+        random_state=random_state,
+        n_jobs=n_jobs,
+    )
+    # One row per point of the two curves; scipy's percentile interval works
+    # row by row (the statistic itself is not needed for it).
+    ci, _ = _interval(
+        distribution.T,
+        replicate,
+        n_units,
+        confidence_level=confidence_level,
+        method="percentile",
+    )
+    band = np.stack([np.asarray(ci.low), np.asarray(ci.high)])
+    m = np.size(prior_log_odds)
+    return band[:, :m], band[:, m:]
 
 
 @validate_params(
@@ -475,69 +597,24 @@ def bootstrap_ci(
         )
     point = float(point)
 
-    kwargs = dict(metric_kwargs)
-    sample_weight = kwargs.pop("sample_weight", None)
-    n_samples = np.shape(y_score)[0]
-    if groups is not None:
-        groups = np.asarray(groups)
-        if groups.shape != (n_samples,):
-            raise ValueError(
-                f"`groups` must have shape ({n_samples},) like `y_score`; "
-                f"got {groups.shape}."
-            )
-    units = _Units(n_samples, groups)
-    if units.n_units < 2:
-        raise ValueError(
-            f"At least two resampling units are needed; got {units.n_units} "
-            f"{'group' if groups is not None else 'trial'}."
-        )
-    if sample_weight is not None:
-        sample_weight = np.asarray(sample_weight, dtype=np.float64)
-
-    statistic = _statistic(
-        metric, {k: v for k, v in kwargs.items() if k != "pos_label"}
+    replicate, n_units, distribution = _distribution(
+        metric,
+        y_true,
+        y_score,
+        metric_kwargs,
+        n_resamples=n_resamples,
+        groups=groups,
+        random_state=random_state,
+        n_jobs=n_jobs,
     )
-    if statistic is not None:
-        is_target, scores, _ = check_metric_inputs(
-            y_true, y_score, None, pos_label=kwargs.get("pos_label")
-        )
-        replicate = _KernelReplicate(units, is_target, scores, sample_weight, statistic)
-    elif metric in _WEIGHTED or (
-        metric is expected_calibration_error
-        and kwargs.get("strategy", "uniform") == "uniform"
-    ):
-        replicate = _WeightedReplicate(
-            units, metric, y_true, y_score, sample_weight, kwargs
-        )
-    else:
-        replicate = _RowReplicate(
-            units,
-            metric,
-            np.asarray(y_true),
-            np.asarray(y_score),
-            sample_weight,
-            kwargs,
-        )
-
-    seeds = _seeds(random_state, n_resamples)
-    n_chunks = min(effective_n_jobs(n_jobs), n_resamples)
-    if n_chunks == 1:
-        distribution = _replicates(replicate, units.n_units, seeds)
-    else:
-        chunks = np.array_split(np.arange(n_resamples), n_chunks)
-        parts = Parallel(n_jobs=n_jobs)(
-            delayed(_replicates)(replicate, units.n_units, [seeds[i] for i in c])
-            for c in chunks
-        )
-        distribution = np.concatenate(parts)
-
     ci, standard_error = _interval(
         distribution,
         replicate,
-        units.n_units,
+        n_units,
         confidence_level=confidence_level,
         method=method,
     )
+    standard_error = float(standard_error)
     return BootstrapResult(
         statistic=point,
         confidence_interval=ci,

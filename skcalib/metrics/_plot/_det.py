@@ -315,7 +315,8 @@ class DETDisplay:
         from sklearn.metrics import det_curve
 
         from .. import actual_dcf, eer, min_dcf, rocch
-        from .._dcf import _actual_error_rates, _application
+        from .._common import _application
+        from .._dcf import _error_rates
 
         metric_kwargs = _metric_kwargs(sample_weight, pos_label)
         is_target, s, w = check_metric_inputs(
@@ -333,7 +334,9 @@ class DETDisplay:
             value = min_dcf(y_true, y_score, **app, **metric_kwargs)
             min_points.append((p, float(pfa[k]), float(pmiss[k]), value))
             if llr:
-                miss, fa = _actual_error_rates(is_target, s, w, threshold)
+                miss, fa = (
+                    float(r[0]) for r in _error_rates(is_target, s, w, [threshold])
+                )
                 value = actual_dcf(y_true, y_score, **app, **metric_kwargs)
                 actual_points.append((p, float(fa), float(miss), value))
         disp = cls(
