@@ -13,6 +13,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.special import logit
 from sklearn.exceptions import ConvergenceWarning
 
 from ._base import BaseCalibrator
@@ -24,7 +25,6 @@ from ._solver import (
     fit_standardizer,
     minimize,
 )
-from ._special import logit
 from .utils._sklearn_compat import Interval
 
 __all__ = ["ProperScoringAffineCalibrator"]

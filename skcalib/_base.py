@@ -150,7 +150,7 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             The fitted calibrator.
         """
         if any_dask_collection(X, y, sample_weight):
-            from ._dask import dask_fit_calibrator
+            from ._dask._fit import dask_fit_calibrator
 
             self._weight_exponent = 0
             return dask_fit_calibrator(self, X, y, sample_weight)
@@ -280,7 +280,7 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def _dask_apply(self, method, X):
         """Lazy ``map_blocks`` of ``method`` over a Dask collection."""
-        from ._dask import dask_apply
+        from ._dask._fit import dask_apply
 
         check_is_fitted(self)
         return dask_apply(self, method, X)

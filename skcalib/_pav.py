@@ -9,8 +9,7 @@ validation lives in the public wrappers.
 How the O(n log n) part is kept to value sorts
 ----------------------------------------------
 For unweighted data the two classes are value-sorted separately (``np.sort``
-is several times faster than ``np.argsort``; large arrays sort as two halves
-on two threads, merged by one linear timsort pass), and only the minority
+is several times faster than ``np.argsort``), and only the minority
 class is located in the majority class with ``np.searchsorted``. The majority-class
 samples between two consecutive minority values form a *pure run*, which can
 be pooled into one point without changing the isotonic solution (adjacent
@@ -28,8 +27,6 @@ this yields the canonical block partition: maximal runs of equal fitted value.
 
 from __future__ import annotations
 
-import os
-import threading
 from typing import NamedTuple
 
 import numpy as np
@@ -73,29 +70,6 @@ class BlockSummary(NamedTuple):
         return int(self.lo.shape[0])
 
 
-#: Arrays at least this long are sorted as two halves on two threads.
-PARALLEL_SORT_MIN = 1 << 20
-
-
-def _sort_inplace(x: np.ndarray, threads: int = 2) -> None:
-    """Value-sort ``x`` in place, on two cores when it is large.
-
-    numpy releases the GIL while sorting, so the two halves sort in parallel;
-    a stable sort (timsort) then merges the two sorted runs in one linear
-    pass, in place apart from timsort's buffer.
-    """
-    n = x.shape[0]
-    if threads < 2 or n < PARALLEL_SORT_MIN or (os.cpu_count() or 1) < 2:
-        x.sort()
-        return
-    half = n // 2
-    worker = threading.Thread(target=x[:half].sort)
-    worker.start()
-    x[half:].sort()
-    worker.join()
-    x.sort(kind="stable")
-
-
 def _run_starts(changed: np.ndarray) -> np.ndarray:
     """Start indices of runs, given ``changed[i] = (x[i+1] != x[i])``."""
     starts = np.empty(changed.shape[0] + 1, dtype=bool)
@@ -129,13 +103,11 @@ def _compress_pure_runs(points: BlockSummary) -> BlockSummary:
     return _pool(points, _run_starts(changed))
 
 
-def _points_unweighted(
-    scores: np.ndarray, is_target: np.ndarray, threads: int = 2
-) -> BlockSummary:
+def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
     tar = scores[is_target]
     non = scores[~is_target]
-    _sort_inplace(tar, threads)
-    _sort_inplace(non, threads)
+    tar.sort()
+    non.sort()
     # q: the minority class, located in b: the majority class.
     q_is_tar = tar.shape[0] <= non.shape[0]
     q, b = (tar, non) if q_is_tar else (non, tar)
@@ -249,8 +221,6 @@ def pav_points(
     scores: np.ndarray,
     is_target: np.ndarray,
     sample_weight: np.ndarray | None = None,
-    *,
-    threads: int = 2,
 ) -> BlockSummary:
     """Sort, pool ties and pure runs: the ordered points that PAV works on.
 
@@ -261,9 +231,6 @@ def pav_points(
     is_target : ndarray of shape (n_samples,), bool
     sample_weight : ndarray of shape (n_samples,) or None
         Non-negative weights; zero-weight samples are dropped.
-    threads : int, default=2
-        Threads for the value sorts of large unweighted inputs; callers that
-        already run one task per core (Dask workers) pass 1.
 
     Returns
     -------
@@ -272,7 +239,7 @@ def pav_points(
     """
     if sample_weight is None:
         # built run-compressed
-        return _points_unweighted(scores, is_target, threads)
+        return _points_unweighted(scores, is_target)
     return _compress_pure_runs(_points_weighted(scores, is_target, sample_weight))
 
 

@@ -54,8 +54,9 @@ from functools import partial
 from functools import reduce as _fold
 
 import numpy as np
+from scipy.special import expit
 
-from ._special import _tail, _tail_deriv, expit, log1pexp
+from ._special import _tail, _tail_deriv
 
 __all__ = [
     "MAX_LLR_RANGE",
@@ -725,7 +726,8 @@ def rule_terms(z, p, r, order=2):
     ``np.errstate(over="ignore")``.
     """
     if p == 1.0 and r == 1.0:
-        # softplus(-z) = log1p(exp(-|z|)) + max(-z, 0)
+        # softplus(-z) = log1p(exp(-|z|)) + max(-z, 0), in place: on cache-sized
+        # chunks 2-9x faster than np.logaddexp(0, -z), which allocates
         e = np.abs(z)
         np.negative(e, out=e)
         np.exp(e, out=e)
@@ -790,7 +792,7 @@ def _closed_terms(z, p, r, order):
     sm += 1.0
     np.reciprocal(sm, out=sm)
     if p == 1.0:  # (1, 2): G = 2 (softplus(-z) - sigmoid(-z))
-        g = log1pexp(-z)
+        g = np.logaddexp(0.0, -z)
         g -= sm
         g *= 2.0
     elif r == 2.0:  # Brier: G = 3 sigmoid(-z)^2
@@ -827,5 +829,5 @@ def _tail_fast(z, p, r):
     """``G`` for the optimizer: absolute (not relative) accuracy is enough."""
     if p == 1.0 and r == 2.0:
         y = expit(-z)
-        return 2.0 * (log1pexp(-z) - y)
+        return 2.0 * (np.logaddexp(0.0, -z) - y)
     return _tail(z, p, r)

@@ -294,3 +294,24 @@ def test_no_overflow_warning_near_the_float_maximum():
         assert llr[0] == -np.inf and llr[2] == np.inf
         big = cal.transform(x)
     assert np.all(np.isfinite(big)) and big[0] < big[1] < big[2]
+
+
+@settings(derandomize=True, database=None, deadline=None, max_examples=30)
+@given(
+    k=st.integers(-300, 300),
+    j=st.integers(-100, 100),
+    rule=st.sampled_from(RULES[:4]),
+)
+def test_invariant_under_score_units_and_weight_scale(k, j, rule):
+    """Scores times 10^k: the map follows the units (same calibrated LLRs);
+    all weights times 10^j: the same fit."""
+    s, y, w = _data(400, seed=13, weights=True)
+    a, b = rule
+    base = ProperScoringAffineCalibrator(a, b, prior=0.3).fit(s, y, sample_weight=w)
+    units = 10.0**k
+    cal = ProperScoringAffineCalibrator(a, b, prior=0.3).fit(
+        s * units, y, sample_weight=w * 10.0**j
+    )
+    np.testing.assert_allclose(
+        cal.transform(s * units), base.transform(s), rtol=1e-9, atol=1e-9
+    )

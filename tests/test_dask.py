@@ -24,13 +24,15 @@ from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
 from skcalib import PAVCalibrator, PAVLLRCalibrator
-from skcalib._dask import (
+from skcalib._dask import is_dask_collection
+from skcalib._dask._blocks import (
     _split_partition,
     dask_block_summary,
-    dask_error_rates,
     dask_pav_blocks,
+)
+from skcalib._dask._metrics import (
+    dask_error_rates,
     dask_prior_weighted_objective,
-    is_dask_collection,
 )
 from skcalib._pav import BlockSummary, pav_blocks, pav_merge, pav_points
 from skcalib._special import prior_weighted_objective
@@ -554,6 +556,42 @@ def test_parametric_fit_on_dask_equals_in_memory(client, name, params, n, separa
             llr.compute(), ref.decision_function(x_new.compute()), rtol=1e-7, atol=1e-9
         )
     assert max(n_evals) <= 12  # a few passes over the data
+
+
+# ------------------------------------------------------- unknown chunk sizes
+
+
+def test_unknown_chunk_sizes(client):
+    """Boolean indexing and a Series' to_dask_array() leave chunk sizes
+    unknown; they are counted (on a copy: the caller's array stays as it is)."""
+    from skcalib import PlattCalibrator
+    from skcalib.metrics import cllr, min_dcf
+
+    s, y, _ = make_data(3000, seed=21, decimals=2)
+    x, yy = chunked(s, [700, 1000, 1300]), chunked(y, [700, 1000, 1300])
+    keep = x > -np.inf
+    xs, ys = x[keep], yy[keep]
+    assert np.isnan(xs.shape[0])
+    assert min_dcf(ys, xs, p_target=0.1) == pytest.approx(
+        min_dcf(y, s, p_target=0.1), rel=1e-12
+    )
+    assert cllr(ys, xs) == pytest.approx(cllr(y, s), rel=1e-12)
+    assert cllr(yy, xs) == pytest.approx(cllr(y, s), rel=1e-12)
+    assert np.isnan(xs.shape[0])
+    ref = PAVLLRCalibrator().fit(s, y)
+    got = PAVLLRCalibrator().fit(xs, ys)
+    np.testing.assert_array_equal(got.transform(s), ref.transform(s))
+    ref = PlattCalibrator().fit(s, y)
+    got = PlattCalibrator().fit(xs, ys)
+    np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-8)
+
+    ddf = dd.from_pandas(pd.DataFrame({"score": s, "label": y.astype(int)}), 3)
+    llr = ddf["score"].to_dask_array()
+    assert np.isnan(llr.shape[0])
+    assert cllr(ddf["label"], llr) == pytest.approx(cllr(y, s), rel=1e-12)
+    assert cllr(ddf["label"].to_dask_array(), llr) == pytest.approx(
+        cllr(y, s), rel=1e-12
+    )
 
 
 # ------------------------------------------------- public metrics on Dask inputs

@@ -13,13 +13,8 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from skcalib import ProperScoringAffineCalibrator, ProperScoringFusion
 from skcalib._fusion import FusionObjective
-from skcalib._solver import Standardizer, rule_terms
-from skcalib._special import (
-    beta_rule_costs,
-    beta_rule_derivatives,
-    beta_rule_second_derivatives,
-    prior_weighted_objective,
-)
+from skcalib._solver import Standardizer
+from skcalib._special import prior_weighted_objective
 
 RULES = [(1.0, 1.0), (2.0, 2.0), (2.0, 1.0), (0.5, 0.5), (1.5, 3.2)]
 
@@ -278,20 +273,6 @@ def test_pickle_and_clone():
         again.decision_function(X), fusion.decision_function(X)
     )
     assert clone(fusion).get_params() == fusion.get_params()
-
-
-@pytest.mark.parametrize("rule", RULES + [(1.0, 2.0)])
-def test_rule_kernel_equals_the_beta_rule_definitions(rule):
-    """The solver's per-sample kernel against the documented rule functions."""
-    z = np.linspace(-30.0, 30.0, 121)
-    with np.errstate(over="ignore"):
-        g, d1, d2 = rule_terms(z.copy(), *rule)
-    c_tar, _ = beta_rule_costs(z, alpha=rule[0], beta=rule[1])
-    d_tar, _ = beta_rule_derivatives(z, alpha=rule[0], beta=rule[1])
-    d2_tar, _ = beta_rule_second_derivatives(z, alpha=rule[0], beta=rule[1])
-    np.testing.assert_allclose(g, c_tar, rtol=1e-9, atol=1e-14)
-    np.testing.assert_allclose(d1, d_tar, rtol=1e-9, atol=1e-14)
-    np.testing.assert_allclose(d2, d2_tar, rtol=1e-9, atol=1e-14)
 
 
 def test_separable_systems_warn_and_l2_fixes_it():

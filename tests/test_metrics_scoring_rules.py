@@ -13,7 +13,7 @@ from sklearn.isotonic import IsotonicRegression
 from sklearn.metrics import brier_score_loss, log_loss
 
 from skcalib.metrics import beta_rule_loss, brier_loss, cllr, min_cllr
-from skcalib.metrics._scoring_rules import _CHUNK
+from skcalib._special import _CHUNK
 
 HYP = settings(derandomize=True, database=None, deadline=None, max_examples=40)
 

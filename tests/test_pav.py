@@ -114,22 +114,6 @@ def test_unweighted_and_unit_weight_paths_agree(minority, decimals):
             np.testing.assert_array_equal(x1, x2)
 
 
-def test_two_thread_sort_path(monkeypatch):
-    """The parallel sort (halves + timsort merge) gives the same blocks."""
-    import skcalib._pav as pav
-
-    rng = np.random.default_rng(11)
-    s, y, _ = _random_data(rng, 5001)
-    s[:3] = [np.inf, -np.inf, -0.0]
-    ref = pav_blocks(s, y)
-    monkeypatch.setattr(pav, "PARALLEL_SORT_MIN", 8)
-    x = s.copy()
-    pav._sort_inplace(x)
-    np.testing.assert_array_equal(x, np.sort(s))
-    for a, b in zip(pav_blocks(s, y), ref, strict=True):
-        np.testing.assert_array_equal(a, b)
-
-
 def test_integer_weights_equal_repeated_rows_and_zero_weights_dropped():
     rng = np.random.default_rng(4)
     s, y, _ = _random_data(rng, 300)

@@ -243,3 +243,25 @@ def test_equivariant_under_affine_score_changes(scale, shift):
     base = PlattCalibrator().fit(s, y).transform(s)
     moved = PlattCalibrator().fit(s * scale + shift, y)
     np.testing.assert_allclose(moved.transform(s * scale + shift), base, atol=1e-7)
+
+
+@settings(derandomize=True, database=None, deadline=None, max_examples=30)
+@given(k=st.integers(-300, 300), j=st.integers(-100, 100))
+def test_invariant_under_score_units_and_weight_scale(k, j):
+    """Scores times 10^k: the same probabilities. Weights times 10^j: the same
+    fit with hard targets (Platt's smoothed targets count samples, so they
+    depend on the total weight by design)."""
+    s, y, w = _data(400, seed=15, weights=True)
+    units = 10.0**k
+    base = PlattCalibrator().fit(s, y, sample_weight=w)
+    cal = PlattCalibrator().fit(s * units, y, sample_weight=w)
+    np.testing.assert_allclose(
+        cal.transform(s * units), base.transform(s), rtol=1e-9, atol=1e-12
+    )
+    hard = PlattCalibrator(smooth_targets=False).fit(s, y, sample_weight=w)
+    scaled = PlattCalibrator(smooth_targets=False).fit(
+        s * units, y, sample_weight=w * 10.0**j
+    )
+    np.testing.assert_allclose(
+        scaled.transform(s * units), hard.transform(s), rtol=1e-9, atol=1e-12
+    )

@@ -50,7 +50,7 @@ def _validated_blocks(
     # Distributed inputs: the same ``(blocks, n_tar, n_non)`` triple from the
     # distributed block summary; every minimum metric then follows.
     if any_dask_collection(y_true, scores, sample_weight):
-        from .._dask import dask_validated_blocks
+        from .._dask._blocks import dask_validated_blocks
 
         return dask_validated_blocks(
             y_true, scores, sample_weight, pos_label, score_name=score_name

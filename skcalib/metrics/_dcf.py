@@ -124,7 +124,7 @@ def actual_dcf(
     """
     threshold, w_miss, w_fa = _application(p_target, c_miss, c_fa)
     if any_dask_collection(y_true, llr, sample_weight):  # per-partition counts
-        from .._dask import dask_error_rates
+        from .._dask._metrics import dask_error_rates
 
         p_miss, p_fa = (
             float(r[0])
@@ -353,7 +353,7 @@ def bayes_error_curve(
     thresholds = -plo
 
     if any_dask_collection(y_true, llr, sample_weight):
-        from .._dask import dask_error_rates
+        from .._dask._metrics import dask_error_rates
 
         blocks, n_tar, n_non = _validated_blocks(
             y_true, llr, sample_weight, pos_label, score_name="llr"

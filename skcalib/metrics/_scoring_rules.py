@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from numbers import Real
 
 import numpy as np
@@ -10,6 +9,7 @@ from scipy.special import logit
 
 from .._dask import any_dask_collection
 from .._pav import block_llr
+from .._special import cllr_sums as _cllr_sums
 from .._special import prior_weighted_objective, uninformative_objective
 from ..utils._sklearn_compat import Interval, validate_params
 from ._common import _validated_binary, _validated_blocks
@@ -19,81 +19,6 @@ __all__ = ["cllr", "min_cllr", "beta_rule_loss", "brier_loss"]
 _POS_LABEL = [Real, str, "boolean", None]
 _PROB = Interval(Real, 0, 1, closed="neither")
 _POSITIVE = Interval(Real, 0, None, closed="neither")
-_LN2 = math.log(2.0)
-
-# Samples per chunk of the Cllr loop: small enough that the few temporaries
-# stay in the CPU cache, large enough that the per-chunk Python overhead is
-# negligible.
-_CHUNK = 16384
-
-
-def _dot(a, b):
-    return np.einsum("i,i->", a, b)
-
-
-def _cllr_sums(llr, is_target, w):
-    """Per-class weighted log-loss (bits) and weight totals, in one chunked pass.
-
-    Returns ``(loss_tar, loss_non, n_tar, n_non)`` with
-    ``loss_tar = sum_tar w log2(1 + e^-l)``, ``loss_non = sum_non w log2(1 + e^l)``.
-    ``w`` may be None; zero weights contribute nothing (also at infinite
-    losses). Empty inputs give zeros.
-    """
-    n = llr.shape[0]
-    size = max(min(_CHUNK, n), 1)
-    z, v, t, u = (np.empty(size) for _ in range(4))
-    loss_tar = loss_non = n_tar = n_non = 0.0
-    for start in range(0, n, size):
-        stop = min(start + size, n)
-        m = stop - start
-        zz, vv, tt, uu = z[:m], v[:m], t[:m], u[:m]
-        np.copyto(tt, is_target[start:stop])  # 1.0 for targets
-        np.subtract(1.0, tt, out=uu)  # 1.0 for non-targets
-        np.subtract(uu, tt, out=vv)
-        np.multiply(llr[start:stop], vv, out=zz)  # -l for targets, l otherwise
-        # log(1 + e^z) = max(z, 0) + log1p(e^-|z|): no overflow, and the exact
-        # limits 0 (z = -inf, confidently right) and inf (z = +inf, wrong).
-        np.abs(zz, out=vv)
-        np.negative(vv, out=vv)
-        np.exp(vv, out=vv)
-        np.log1p(vv, out=vv)
-        np.maximum(zz, 0.0, out=zz)
-        zz += vv
-        # In bits per trial, so that l = 0 costs exactly 1.0 and an all-zero
-        # system has a Cllr of exactly 1.
-        zz /= _LN2
-        if w is not None:
-            ww = w[start:stop]
-            tt *= ww
-            uu *= ww
-        # The class masks as dot products; an infinite loss meets a 0 of the
-        # other class's mask (0 * inf = nan), which the rare fallback redoes
-        # with boolean masks. einsum, not np.dot: BLAS may hand each short dot
-        # product to a thread pool, which costs milliseconds per chunk on a
-        # busy machine.
-        with np.errstate(invalid="ignore"):
-            lt, ln = _dot(zz, tt), _dot(zz, uu)
-        if np.isnan(lt) or np.isnan(ln):
-            b = is_target[start:stop]
-            if w is None:
-                lt, ln = zz[b].sum(), zz[~b].sum()
-            else:  # zero weights count for nothing, even at an infinite loss
-                pos = ww > 0
-                tb, nb = b & pos, ~b & pos
-                lt, ln = _dot(zz[tb], ww[tb]), _dot(zz[nb], ww[nb])
-        loss_tar += float(lt)
-        loss_non += float(ln)
-        if w is not None:
-            # Totals by the same dot product as the losses: a system of
-            # all-zero LLRs then gets exactly 1.0 per class.
-            vv.fill(1.0)
-            n_tar += float(_dot(vv, tt))
-            n_non += float(_dot(vv, uu))
-    if w is None:
-        n_tar = float(np.count_nonzero(is_target))
-        n_non = float(n) - n_tar
-    return loss_tar, loss_non, n_tar, n_non
-
 
 def _cllr_bits(llr, is_target, w) -> float:
     """Cllr in bits of validated inputs (no zero weights)."""
@@ -195,7 +120,7 @@ def cllr(y_true, llr, *, p_target=None, sample_weight=None, pos_label=None):
     inf
     """
     if any_dask_collection(y_true, llr, sample_weight):  # per-partition sums
-        from .._dask import dask_cllr_sums, dask_prior_weighted_objective
+        from .._dask._metrics import dask_cllr_sums, dask_prior_weighted_objective
 
         if p_target is not None:
             loss = dask_prior_weighted_objective(
@@ -394,7 +319,7 @@ def beta_rule_loss(
     1.0497
     """
     if any_dask_collection(y_true, llr, sample_weight):  # per-partition sums
-        from .._dask import dask_prior_weighted_objective
+        from .._dask._metrics import dask_prior_weighted_objective
 
         loss = dask_prior_weighted_objective(
             y_true,

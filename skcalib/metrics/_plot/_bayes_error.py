@@ -300,8 +300,8 @@ default=None
         -------
         display : BayesErrorDisplay
         """
-        from .. import bayes_error_curve
         from .._bootstrap import _bayes_error_bands
+        from .._dcf import bayes_error_curve
 
         if prior_log_odds is None:
             prior_log_odds = _default_prior_log_odds()

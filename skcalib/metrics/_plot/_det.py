@@ -314,9 +314,9 @@ class DETDisplay:
         """
         from sklearn.metrics import det_curve
 
-        from .. import actual_dcf, eer, min_dcf, rocch
         from .._common import _application
-        from .._dcf import _error_rates
+        from .._dcf import _error_rates, actual_dcf, min_dcf
+        from .._roc import eer, rocch
 
         metric_kwargs = _metric_kwargs(sample_weight, pos_label)
         is_target, s, w = check_metric_inputs(

@@ -1,0 +1,167 @@
+"""The package's import graph: no cycles, and layers import downward only.
+
+Every ``import`` statement of every module under ``skcalib/`` counts, also
+those inside functions (a lazy import still ties two modules together);
+only imports under ``if TYPE_CHECKING:`` are left out, since they never run.
+"""
+
+import ast
+import importlib
+import inspect
+import pkgutil
+from pathlib import Path
+
+import pytest
+from sklearn.base import BaseEstimator
+
+import skcalib
+
+ROOT = Path(skcalib.__file__).parent
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(ROOT.rglob("*.py"))}
+
+
+def _is_type_checking(node) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """skcalib modules imported anywhere in the module (TYPE_CHECKING aside)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    skip = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            skip.update(id(n) for n in ast.walk(node))
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                base = ".".join(base + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            # `from pkg import mod` imports the module pkg.mod
+            targets = [
+                f"{base}.{alias.name}"
+                if f"{base}.{alias.name}" in MODULES
+                else base
+                for alias in node.names
+            ]
+        else:
+            continue
+        found.update(t for t in targets if t in MODULES and t != name)
+    return found
+
+
+GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _cycles(graph):
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on_stack, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def _estimator_modules() -> set[str]:
+    """Modules defining a scikit-learn estimator class."""
+    out = set()
+    for info in pkgutil.walk_packages(skcalib.__path__, "skcalib."):
+        if "._cli" in info.name:
+            continue
+        module = importlib.import_module(info.name)
+        for _, obj in inspect.getmembers(module, inspect.isclass):
+            if obj.__module__ == info.name and issubclass(obj, BaseEstimator):
+                out.add(info.name)
+    return out
+
+
+def _reachable(start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for w in GRAPH[todo.pop()]:
+            if w not in seen:
+                seen.add(w)
+                todo.append(w)
+    return seen
+
+
+def test_the_walker_sees_the_imports():
+    # a module-level, a relative and a function-level import
+    assert "skcalib._dask" in GRAPH["skcalib._base"]
+    assert "skcalib._dask._fit" in GRAPH["skcalib._base"]
+    assert "skcalib._solver" in GRAPH["skcalib._affine"]
+    assert "skcalib._base" in _estimator_modules()
+
+
+def test_no_import_cycle():
+    assert _cycles(GRAPH) == []
+
+
+def test_cycle_detection_works():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [
+        ["a", "b", "c"]
+    ]
+
+
+@pytest.mark.parametrize(
+    "layer",
+    sorted(
+        name
+        for name in MODULES
+        if name.startswith("skcalib._dask")
+        or name in ("skcalib._pav", "skcalib._special", "skcalib._solver")
+    ),
+)
+def test_kernels_and_dask_know_no_estimator(layer):
+    """Kernels and the Dask layer import no estimator, metric or CLI module,
+    directly or through another module."""
+    below = _reachable(layer)
+    assert not below & _estimator_modules()
+    assert not {m for m in below if m.startswith(("skcalib.metrics", "skcalib._cli"))}
+
+
+def test_estimators_know_no_command_line():
+    for name in _estimator_modules():
+        assert not {m for m in _reachable(name) if m.startswith("skcalib._cli")}
