@@ -177,11 +177,16 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                 "`sample_weight` leaves only one class with positive weight; "
                 "both target and non-target scores are needed."
             )
+        self._set_classes(classes, n_tar, n_non)
+        self._fit(X, is_target, sample_weight)
+        return self
+
+    def _set_classes(self, classes, n_tar, n_non):
+        """``classes_``, ``calibration_prior_`` and ``prior_``, in memory and on
+        Dask alike (``n_tar``, ``n_non``: the class weights of the data)."""
         self.classes_ = classes
         self.calibration_prior_ = n_tar / (n_tar + n_non)
         self.prior_ = self.calibration_prior_ if self.prior is None else self.prior
-        self._fit(X, is_target, sample_weight)
-        return self
 
     def transform(self, X):
         """Calibrate scores.

@@ -20,6 +20,7 @@ from ._dask import is_dask_collection
 from ._solver import (
     MAX_LLR_RANGE,
     ArrayData,
+    _chunk_class_extremes,
     fit_standardizer,
     minimize,
     rule_terms,
@@ -37,13 +38,7 @@ def _chunk_class_totals(chunk):
 
 def _llr_class_extremes(coef, intercept, chunk):
     X, t = chunk[:2]
-    llr = X @ coef + intercept
-    out = np.full(4, -np.inf)
-    for i, x in enumerate((llr[t], llr[~t])):
-        if x.shape[0]:
-            out[2 * i] = -x.min()
-            out[2 * i + 1] = x.max()
-    return out
+    return _chunk_class_extremes((X @ coef + intercept, t))
 
 
 def _separating_bound(data, coef, intercept):

@@ -296,3 +296,32 @@ def test_constant_system_gets_zero_weight():
     assert np.isfinite(fusion.decision_function(X)).all()
     alone = ProperScoringFusion().fit(X[:, :1], y)
     np.testing.assert_allclose(fusion.coef_[0], alone.coef_[0], rtol=1e-8)
+
+
+@pytest.mark.parametrize("n, weighted", [(3000, False), (3000, True), (300_000, True)])
+def test_fit_on_dask_equals_in_memory(n, weighted):
+    da = pytest.importorskip("dask.array")
+    import dask
+
+    X, y, w = _data(n, weights=weighted)
+    if weighted:
+        w[::7] = 0.0  # zero weights are dropped, in memory and on Dask
+    ref = ProperScoringFusion(alpha=2, beta=1, p_target=0.3).fit(X, y, w)
+    with dask.config.set(scheduler="threads"):
+        got = ProperScoringFusion(alpha=2, beta=1, p_target=0.3).fit(
+            da.from_array(X, chunks=(n // 3 + 1, 3)),
+            da.from_array(y, chunks=n // 2 + 1),
+            None if w is None else da.from_array(w, chunks=n // 4 + 1),
+        )
+        np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-8)
+        np.testing.assert_allclose(got.intercept_, ref.intercept_, rtol=1e-8)
+        assert got.calibration_prior_ == pytest.approx(ref.calibration_prior_)
+        X_new = da.from_array(X[:1000], chunks=(300, 3))
+        llr = got.decision_function(X_new)
+        assert isinstance(llr, da.Array)
+        np.testing.assert_allclose(llr.compute(), ref.decision_function(X[:1000]))
+        fused = got.transform(X_new)
+        assert fused.shape == (1000, 1)
+        np.testing.assert_allclose(fused.compute(), ref.transform(X[:1000]))
+        proba = got.predict_proba(X_new).compute()
+        np.testing.assert_allclose(proba, ref.predict_proba(X[:1000]))

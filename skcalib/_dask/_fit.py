@@ -5,7 +5,9 @@ A PAV-based calibrator exposes ``_fit_from_blocks(blocks, n_tar, n_non)``
 and gets the distributed block summary of every column
 (:mod:`skcalib._dask._blocks`); a calibrator fitted by the Newton solver
 exposes ``_fit_sources(sources)`` and gets one :class:`~skcalib._dask._source.DaskData`
-source per column (:mod:`skcalib._dask._source`).
+source per column (:mod:`skcalib._dask._source`), or ``_fit_source(source)``
+(one model of all the columns) and gets one source of ``(X, is_target,
+weights)`` partitions with the columns side by side.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy as np
 from ._blocks import dask_block_summary
 from ._detect import is_dask_collection
 from ._partitions import ESTIMATOR_LABELS
-from ._source import column_source
+from ._source import column_source, stack_sources
 
 __all__ = ["dask_fit_calibrator", "dask_apply"]
 
@@ -43,7 +45,8 @@ def dask_fit_calibrator(estimator, X, y, sample_weight=None):
     """Fit a calibrator on Dask collections, distributed.
 
     Sets the same fitted attributes as ``BaseCalibrator.fit`` on in-memory
-    data (``BaseCalibrator.fit`` routes Dask inputs here).
+    data (``BaseCalibrator.fit`` routes Dask inputs here), through the same
+    methods: ``_set_classes``, then ``_fit_from_blocks`` or ``_fit_sources``.
 
     * PAV-based calibrators: every column's PAV blocks come from
       :func:`dask_block_summary` (equal to the in-memory kernel's) and the
@@ -71,7 +74,8 @@ def dask_fit_calibrator(estimator, X, y, sample_weight=None):
     """
     columns, feature_names = _columns(X)
     pav = hasattr(estimator, "_fit_from_blocks")
-    if not pav and not hasattr(estimator, "_fit_sources"):
+    joint = hasattr(estimator, "_fit_source")
+    if not pav and not joint and not hasattr(estimator, "_fit_sources"):
         raise TypeError(
             f"{type(estimator).__name__} cannot be fitted on Dask collections; "
             "compute the data first."
@@ -99,18 +103,16 @@ def dask_fit_calibrator(estimator, X, y, sample_weight=None):
             first = summary
             pos_label = summary.pos_label
         fits.append(fit)
-    estimator.classes_ = first.classes
     estimator.n_features_in_ = len(columns)
     if feature_names is not None:
         estimator.feature_names_in_ = np.asarray(feature_names, dtype=object)
     elif hasattr(estimator, "feature_names_in_"):
         del estimator.feature_names_in_
-    estimator.calibration_prior_ = first.n_tar / (first.n_tar + first.n_non)
-    estimator.prior_ = (
-        estimator.calibration_prior_ if estimator.prior is None else estimator.prior
-    )
+    estimator._set_classes(first.classes, first.n_tar, first.n_non)
     if pav:
         estimator._fit_from_blocks(fits, first.n_tar, first.n_non)
+    elif joint:  # one model of all the columns (fusion)
+        estimator._fit_source(stack_sources(fits))
     else:
         estimator._fit_sources(fits)
     return estimator

@@ -16,7 +16,7 @@ import numpy as np
 from .._solver import ArrayData
 from ._partitions import _as_1d, _as_float, _first_pass, _partitions
 
-__all__ = ["DaskData", "column_source"]
+__all__ = ["DaskData", "column_source", "stack_sources"]
 
 
 def _prepare_partition(y, s, w, pos_label):
@@ -148,3 +148,27 @@ def column_source(y, col, sample_weight, pos_label):
         ]
     )
     return DaskData(prepared), summary
+
+
+def _stack_partitions(*parts):
+    """``(X (n, k), is_target, weights)`` from the cleaned partitions of k columns."""
+    X = np.column_stack([p[0] for p in parts])
+    return X, parts[0][1], parts[0][2]
+
+
+def stack_sources(sources):
+    """One :class:`DaskData` of all columns side by side.
+
+    The column sources come from :func:`column_source` on the same ``y`` and
+    ``sample_weight``, so their partitions hold the same rows (the same zero
+    weights are dropped from each) and stack row by row.
+    """
+    import dask
+
+    parts = dask.persist(
+        *[
+            dask.delayed(_stack_partitions, pure=True)(*column_parts)
+            for column_parts in zip(*(s.parts for s in sources), strict=True)
+        ]
+    )
+    return DaskData(parts, sources[0]._n)
