@@ -577,7 +577,7 @@ class AffineRuleObjective:
     targets : tuple of float or None, default=None
         Platt's soft targets ``(t_tar, t_non)``; None for hard labels.
     l2 : float, default=0.0
-        ``lambda``.
+        ``lambda`` of the penalty ``lambda * A^2`` on the raw slope ``A``.
     separable : bool, default=False
         Whether perfectly separated classes leave the objective without a
         finite minimizer (false with an L2 penalty or soft targets).
@@ -677,12 +677,14 @@ class AffineRuleObjective:
             return 0.0 if order == 0 else (0.0, np.zeros(2), np.zeros((2, 2)))[: order + 1]
         lam = self._l2_std()
         a = float(theta[0])
-        f = 0.5 * lam * a * a
+        f = lam * a * a
         if order == 0:
             return f
-        return (f, np.array([lam * a, 0.0]), np.array([[lam, 0.0], [0.0, 0.0]]))[
-            : order + 1
-        ]
+        return (
+            f,
+            np.array([2.0 * lam * a, 0.0]),
+            np.array([[2.0 * lam, 0.0], [0.0, 0.0]]),
+        )[: order + 1]
 
     def span(self, theta):
         """Spread of the LLRs over the training scores, ``|a| width``."""
