@@ -163,7 +163,8 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
         L2 penalty ``lambda`` on the slope: ``lambda * A^2`` is added to the
         objective (the intercept is not penalized), as the ``l2`` of
         :class:`~skcalib.ProperScoringFusion` and
-        :class:`~skcalib.MulticlassAffineCalibrator`. A positive value makes (nearly) separable data well-posed.
+        :class:`~skcalib.MulticlassAffineCalibrator`. A positive value makes
+        (nearly) separable data well-posed.
     tol : float, default=1e-8
         Convergence tolerance on the Newton step, in LLR units at scores one
         standard deviation from their mean.
