@@ -118,7 +118,7 @@ methods = {
     "PAV-LLR": lambda clf: skcalib_calibrated(clf, PAVLLRCalibrator()),
     "Platt": lambda clf: skcalib_calibrated(clf, PlattCalibrator()),
     "affine": lambda clf: skcalib_calibrated(
-        clf, ProperScoringAffineCalibrator(prior=P_TARGET)
+        clf, ProperScoringAffineCalibrator(p_target=P_TARGET)
     ),
 }
 

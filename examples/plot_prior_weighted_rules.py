@@ -104,7 +104,7 @@ fitted = {}
 for rule in RULES:
     for tau in TAUS:
         cal = ProperScoringAffineCalibrator(
-            alpha=rule[0], beta=rule[1], prior=float(expit(tau))
+            alpha=rule[0], beta=rule[1], p_target=float(expit(tau))
         )
         with warnings.catch_warnings():
             # none on this grid: fail loudly if that changes
@@ -112,7 +112,7 @@ for rule in RULES:
             cal.fit(s_cal, y_cal)
         results[rule].append(c_primary(y_eval, cal.transform(s_eval)))
     fitted[rule] = ProperScoringAffineCalibrator(
-        alpha=rule[0], beta=rule[1], prior=0.01
+        alpha=rule[0], beta=rule[1], p_target=0.01
     ).fit(s_cal, y_cal)
 pav_eval = PAVLLRCalibrator().fit(s_eval, y_eval).transform(s_eval)
 ref_true = c_primary(y_eval, true_eval)

@@ -141,7 +141,7 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
         \\qquad q_i = \\sigma(A s_i + B + \\operatorname{logit}\\pi),
 
     with ``C`` the Beta-family rule with parameters ``(alpha, beta)`` and
-    ``pi = prior``. ``alpha = beta = 1`` is prior-weighted logistic
+    ``pi = p_target``. ``alpha = beta = 1`` is prior-weighted logistic
     regression; ``alpha = beta = 2`` the Brier rule; rules with ``alpha > 1``
     weight the high LLR thresholds (low false-alarm applications) more.
 
@@ -151,10 +151,14 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
         Left-tail parameter of the rule (> 0).
     beta : float, default=1.0
         Right-tail parameter of the rule (> 0).
-    prior : float in (0, 1), default=0.5
-        Synthetic target prior of the training objective, also the prior of
-        ``predict_proba`` and ``predict``. ``logit(prior)`` is the ``tau`` of
-        [1]_.
+    p_target : float in (0, 1), default=0.5
+        Target prior of the application the objective is tuned for (the
+        synthetic prior of the training objective); ``logit(p_target)`` is the
+        ``tau`` of [1]_.
+    prior : float in (0, 1), default=None
+        Target prior of ``predict_proba`` and ``predict``; ``None`` means the
+        weighted target proportion of the calibration data. It does not change
+        the LLRs.
     l2 : float, default=0.0
         L2 penalty ``lambda`` on the slope ``A`` (the intercept is not
         penalized). A positive value makes (nearly) separable data well-posed.
@@ -180,7 +184,7 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
     calibration_prior_ : float
         Weighted target proportion of the calibration data.
     prior_ : float
-        Equal to ``prior``.
+        ``prior`` if given, else ``calibration_prior_``.
 
     See Also
     --------
@@ -225,12 +229,12 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
     >>> cal = ProperScoringAffineCalibrator().fit(scores, y)
     >>> round(float(cal.coef_[0]), 1), round(float(cal.intercept_[0]), 1)
     (2.1, -2.0)
-    >>> brier = ProperScoringAffineCalibrator(alpha=2, beta=2, prior=0.1)
+    >>> brier = ProperScoringAffineCalibrator(alpha=2, beta=2, p_target=0.1)
     >>> llr = brier.fit(scores, y).transform([0.0, 1.0, 2.0])
     >>> [round(float(v), 1) for v in llr]
     [-1.8, 0.2, 2.2]
-    >>> round(float(brier.predict_proba([1.0])[0, 1]), 3)  # at prior 0.1
-    0.122
+    >>> round(float(brier.predict_proba([1.0])[0, 1]), 3)  # at prior_ = 0.5
+    0.556
     """
 
     _output = "llr"
@@ -239,30 +243,42 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
         **BaseCalibrator._parameter_constraints,
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "beta": [Interval(Real, 0, None, closed="neither")],
-        "prior": [Interval(Real, 0, 1, closed="neither")],
+        "p_target": [Interval(Real, 0, 1, closed="neither")],
         "l2": [Interval(Real, 0, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
     }
 
     def __init__(
-        self, alpha=1.0, beta=1.0, *, prior=0.5, l2=0.0, tol=1e-8, max_iter=100
+        self,
+        *,
+        alpha=1.0,
+        beta=1.0,
+        p_target=0.5,
+        prior=None,
+        l2=0.0,
+        tol=1e-8,
+        max_iter=100,
     ):
         self.alpha = alpha
         self.beta = beta
+        self.p_target = p_target
         self.prior = prior
         self.l2 = l2
         self.tol = tol
         self.max_iter = max_iter
 
     def _objective(self, summary, standardizer):
-        prior = float(self.prior)
+        p_target = float(self.p_target)
         objective = AffineRuleObjective(
             standardizer=standardizer,
-            class_factors=(prior / summary.w_tar, (1.0 - prior) / summary.w_non),
+            class_factors=(
+                p_target / summary.w_tar,
+                (1.0 - p_target) / summary.w_non,
+            ),
             alpha=float(self.alpha),
             beta=float(self.beta),
-            tau=logit(prior),
+            tau=logit(p_target),
             l2=float(self.l2),
             separable=self.l2 == 0,
         )

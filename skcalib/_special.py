@@ -57,6 +57,8 @@ import numbers
 import numpy as np
 from scipy.special import betainc, betaln, expit, hyp2f1, log_expit, logit
 
+from .utils._stats import class_totals
+
 __all__ = [
     "check_rule_params",
     "beta_rule_costs",
@@ -264,14 +266,6 @@ def beta_rule_costs(llr, *, alpha, beta, prior=0.5):
     return _tail(x, alpha, beta), _tail(-x, beta, alpha)
 
 
-def _class_totals(is_target, sample_weight):
-    if sample_weight is None:
-        n_tar = float(np.count_nonzero(is_target))
-        return n_tar, float(is_target.shape[0]) - n_tar
-    n_tar = float(sample_weight[is_target].sum())
-    return n_tar, float(sample_weight.sum()) - n_tar
-
-
 def prior_weighted_objective(
     llr, is_target, sample_weight=None, *, alpha, beta, prior=0.5
 ):
@@ -318,7 +312,7 @@ def prior_weighted_objective(
                 is_target[keep],
                 sample_weight[keep],
             )
-    n_tar, n_non = _class_totals(is_target, sample_weight)
+    n_tar, n_non = class_totals(is_target, sample_weight)
     if n_tar <= 0 or n_non <= 0:
         raise ValueError(
             "Both target and non-target trials (with non-zero weight) are "

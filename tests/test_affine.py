@@ -38,10 +38,12 @@ def _data(n=2000, seed=0, weights=False):
         {"alpha": -1.0},
         {"beta": 0.0},
         {"alpha": "two"},
+        {"p_target": 0.0},
+        {"p_target": 1.0},
+        {"p_target": 1.5},
+        {"p_target": None},
         {"prior": 0.0},
-        {"prior": 1.0},
         {"prior": 1.5},
-        {"prior": None},
         {"l2": -1.0},
         {"tol": 0.0},
         {"max_iter": 0},
@@ -67,7 +69,7 @@ def test_bad_input():
 def test_logistic_rule_equals_sklearn_logistic_regression(prior, weights):
     """(1,1): prior-weighted LR, class weights prior/N_tar, (1-prior)/N_non."""
     s, y, w = _data(3000, seed=1, weights=weights)
-    cal = ProperScoringAffineCalibrator(prior=prior).fit(s, y, sample_weight=w)
+    cal = ProperScoringAffineCalibrator(p_target=prior).fit(s, y, sample_weight=w)
     ww = np.ones_like(s) if w is None else w
     n_tar, n_non = ww[y].sum(), ww[~y].sum()
     lr = LogisticRegression(
@@ -88,7 +90,7 @@ def test_optimum_beats_dense_grid(rule, prior):
     """The fitted (A, B) is no worse than any point of a dense grid around it."""
     s, y, _ = _data(1500, seed=2)
     a, b = rule
-    cal = ProperScoringAffineCalibrator(a, b, prior=prior).fit(s, y)
+    cal = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=prior).fit(s, y)
     A, B = cal.coef_[0], cal.intercept_[0]
 
     def obj(A_, B_):
@@ -104,7 +106,7 @@ def test_optimum_beats_dense_grid(rule, prior):
 def test_gradient_vanishes_at_optimum(rule):
     s, y, w = _data(1000, seed=3, weights=True)
     a, b = rule
-    cal = ProperScoringAffineCalibrator(a, b, prior=0.2).fit(s, y, sample_weight=w)
+    cal = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.2).fit(s, y, sample_weight=w)
     A, B = cal.coef_[0], cal.intercept_[0]
     h = 1e-6
 
@@ -120,8 +122,8 @@ def test_brier_differs_from_logistic_and_favours_high_thresholds():
     """003: alpha = 2 moves the fit towards the high-threshold region."""
     s, y, _ = _data(20000, seed=4)
     tau = logit(0.01)
-    log = ProperScoringAffineCalibrator(1, 1, prior=0.01).fit(s, y)
-    bri = ProperScoringAffineCalibrator(2, 2, prior=0.01).fit(s, y)
+    log = ProperScoringAffineCalibrator(alpha=1, beta=1, p_target=0.01).fit(s, y)
+    bri = ProperScoringAffineCalibrator(alpha=2, beta=2, p_target=0.01).fit(s, y)
     assert abs(log.coef_[0] - bri.coef_[0]) > 0.05
 
     # the true LLR of the simulation at the operating point -tau
@@ -138,11 +140,11 @@ def test_brier_differs_from_logistic_and_favours_high_thresholds():
 
 def test_large_n_uses_warm_start_and_matches_cold_start(monkeypatch):
     s, y, w = _data(300_000, seed=5, weights=True)
-    warm = ProperScoringAffineCalibrator(2, 1, prior=0.1).fit(s, y, sample_weight=w)
+    warm = ProperScoringAffineCalibrator(alpha=2, beta=1, p_target=0.1).fit(s, y, sample_weight=w)
     assert warm._n_evals[0] <= 6
     assert 0 < warm._n_sub_evals[0] and warm._n_evals[0] + warm._n_sub_evals[0] < 50
     monkeypatch.setattr(_solver, "WARM_START_SIZE", 10**9)
-    cold = ProperScoringAffineCalibrator(2, 1, prior=0.1).fit(s, y, sample_weight=w)
+    cold = ProperScoringAffineCalibrator(alpha=2, beta=1, p_target=0.1).fit(s, y, sample_weight=w)
     assert cold._n_evals[0] > warm._n_evals[0]
     np.testing.assert_allclose(warm.coef_, cold.coef_, rtol=1e-9)
     np.testing.assert_allclose(warm.intercept_, cold.intercept_, rtol=1e-9, atol=1e-9)
@@ -152,12 +154,14 @@ def test_large_n_uses_warm_start_and_matches_cold_start(monkeypatch):
 def test_transform_predict_proba_and_columns():
     s, y, _ = _data(800, seed=6)
     X = np.column_stack([s, 2.0 * s + 1.0])
-    cal = ProperScoringAffineCalibrator(2, 2, prior=0.2).fit(X, y)
+    cal = ProperScoringAffineCalibrator(alpha=2, beta=2, p_target=0.2).fit(X, y)
     assert cal.coef_.shape == (2,) and cal.intercept_.shape == (2,)
     # the second column is an affine image of the first: same calibrated LLR
     out = cal.transform(X)
     np.testing.assert_allclose(out[:, 0], out[:, 1], rtol=1e-7, atol=1e-7)
-    single = ProperScoringAffineCalibrator(2, 2, prior=0.2).fit(s, y)
+    single = ProperScoringAffineCalibrator(
+        alpha=2, beta=2, p_target=0.2, prior=0.2
+    ).fit(s, y)
     np.testing.assert_allclose(single.transform(s), out[:, 0], rtol=1e-10)
     llr = single.decision_function(s)
     np.testing.assert_allclose(llr, single.coef_[0] * s + single.intercept_[0])
@@ -172,9 +176,9 @@ def test_weights_equal_repeated_rows():
     s, y, _ = _data(400, seed=7)
     rng = np.random.default_rng(0)
     w = rng.integers(0, 4, s.shape[0]).astype(float)
-    a = ProperScoringAffineCalibrator(2, 1, prior=0.3).fit(s, y, sample_weight=w)
+    a = ProperScoringAffineCalibrator(alpha=2, beta=1, p_target=0.3).fit(s, y, sample_weight=w)
     rep = np.repeat(np.arange(s.shape[0]), w.astype(int))
-    b = ProperScoringAffineCalibrator(2, 1, prior=0.3).fit(s[rep], y[rep])
+    b = ProperScoringAffineCalibrator(alpha=2, beta=1, p_target=0.3).fit(s[rep], y[rep])
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-8)
     np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=1e-8, atol=1e-9)
 
@@ -183,11 +187,11 @@ def test_separable_bounded_rule_warns_and_l2_fixes_it():
     s = np.r_[np.linspace(-3, -1, 50), np.linspace(1, 3, 50)]
     y = np.r_[np.zeros(50), np.ones(50)]
     with pytest.warns(ConvergenceWarning, match="no finite minimizer|did not converge"):
-        cal = ProperScoringAffineCalibrator(2, 2).fit(s, y)
+        cal = ProperScoringAffineCalibrator(alpha=2, beta=2).fit(s, y)
     assert abs(cal.coef_[0]) * np.ptp(s) > 1000
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        reg = ProperScoringAffineCalibrator(2, 2, l2=0.01).fit(s, y)
+        reg = ProperScoringAffineCalibrator(alpha=2, beta=2, l2=0.01).fit(s, y)
     assert 0 < reg.coef_[0] < 100
 
 
@@ -196,7 +200,7 @@ def test_rule_without_finite_minimizer_on_these_data_warns():
     finite slope (bounded target cost, unbounded non-target cost)."""
     s, y, _ = _data(1500, seed=2)
     with pytest.warns(ConvergenceWarning, match="no finite minimizer"):
-        cal = ProperScoringAffineCalibrator(3, 0.5, prior=0.05).fit(s, y)
+        cal = ProperScoringAffineCalibrator(alpha=3, beta=0.5, p_target=0.05).fit(s, y)
     A, B = cal.coef_[0], cal.intercept_[0]
     # the objective really keeps falling along the ray the solver followed
     f = [
@@ -225,7 +229,7 @@ def test_constant_scores_give_a_flat_map_with_a_warning(value):
 
 def test_pickle_and_clone():
     s, y, _ = _data(300, seed=9)
-    cal = ProperScoringAffineCalibrator(0.7, 1.3, prior=0.2, l2=0.1).fit(s, y)
+    cal = ProperScoringAffineCalibrator(alpha=0.7, beta=1.3, p_target=0.2, l2=0.1).fit(s, y)
     again = pickle.loads(pickle.dumps(cal))
     np.testing.assert_array_equal(again.transform(s), cal.transform(s))
     fresh = clone(cal)
@@ -241,12 +245,12 @@ def test_pickle_and_clone():
 @parametrize_with_checks(
     [
         ProperScoringAffineCalibrator(),
-        ProperScoringAffineCalibrator(2, 2, prior=0.1, l2=0.01),
-        ProperScoringAffineCalibrator(0.5, 0.5),
+        ProperScoringAffineCalibrator(alpha=2, beta=2, p_target=0.1, l2=0.01),
+        ProperScoringAffineCalibrator(alpha=0.5, beta=0.5),
     ],
     expected_failed_checks=lambda est: {
         "check_fit1d": "1-D X is accepted: a vector of scores is the natural "
-        "input (SPEC §3)"
+        "input"
     },
 )
 def test_sklearn_compatible(estimator, check):
@@ -264,8 +268,8 @@ def test_equivariant_under_affine_score_changes(scale, shift, rule):
     """Calibrated LLRs do not depend on the units of the raw scores."""
     s, y, _ = _data(600, seed=10)
     a, b = rule
-    base = ProperScoringAffineCalibrator(a, b, prior=0.3).fit(s, y).transform(s)
-    moved = ProperScoringAffineCalibrator(a, b, prior=0.3).fit(s * scale + shift, y)
+    base = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(s, y).transform(s)
+    moved = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(s * scale + shift, y)
     np.testing.assert_allclose(moved.transform(s * scale + shift), base, atol=1e-6)
 
 
@@ -275,10 +279,10 @@ def test_fit_does_not_depend_on_the_units_of_the_scores(units, rule):
     """Scores times 1e+-300 once gave a constant output (overflow in the fit)."""
     s, y, _ = _data(600, seed=11)
     a, b = rule
-    base = ProperScoringAffineCalibrator(a, b, prior=0.3).fit(s, y)
+    base = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(s, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        cal = ProperScoringAffineCalibrator(a, b, prior=0.3).fit(s * units, y)
+        cal = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(s * units, y)
         out = cal.transform(s * units)
     np.testing.assert_allclose(out, base.transform(s), rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(cal.coef_ * units, base.coef_, rtol=1e-9)
@@ -307,11 +311,32 @@ def test_invariant_under_score_units_and_weight_scale(k, j, rule):
     all weights times 10^j: the same fit."""
     s, y, w = _data(400, seed=13, weights=True)
     a, b = rule
-    base = ProperScoringAffineCalibrator(a, b, prior=0.3).fit(s, y, sample_weight=w)
+    base = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(s, y, sample_weight=w)
     units = 10.0**k
-    cal = ProperScoringAffineCalibrator(a, b, prior=0.3).fit(
+    cal = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(
         s * units, y, sample_weight=w * 10.0**j
     )
     np.testing.assert_allclose(
         cal.transform(s * units), base.transform(s), rtol=1e-9, atol=1e-9
     )
+
+
+def test_p_target_tunes_the_objective_prior_only_the_posteriors():
+    """``p_target`` changes the LLRs; ``prior`` only turns them into posteriors."""
+    rng = np.random.default_rng(3)
+    y = rng.random(2000) < 0.2
+    s = rng.normal(2.0 * y, 1.0 + y)
+    tuned = ProperScoringAffineCalibrator(alpha=2, beta=1, p_target=0.05).fit(s, y)
+    default = ProperScoringAffineCalibrator(alpha=2, beta=1).fit(s, y)
+    assert not np.allclose(tuned.transform(s), default.transform(s))
+    # prior=None: the calibration set's weighted target proportion
+    assert default.prior_ == pytest.approx(y.mean())
+    at = ProperScoringAffineCalibrator(alpha=2, beta=1, prior=0.3).fit(s, y)
+    np.testing.assert_array_equal(at.transform(s), default.transform(s))
+    expected = 1.0 / (1.0 + np.exp(-(default.transform(s) + logit(0.3))))
+    np.testing.assert_allclose(at.predict_proba(s)[:, 1], expected, rtol=1e-12)
+
+
+def test_constructor_is_keyword_only():
+    with pytest.raises(TypeError):
+        ProperScoringAffineCalibrator(2, 2)

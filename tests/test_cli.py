@@ -357,15 +357,13 @@ def test_evaluate_plot_subprocess(data, tmp_path):
 
 
 def _calibrators():
-    cls = skcalib.ProperScoringAffineCalibrator
-    # the objective's target prior (``p_target``; ``prior`` before the engine
-    # rewrite of the affine calibrator)
-    name = "p_target" if "p_target" in cls().get_params() else "prior"
     return {
         "pav-llr": skcalib.PAVLLRCalibrator(),
         "pav": skcalib.PAVCalibrator(),
         "platt": skcalib.PlattCalibrator(),
-        "affine": cls(alpha=2.0, beta=1.0, **{name: 0.3}),
+        "affine": skcalib.ProperScoringAffineCalibrator(
+            alpha=2.0, beta=1.0, p_target=0.3
+        ),
     }
 
 

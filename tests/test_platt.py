@@ -228,7 +228,7 @@ def test_pickle_and_clone():
     [PlattCalibrator(), PlattCalibrator(smooth_targets=False, prior=0.3)],
     expected_failed_checks=lambda est: {
         "check_fit1d": "1-D X is accepted: a vector of scores is the natural "
-        "input (SPEC §3)"
+        "input"
     },
 )
 def test_sklearn_compatible(estimator, check):

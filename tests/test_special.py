@@ -75,7 +75,10 @@ CLOSED_FORMS = {
 @pytest.mark.parametrize("rule", list(CLOSED_FORMS))
 @pytest.mark.parametrize("prior", [0.5, 0.01])
 def test_closed_forms_003(rule, prior):
-    """003 eqs. 12-15, both through the fast path and the general 2F1 path."""
+    """Brümmer & Doddington (Interspeech 2013), eqs. 12-15.
+
+    Both through the fast path and the general 2F1 path.
+    """
     llr = X_GRID - logit(prior)
     q = expit(X_GRID)
     f_tar, f_non = CLOSED_FORMS[rule]

@@ -199,16 +199,7 @@ def make_calibrator(args):
     if args.method == "affine":
         kwargs["alpha"] = 1.0 if args.alpha is None else args.alpha
         kwargs["beta"] = 1.0 if args.beta is None else args.beta
-        p_target = 0.5 if args.p_target is None else args.p_target
-        if "p_target" in params:
-            kwargs["p_target"] = p_target
-        else:  # the objective's target prior was called ``prior`` before
-            if args.prior is not None:
-                raise InputError(
-                    "--prior: this build's ProperScoringAffineCalibrator has no "
-                    "prior apart from the objective's (--p-target)."
-                )
-            kwargs["prior"] = p_target
+        kwargs["p_target"] = 0.5 if args.p_target is None else args.p_target
     else:
         for dest, flag in TRAINING_OPTIONS[1:4]:
             if getattr(args, dest) is not None:

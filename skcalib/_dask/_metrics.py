@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._special import beta_rule_costs, check_rule_params, cllr_sums
+from ..utils._stats import error_counts
 from ._partitions import DaskInputSummary, _first_pass, _partitions
 
 __all__ = [
@@ -27,21 +28,16 @@ def _reduce_beta_costs(alpha, beta, prior, s_tar, w_tar, s_non, w_non):
     return [_wsum(c_tar, w_tar), _wsum(c_non, w_non)]
 
 
-def _weight_below(x, w, thresholds):
-    """Total weight of ``x < t`` for every threshold ``t``."""
-    if thresholds.shape[0] <= 8:
-        return np.array([_wsum((x < t).astype(np.float64), w) for t in thresholds])
-    order = np.argsort(x)
-    cum = np.zeros(x.shape[0] + 1)
-    np.cumsum(np.ones(x.shape[0]) if w is None else w[order], out=cum[1:])
-    return cum[np.searchsorted(x[order], thresholds, side="left")]
-
-
 def _reduce_errors(thresholds, s_tar, w_tar, s_non, w_non):
-    """Missed target weight (``l < t``) and false-alarm weight (``l >= t``)."""
-    n_non = float(s_non.shape[0]) if w_non is None else float(w_non.sum())
-    misses = _weight_below(s_tar, w_tar, thresholds)
-    false_alarms = n_non - _weight_below(s_non, w_non, thresholds)
+    """Missed target weight (``l < t``) and false-alarm weight (``l >= t``).
+
+    The in-memory metrics' :func:`~skcalib.utils._stats.error_counts` on each
+    class of the partition: raw weighted counts, which add up over partitions.
+    """
+    misses = error_counts(np.ones(s_tar.shape[0], bool), s_tar, w_tar, thresholds)[0]
+    false_alarms = error_counts(
+        np.zeros(s_non.shape[0], bool), s_non, w_non, thresholds
+    )[1]
     return np.stack([misses, false_alarms])
 
 

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..utils._stats import cumulative_quantiles, sorted_cumulative
 from ..utils._validation import check_binary_target
 from ._detect import is_dask_collection
 
@@ -230,13 +231,10 @@ def _weighted_quantiles(samples, weights, n_ranges):
     w = np.concatenate(
         [np.full(v.shape[0], c) for v, c in zip(samples, weights, strict=True)]
     )
-    order = np.argsort(values, kind="stable")
-    values, w = values[order], w[order]
-    cum = np.cumsum(w)
-    targets = cum[-1] * np.arange(1, n_ranges) / n_ranges
-    idx = np.minimum(np.searchsorted(cum, targets, side="left"), values.shape[0] - 1)
+    values, cum = sorted_cumulative(values, w)
+    cuts = cumulative_quantiles(values, cum, np.arange(1, n_ranges) / n_ranges)
     # The lowest value as a boundary would leave range 0 empty.
-    return np.unique(values[idx][values[idx] > values[0]])
+    return np.unique(cuts[cuts > values[0]])
 
 
 #: ``pos_label`` for estimators: the larger of the two sorted labels.

@@ -4,7 +4,7 @@ The one road from an estimator to a score vector, shared by the displays'
 ``from_estimator``, the scorers, :class:`~skcalib.ScoreTransformer` and
 :class:`~skcalib.CalibratedClassifier`: which response method to call, one
 column per sample, and the sign flip (or other probability column) when the
-target is ``classes_[0]``.
+target is ``classes_[0]``. Design note: docs/design/shared_helpers.rst.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ One place per idea: class totals, the weighted error counts of threshold
 decisions, and weighted quantiles. The functions take validated arrays
 (boolean ``is_target``, float64 scores, float64 weights or ``None`` for unit
 weights) and return raw weighted sums, so that the sums of the partitions of
-a distributed collection add up to the sums of the whole.
+a distributed collection add up to the sums of the whole. Design note:
+docs/design/shared_helpers.rst.
 """
 
 from __future__ import annotations
