@@ -53,6 +53,44 @@ def _check_class_counts(cv, is_target: np.ndarray) -> None:
         )
 
 
+def _splits_with_both_classes(cv, is_target: np.ndarray):
+    """The splits whose test fold can train a calibrator (``ensemble=True``).
+
+    A calibrator needs both classes: a test fold of one class (``KFold`` on
+    labels sorted by class) cannot train one, so its (classifier, calibrator)
+    pair is left out of the ensemble, with a warning. When no test fold holds
+    both classes (``LeaveOneOut``), the split is rejected before any
+    classifier is fitted, as scikit-learn's ``CalibratedClassifierCV`` does.
+    """
+
+    def select(splits):
+        n_tar = np.array([np.count_nonzero(is_target[test]) for _, test in splits])
+        sizes = np.array([test.shape[0] for _, test in splits])
+        both = (n_tar > 0) & (n_tar < sizes)
+        name = getattr(cv, "cv", cv)  # check_cv wraps iterables
+        if not both.any():
+            raise ValueError(
+                f"No test fold of `cv` ({name!r}) holds both classes, and "
+                "ensemble=True fits a calibrator on each test fold, which needs "
+                "both. Use a cross-validation generator whose test folds hold "
+                "both classes (e.g. StratifiedKFold) or ensemble=False."
+            )
+        if not both.all():
+            left_out = ", ".join(str(k) for k in np.flatnonzero(~both))
+            warnings.warn(
+                f"Test folds {left_out} (0-based) of `cv` ({name!r}) hold a "
+                "single class and cannot train a calibrator: their (classifier, "
+                f"calibrator) pairs are left out of the ensemble; "
+                f"{int(both.sum())} of {both.shape[0]} remain. A stratified "
+                "splitter keeps both classes in every test fold.",
+                UserWarning,
+                stacklevel=4,
+            )
+        return [split for split, keep in zip(splits, both, strict=True) if keep]
+
+    return select
+
+
 class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """A binary classifier calibrated with any skcalib calibrator.
 
@@ -270,6 +308,9 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 fit_params=fit_params,
                 n_jobs=self.n_jobs,
                 fit_full=not self.ensemble,
+                select_splits=(
+                    _splits_with_both_classes(cv, is_target) if self.ensemble else None
+                ),
             )
             if self.ensemble:
                 estimators = fold_estimators

@@ -9,7 +9,14 @@ from scipy.special import expit
 from scipy.special import logit as _logit
 
 from ._base import BaseCalibrator
-from ._pav import BlockSummary, block_llr, block_proba, pav_blocks
+from ._pav import (
+    BlockSummary,
+    _pool,
+    _run_starts,
+    block_llr,
+    block_proba,
+    pav_blocks,
+)
 from .utils._sklearn_compat import Interval, StrOptions
 from .utils._stats import class_totals
 
@@ -19,39 +26,57 @@ __all__ = ["PAVCalibrator", "PAVLLRCalibrator"]
 STRICT_TILT = 1e-6
 
 
-def _interp(x, knot_x, knot_v):
-    """Piecewise-linear interpolation that understands infinite knot values.
+def _ratio(a, b, c, d):
+    """``(a - b) / (c - d)`` for ``d <= b <= a <= c``, a fraction in [0, 1].
 
-    Between a finite and an infinite knot value the line is the limit of the
-    interpolation, i.e. the infinite value everywhere except at the finite
-    knot itself; between ``-inf`` and ``+inf`` (perfectly separated data) the
-    sign flips at the midpoint, where the value is 0.
+    Written out rather than left to ``np.interp``, whose slope
+    ``(v1 - v0) / (x1 - x0)`` overflows between knots closer than about
+    5e-309 (subnormal gaps): the fraction of the gap never overflows. A gap
+    wider than the float maximum (scores spanning +/-1.7e308) is measured
+    in halves, which is exact for such large numbers.
     """
-    finite = np.isfinite(knot_v)
-    if finite.all():
-        return np.interp(x, knot_x, knot_v)
-    out = np.interp(x, knot_x, np.where(finite, knot_v, 0.0))
+    with np.errstate(over="ignore", invalid="ignore"):
+        num = np.subtract(a, b)
+        den = np.subtract(c, d)
+        out = num / den
+    wide = np.isinf(den)
+    if np.any(wide):
+        half = [np.broadcast_to(v, out.shape)[wide] * 0.5 for v in (a, b, c, d)]
+        out[wide] = (half[0] - half[1]) / (half[2] - half[3])
+    return out
+
+
+def _interp(x, knot_x, knot_v):
+    """Piecewise-linear interpolation, clipped at the end knots.
+
+    Like ``np.interp`` (see :func:`_ratio` for why it is not used), and
+    understands infinite knot values: between a finite and an infinite knot
+    value the line is the limit of the interpolation, i.e. the infinite value
+    everywhere except at the finite knot itself; between ``-inf`` and
+    ``+inf`` (perfectly separated data) the sign flips at the midpoint, where
+    the value is 0.
+    """
     n = knot_x.shape[0]
-    right = np.clip(np.searchsorted(knot_x, x, side="left"), 0, n - 1)
-    left = np.clip(right - 1, 0, n - 1)
-    at_knot = knot_x[right] == x
-    v_left = knot_v[left]
-    v_right = knot_v[right]
-    inside = (x > knot_x[0]) & (x < knot_x[-1]) & ~at_knot
-    either_inf = ~(np.isfinite(v_left) & np.isfinite(v_right))
-    fix = inside & either_inf
-    if fix.any():
-        vl, vr = v_left[fix], v_right[fix]
-        xs = x[fix]
-        mid = 0.5 * (knot_x[left][fix] + knot_x[right][fix])
-        both = ~np.isfinite(vl) & ~np.isfinite(vr) & (vl != vr)
-        val = np.where(np.isfinite(vl), vr, vl)
-        val = np.where(both, np.where(xs < mid, vl, np.where(xs > mid, vr, 0.0)), val)
-        out[fix] = val
-    # at a knot or outside the range: the knot value (clipped ends)
-    exact = at_knot | (x <= knot_x[0]) | (x >= knot_x[-1])
-    idx = np.where(x <= knot_x[0], 0, np.where(x >= knot_x[-1], n - 1, right))
-    out[exact] = knot_v[idx[exact]]
+    if n == 1:
+        return np.full(x.shape, knot_v[0])
+    x = np.clip(x, knot_x[0], knot_x[-1])
+    right = np.clip(np.searchsorted(knot_x, x, side="right"), 1, n - 1)
+    x0, x1 = knot_x[right - 1], knot_x[right]
+    v0, v1 = knot_v[right - 1], knot_v[right]
+    t = _ratio(x, x0, x1, x0)
+    with np.errstate(invalid="ignore"):  # inf - inf: fixed below
+        step = v1 - v0
+        # exact at both knots: from the nearer end
+        out = np.where(t < 0.5, v0 + t * step, v1 - (1.0 - t) * step)
+    infinite = ~(np.isfinite(v0) & np.isfinite(v1))
+    if infinite.any():
+        t, v0, v1 = t[infinite], v0[infinite], v1[infinite]
+        val = np.where(np.isfinite(v0), v1, v0)
+        val = np.where((t == 0) & np.isfinite(v0), v0, val)
+        val = np.where((t == 1) & np.isfinite(v1), v1, val)
+        flip = ~np.isfinite(v0) & ~np.isfinite(v1) & (v0 != v1)
+        val = np.where(flip, np.where(t < 0.5, v0, np.where(t > 0.5, v1, 0.0)), val)
+        out[infinite] = val
     return out
 
 
@@ -134,6 +159,13 @@ class _BasePAVCalibrator(BaseCalibrator):
                 real = np.isfinite(col_blocks.lo) & np.isfinite(col_blocks.hi)
                 col_blocks = BlockSummary(*(a[real] for a in col_blocks))
                 values = values[real]
+            # Adjacent blocks with one value (clipped to the same bound by
+            # extremes='bound') are one flat step of the map: pooled, so that
+            # strict=True tilts the whole step and leaves no tie.
+            tied = values[1:] == values[:-1]
+            if tied.any():
+                starts = _run_starts(~tied)
+                col_blocks, values = _pool(col_blocks, starts), values[starts]
             self.blocks_.append(col_blocks)
             kx, kv, tilt = self._knots(col_blocks, values)
             self.X_thresholds_.append(kx)
@@ -234,10 +266,11 @@ class _BasePAVCalibrator(BaseCalibrator):
             b = idx[gap]
             k = np.searchsorted(kx, hi[b], side="right") - 1
             start, end = kv[k], kv[k + 1]
-            frac = (x[gap] - hi[b]) / (lo[b + 1] - hi[b])
+            frac = _ratio(x[gap], hi[b], lo[b + 1], hi[b])
             with np.errstate(invalid="ignore"):
-                rise = STRICT_TILT * frac * (end - start)
-            y[gap] += np.where(np.isfinite(rise), rise, 0.0)
+                jump = end - start
+            # a jump to an infinite value counts as 1 nat, as in ``_knots``
+            y[gap] += STRICT_TILT * frac * np.where(np.isfinite(jump), jump, 1.0)
         return y
 
     def _extend_tails(self, j, x, y, x_min, x_max):
@@ -249,16 +282,20 @@ class _BasePAVCalibrator(BaseCalibrator):
         end tilt.
         """
         down, up = self._tilt[j]
-        width = x_max - x_min if x_max > x_min else 1.0
         below = x < x_min
         above = x > x_max
-        with np.errstate(over="ignore"):
+        if x_max > x_min:
+            # d / (d + width) = (x_min - x) / (x_max - x) below the range
             if below.any() and down > 0:
-                d = x_min - x[below]
-                y[below] -= down / (1.0 + width / d)
+                y[below] -= down * _ratio(x_min, x[below], x_max, x[below])
             if above.any() and up > 0:
-                d = x[above] - x_max
-                y[above] += up / (1.0 + width / d)
+                y[above] += up * _ratio(x[above], x_max, x[above], x_min)
+            return
+        with np.errstate(over="ignore"):  # width 1: d / (d + 1), d may be inf
+            if below.any() and down > 0:
+                y[below] -= down / (1.0 + 1.0 / (x_min - x[below]))
+            if above.any() and up > 0:
+                y[above] += up / (1.0 + 1.0 / (x[above] - x_max))
 
 
 _PAV_NOTES = r"""
@@ -291,8 +328,10 @@ _PAV_NOTES = r"""
     ranks exactly like the raw scores, while every output moves by at most
     :math:`10^{-6}` of the gap to a neighbouring block value, so calibration
     metrics stay within about :math:`10^{-6}` (relative) of the PAV optimum.
-    Values that are exactly 0, 1 or infinite cannot move, and blocks clipped
-    to the same bound by ``extremes='bound'`` stay tied. With
+    Values that are exactly 0, 1 or infinite (``extremes='raw'``) cannot
+    move; every other value of the map, in every combination of parameters,
+    is strictly increasing (adjacent blocks clipped to the same bound by
+    ``extremes='bound'`` form one flat step, tilted as a whole). With
     ``interpolation='step'`` the gap after a block rises by :math:`\epsilon`
     of the jump that follows it.
 """

@@ -108,12 +108,15 @@ def _cross_fit(
     fit_params=None,
     n_jobs=None,
     fit_full=True,
+    select_splits=None,
 ):
     """Out-of-fold scores of clones of ``estimator`` over the splits of ``cv``.
 
     ``cv`` is an already checked splitter (``check_cv``). The fold fits and,
     with ``fit_full``, the fit on all the data run as one joblib batch, so the
-    full fit overlaps the fold fits when ``n_jobs > 1``.
+    full fit overlaps the fold fits when ``n_jobs > 1``. ``select_splits``, if
+    given, maps the list of splits to the ones to fit (it may raise), before
+    any fit; the scores of test folds it leaves out are NaN.
 
     Returns
     -------
@@ -131,6 +134,8 @@ def _cross_fit(
         for train, test in cv.split(X, y)
     ]
     _check_partition(splits, n_samples)
+    if select_splits is not None:  # before any fit
+        splits = select_splits(splits)
     tasks = ([(None, None)] if fit_full else []) + splits
     results = Parallel(n_jobs=n_jobs)(
         delayed(_fit_and_score)(
@@ -153,7 +158,7 @@ def _cross_fit(
             f"The folds of {type(estimator).__name__} resolved to different "
             f"response methods {sorted(methods)}; set `response_method`."
         )
-    scores = np.empty(n_samples, dtype=np.float64)
+    scores = np.full(n_samples, np.nan)  # NaN: test folds not selected
     for (_, test), (_, fold_scores, _) in zip(splits, fold_results, strict=True):
         scores[test] = fold_scores
     fold_estimators = [est for est, _, _ in fold_results]

@@ -63,6 +63,66 @@ def test_too_few_samples_per_class_for_folds_raises():
         CalibratedClassifier(LogisticRegression(), cv=5).fit(X, y)
 
 
+class _CountingLogisticRegression(LogisticRegression):
+    """Counts fits (class attribute: clones share it)."""
+
+    n_fits = 0
+
+    def fit(self, X, y, sample_weight=None):
+        type(self).n_fits += 1
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_leave_one_out_ensemble_rejected_before_any_fit():
+    # It crashed in the first fold's calibrator, after every fold's classifier
+    # was fitted, naming the calibrator instead of the split.
+    from sklearn.model_selection import LeaveOneOut
+
+    X, y = _data(n=30)
+    _CountingLogisticRegression.n_fits = 0
+    clf = CalibratedClassifier(
+        _CountingLogisticRegression(), cv=LeaveOneOut(), ensemble=True
+    )
+    with pytest.raises(ValueError, match=r"No test fold of `cv` \(LeaveOneOut\(\)\)"):
+        clf.fit(X, y)
+    assert _CountingLogisticRegression.n_fits == 0
+
+
+@pytest.mark.parametrize("Cal", CALIBRATORS)
+def test_ensemble_with_single_class_test_folds(Cal):
+    # KFold(3) on labels sorted by class: the outer test folds hold one class.
+    X, y = _data(n=90)
+    order = np.argsort(y, kind="stable")
+    X, y = X[order], y[order]
+    clf = CalibratedClassifier(LogisticRegression(), Cal(), cv=KFold(3), ensemble=True)
+    with pytest.warns(UserWarning, match=r"Test folds .* hold a single class"):
+        clf.fit(X, y)
+    splits = list(KFold(3).split(X, y))
+    two_class = [k for k, (_, test) in enumerate(splits) if len(set(y[test])) == 2]
+    assert len(clf.calibrators_) == len(clf.estimators_) == len(two_class) >= 1
+    proba = clf.predict_proba(_test_points())
+    assert np.all(np.isfinite(proba)) and np.all((proba >= 0) & (proba <= 1))
+    assert_allclose(proba.sum(axis=1), 1.0)
+    # the kept pair is the one a manual fit on that split gives
+    train, test = splits[two_class[0]]
+    est = LogisticRegression().fit(X[train], y[train])
+    cal = Cal().fit(est.decision_function(X[test]), y[test])
+    assert_allclose(
+        proba[:, 1], cal.predict_proba(est.decision_function(_test_points()))[:, 1]
+    )
+
+
+@pytest.mark.parametrize("Cal", CALIBRATORS)
+def test_mixed_type_labels_are_a_value_error(Cal):
+    # '<' between str and int leaked as a TypeError from the label sort.
+    X, _ = _data(n=20)
+    y = np.array(["a", 1] * 10, dtype=object)
+    with pytest.raises(ValueError, match="mixes label types"):
+        Cal().fit(X[:, 0], y)
+    with pytest.raises(ValueError, match="mixes label types"):
+        CalibratedClassifier(LogisticRegression(), Cal(), cv=2).fit(X, y)
+
+
 def test_invalid_ensemble_raises():
     X, y = _data()
     with pytest.raises(ValueError, match="ensemble"):

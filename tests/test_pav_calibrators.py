@@ -398,3 +398,97 @@ def test_base_fit_with_weights_near_float_max(Cal):
     cal = getattr(skcalib, Cal)().fit(s, y, sample_weight=w)
     assert cal.calibration_prior_ == pytest.approx(y.mean(), rel=1e-15)
     assert np.all(np.isfinite(cal.predict_proba(s)))
+
+
+# ------------------------------------------------------- numerics at the edges
+@pytest.mark.parametrize("Cal", CALIBRATORS)
+def test_interpolation_between_subnormal_knots_is_finite(Cal):
+    # np.interp's slope (v1 - v0) / (x1 - x0) overflowed for knots closer than
+    # ~5e-309 (scikit-learn's isotonic regression has the same regression
+    # test, from its issue 10903).
+    X, y = [0.0, 4.1e-320, 4.4e-314, 1.0], [0, 0, 1, 1]
+    new = np.array([2.1e-319, 5.4e-316])
+    cal = Cal().fit(X, y)
+    out = cal.transform(new)
+    assert np.all(np.isfinite(out))
+    assert np.all(np.isfinite(cal.predict_proba(new)))
+    # linear between the knots (4.1e-320, low) and (4.4e-314, high)
+    lo, hi = cal.transform([4.1e-320, 4.4e-314])
+    t = (new - 4.1e-320) / (4.4e-314 - 4.1e-320)
+    np.testing.assert_allclose(out, lo + t * (hi - lo), rtol=1e-12)
+
+
+@pytest.mark.parametrize("interpolation", ["linear", "step"])
+@pytest.mark.parametrize("out_of_bounds", ["clip", "nan"])
+@pytest.mark.parametrize("Cal", CALIBRATORS)
+def test_strict_on_scores_spanning_the_float_range(Cal, out_of_bounds, interpolation):
+    # Widths of the training range and of gaps between blocks overflowed.
+    s = np.array([-1.7e308, -1e308, -1.0, 0.0, 1e308, 1.7e308, 1.7e308])
+    y = np.array([0, 1, 0, 0, 1, 0, 1])
+    grid = np.array([-1.7976931348623157e308, -1.7e308, -1.5e308, -1e308, -1.0])
+    grid = np.concatenate([grid, [-0.5, 0.0, 1e300], -grid[:3][::-1]])
+    cal = Cal(strict=True, out_of_bounds=out_of_bounds, interpolation=interpolation)
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        out = cal.fit(s, y).transform(grid)
+    inside = (grid >= s.min()) & (grid <= s.max())
+    assert np.all(np.isfinite(out[inside]))
+    assert np.all(np.diff(out[inside]) >= 0)
+    # strictly increasing through the knots (where not exactly 0 or 1: the
+    # lowest block holds only a non-target); between knots 1e308 apart the
+    # tilt of 1e-6 is below the resolution of the values
+    knots = cal.transform(cal.X_thresholds_[0])
+    assert np.all(np.diff(knots[(knots > 0) & (knots < 1)]) > 0)
+
+
+@settings(derandomize=True, database=None, deadline=None, max_examples=200)
+@given(
+    data_strategy,
+    st.sampled_from(CALIBRATORS),
+    st.sampled_from(["raw", "succession", "bound"]),
+    st.sampled_from([0.01, 0.5, 1.0, 3.0, 20.0]),
+    st.sampled_from(["linear", "step"]),
+    st.sampled_from(["clip", "nan"]),
+)
+def test_strict_is_strictly_increasing_for_every_parameter_combination(
+    data, Cal, extremes, max_abs_llr, interpolation, out_of_bounds
+):
+    # extremes='bound' clipped several blocks to one value: flat runs.
+    s, noise = (np.asarray(a) for a in data)
+    y = (s + np.where(noise, 2, -2) > 0).astype(int)  # informative scores
+    s = s.astype(float) / 3
+    y[0], y[-1] = 1, 0
+    cal = Cal(
+        strict=True,
+        extremes=extremes,
+        max_abs_llr=max_abs_llr,
+        interpolation=interpolation,
+        out_of_bounds=out_of_bounds,
+    ).fit(s, y)
+    grid = np.linspace(-3, 3, 601)
+    g = cal.transform(grid)
+    if out_of_bounds == "nan":
+        grid, g = grid[~np.isnan(g)], g[~np.isnan(g)]
+    # only the exact optimum's probabilities 0, 1 and LLRs +/-inf cannot move
+    movable = np.isfinite(g)
+    if Cal is PAVCalibrator:
+        movable &= (g != 0) & (g != 1)
+    if extremes != "raw":
+        assert movable.all()
+    assert np.all(g[1:] >= g[:-1])
+    if Cal is PAVCalibrator:
+        # within 1e-6 of 1 the tilt (1e-6 of the gap to 1) spans too few
+        # representable probabilities for 600 distinct values
+        movable &= g < 1 - 1e-6
+    assert np.all(np.diff(g[movable]) > 0)
+
+
+@pytest.mark.parametrize("interpolation", ["linear", "step"])
+@pytest.mark.parametrize("Cal", CALIBRATORS)
+def test_strict_with_a_tight_bound_has_no_flat_runs(Cal, interpolation):
+    # Blocks clipped to the same bound were left tied after the tilt.
+    s, y, _ = _data(5, n=400, decimals=1)
+    cal = Cal(extremes="bound", max_abs_llr=1.0, strict=True)
+    cal.set_params(interpolation=interpolation).fit(s, y)
+    out = cal.transform(np.linspace(s.min() - 1, s.max() + 1, 5001))
+    assert np.all(np.diff(out) > 0)
+    assert np.unique(cal.transform(s)).shape[0] == np.unique(s).shape[0]
