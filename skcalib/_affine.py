@@ -137,7 +137,7 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
 
         \\bar C = \\frac{\\pi}{N_{tar}} \\sum_{i \\in tar} w_i C(q_i, tar)
         + \\frac{1-\\pi}{N_{non}} \\sum_{i \\in non} w_i C(q_i, non)
-        + \\frac{\\lambda}{2} A^2,
+        + \\lambda A^2,
         \\qquad q_i = \\sigma(A s_i + B + \\operatorname{logit}\\pi),
 
     with ``C`` the Beta-family rule with parameters ``(alpha, beta)`` and
@@ -160,8 +160,11 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
         weighted target proportion of the calibration data. It does not change
         the LLRs.
     l2 : float, default=0.0
-        L2 penalty ``lambda`` on the slope ``A`` (the intercept is not
-        penalized). A positive value makes (nearly) separable data well-posed.
+        L2 penalty ``lambda`` on the slope: ``lambda * A^2`` is added to the
+        objective (the intercept is not penalized), as the ``l2`` of
+        :class:`~skcalib.ProperScoringFusion` and
+        :class:`~skcalib.MulticlassAffineCalibrator`. A positive value makes
+        (nearly) separable data well-posed.
     tol : float, default=1e-8
         Convergence tolerance on the Newton step, in LLR units at scores one
         standard deviation from their mean.

@@ -9,16 +9,17 @@ live.
 from __future__ import annotations
 
 from functools import partial
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._affine import _warn_convergence
+from ._affine import ProperScoringAffineCalibrator, _warn_convergence
 from ._base import BaseCalibrator
 from ._dask import is_dask_collection
 from ._solver import (
     MAX_LLR_RANGE,
+    AffineRuleObjective,
     ArrayData,
     _chunk_class_extremes,
     fit_standardizer,
@@ -112,12 +113,8 @@ class FusionObjective:
         self.tau = float(tau)
         self.l2 = float(l2)
 
-    def with_rule(self, alpha, beta):
-        """The same objective with another rule (same prepared chunks)."""
-        other = object.__new__(type(self))
-        other.__dict__.update(self.__dict__)
-        other.alpha, other.beta = float(alpha), float(beta)
-        return other
+    # The same objective with another rule (same prepared chunks).
+    with_rule = AffineRuleObjective.with_rule
 
     def prepare(self, chunk):
         """``[U, 1]`` (standardized scores and a column of ones), the class
@@ -311,13 +308,13 @@ class ProperScoringFusion(BaseCalibrator):
     _output = "llr"
 
     _parameter_constraints: dict = {
-        **BaseCalibrator._parameter_constraints,
-        "alpha": [Interval(Real, 0, None, closed="neither")],
-        "beta": [Interval(Real, 0, None, closed="neither")],
+        **BaseCalibrator._parameter_constraints,  # prior
+        # the rule and the solver's controls, as for one column
+        **{
+            key: ProperScoringAffineCalibrator._parameter_constraints[key]
+            for key in ("alpha", "beta", "l2", "tol", "max_iter")
+        },
         "p_target": [Interval(Real, 0, 1, closed="neither")],
-        "l2": [Interval(Real, 0, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
     }
 
     def __init__(

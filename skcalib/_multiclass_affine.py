@@ -20,8 +20,6 @@ equivalent parameters.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
 from scipy.linalg.blas import dsyrk
 from scipy.special import log_softmax, softmax
@@ -33,11 +31,10 @@ from sklearn.base import (
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ._affine import _warn_convergence
+from ._affine import ProperScoringAffineCalibrator, _warn_convergence
 from ._solver import ArrayData, minimize
 from .utils._sklearn_compat import (
     ClassifierTags,
-    Interval,
     StrOptions,
     _fit_context,
     validate_data,
@@ -380,9 +377,11 @@ class MulticlassAffineCalibrator(
     _parameter_constraints: dict = {
         "kind": [StrOptions(set(KINDS))],
         "p_classes": ["array-like", None],
-        "l2": [Interval(Real, 0, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        # the penalty and the solver's controls, as for the binary models
+        **{
+            key: ProperScoringAffineCalibrator._parameter_constraints[key]
+            for key in ("l2", "tol", "max_iter")
+        },
     }
 
     def __init__(

@@ -220,7 +220,12 @@ class Standardizer:
         e, c, d = self.exponent, self.center, self.scale
         if x.ndim == 1:
             e, c, d = int(e[0]), float(c[0]), float(d[0])
-        u = np.ldexp(x, -e, out=x)
+        if np.all(np.abs(e) <= 1000):
+            # times the power of two: the same (exactly rounded) result as
+            # ldexp, several times faster
+            u = np.multiply(x, np.ldexp(1.0, -e), out=x)
+        else:
+            u = np.ldexp(x, -e, out=x)
         u -= c
         u /= d
         return u
@@ -503,12 +508,22 @@ def _chunk_class_extremes(chunk):
     return out
 
 
+def _overlap(extremes):
+    """Whether both classes' score ranges (``_chunk_class_extremes``) meet."""
+    neg_lo_tar, hi_tar, neg_lo_non, hi_non = extremes
+    return not (hi_non < -neg_lo_tar or hi_tar < -neg_lo_non)
+
+
 def class_gap(data):
     """``(lo, hi)`` of the gap between perfectly separated classes, else None.
 
     ``lo`` is the non-target score next to the gap, ``hi`` the target one
     (``lo > hi`` when the targets lie below the non-targets).
     """
+    sample = data.subsample(WARM_START_SIZE)
+    if sample is not data and _overlap(sample.reduce(_chunk_class_extremes, np.maximum)):
+        # classes overlapping in a subset overlap in all the data
+        return None
     neg_lo_tar, hi_tar, neg_lo_non, hi_non = data.reduce(
         _chunk_class_extremes, np.maximum
     )
@@ -577,7 +592,7 @@ class AffineRuleObjective:
     targets : tuple of float or None, default=None
         Platt's soft targets ``(t_tar, t_non)``; None for hard labels.
     l2 : float, default=0.0
-        ``lambda``.
+        ``lambda`` of the penalty ``lambda * A^2`` on the raw slope ``A``.
     separable : bool, default=False
         Whether perfectly separated classes leave the objective without a
         finite minimizer (false with an L2 penalty or soft targets).
@@ -677,12 +692,14 @@ class AffineRuleObjective:
             return 0.0 if order == 0 else (0.0, np.zeros(2), np.zeros((2, 2)))[: order + 1]
         lam = self._l2_std()
         a = float(theta[0])
-        f = 0.5 * lam * a * a
+        f = lam * a * a
         if order == 0:
             return f
-        return (f, np.array([lam * a, 0.0]), np.array([[lam, 0.0], [0.0, 0.0]]))[
-            : order + 1
-        ]
+        return (
+            f,
+            np.array([2.0 * lam * a, 0.0]),
+            np.array([[2.0 * lam, 0.0], [0.0, 0.0]]),
+        )[: order + 1]
 
     def span(self, theta):
         """Spread of the LLRs over the training scores, ``|a| width``."""

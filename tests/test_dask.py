@@ -509,7 +509,7 @@ AFFINE = "skcalib._affine.ProperScoringAffineCalibrator"
         (PLATT, {"smooth_targets": False}, 5000, True),  # no finite minimizer
         (AFFINE, {}, 5000, False),
         (AFFINE, {}, 5000, True),
-        (AFFINE, {"alpha": 2, "beta": 2, "prior": 0.2, "l2": 0.01}, 300_000, False),
+        (AFFINE, {"alpha": 2, "beta": 2, "p_target": 0.2, "l2": 0.01}, 300_000, False),
         (AFFINE, {"alpha": 0.5, "beta": 3, "prior": 0.7}, 5000, False),
     ],
 )

@@ -19,12 +19,12 @@ from skcalib.metrics import (
     rocch,
 )
 from skcalib.metrics._bootstrap import (
-    _from_blocks,
     _interval,
     _KernelReplicate,
     _replicates,
     _RowReplicate,
     _seeds,
+    _statistic,
     _Units,
     _WeightedReplicate,
 )
@@ -109,7 +109,7 @@ def test_sorted_once_replicate_is_the_weighted_metric(metric, kwargs, ties):
     y, s, _ = _data(ties=ties)
     yb = y.astype(bool)
     units = _Units(y.shape[0], None)
-    rep = _KernelReplicate(units, yb, s, None, *_from_blocks(metric, kwargs))
+    rep = _KernelReplicate(units, yb, s, None, _statistic(metric, kwargs))
     y_arranged = np.r_[np.ones(yb.sum()), np.zeros((~yb).sum())]
     s_arranged = np.r_[np.sort(s[yb]), np.sort(s[~yb])]
     for seed in range(5):
@@ -185,9 +185,7 @@ def test_per_trial_metrics_weighted_replicates_equal_resampled_rows(
 def test_path_choice():
     y, s, llr = _data()
     units = _Units(y.shape[0], None)
-    assert _from_blocks(min_dcf, {"p_target": 0.5})[1] is False  # no PAV needed
-    assert _from_blocks(eer, {})[1] is True
-    assert _from_blocks(cllr, {})[0] is None
+    assert _statistic(cllr, {}) is None
     # quantile bins are not weight-invariant: ECE then resamples rows
     res = bootstrap_ci(
         expected_calibration_error,

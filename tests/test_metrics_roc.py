@@ -153,6 +153,15 @@ def test_eer_of_separated_classes_is_positive_zero():
         assert e == 0.0 and math.copysign(1.0, e) == 1.0
 
 
+def test_eer_with_blocks_negligible_against_the_class_totals():
+    # A block of weight 3 next to 1e300 is a segment of length 0 after
+    # rounding: its crossing was 0 / 0 (NaN and a RuntimeWarning).
+    y = np.array([0, 1, 0, 1])
+    s = np.array([0.0, 1.0, 2.0, 2.0])
+    w = np.array([3.0, 3.0, 1e300, 1e300])
+    assert eer(y, s, sample_weight=w) == 0.5  # one heavy tied block: chance
+
+
 def test_weights_and_pos_label():
     y, s, _ = _data(4)
     rep = np.arange(len(y)) % 4

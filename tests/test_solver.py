@@ -151,7 +151,7 @@ def test_affine_objective_fused_pass(rule, weighted):
             prior_weighted_objective(
                 theta[0] * s + theta[1], y, w, alpha=a, beta=b, prior=prior
             )
-            + 0.15 * theta[0] ** 2
+            + 0.3 * theta[0] ** 2
         )
 
     theta = np.array([1.2, -0.7])

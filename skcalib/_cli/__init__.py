@@ -3,7 +3,10 @@
 ::
 
     skcalib evaluate SCORES [--key KEY] [--p-target P --c-miss C --c-fa C]
-                            [--plot FILE.png] [--json]
+                            [--plot FILE.png] [--det FILE.png]
+                            [--tippett FILE.png] [--ci LEVEL
+                            [--groups {model,segment}] [--n-resamples N]]
+                            [--json]
     skcalib calibrate --method {pav-llr,pav,platt,affine} --train TRAIN
                       [--train-key KEY] --apply SCORES [-o OUT]
                       [--save-model FILE | --load-model FILE]
@@ -51,6 +54,16 @@ def _probability(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not 0 < v < 1:
         raise argparse.ArgumentTypeError(f"must be in (0, 1); got {text}")
+    return v
+
+
+def _count(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1; got {text}")
     return v
 
 
@@ -163,6 +176,44 @@ def build_parser() -> argparse.ArgumentParser:
         "--plot",
         metavar="FILE.png",
         help="also write a Bayes error plot to this image file",
+    )
+    ev.add_argument(
+        "--det",
+        metavar="FILE.png",
+        help="also write a DET plot (EER and min/actual DCF points marked)",
+    )
+    ev.add_argument(
+        "--tippett",
+        metavar="FILE.png",
+        help="also write a Tippett plot (LLRs in natural log)",
+    )
+    ci = ev.add_argument_group("confidence intervals (bootstrap)")
+    ci.add_argument(
+        "--ci",
+        metavar="LEVEL",
+        type=_probability,
+        help="print each metric with its bootstrap confidence interval at "
+        "this level, e.g. 0.95 (default: no intervals)",
+    )
+    ci.add_argument(
+        "--groups",
+        choices=("model", "segment"),
+        help="resample whole models or segments of a three-column trial file "
+        "instead of single trials (their trials are not independent)",
+    )
+    ci.add_argument(
+        "--n-resamples",
+        metavar="N",
+        type=_count,
+        default=1000,
+        help="bootstrap resamples (default 1000)",
+    )
+    ci.add_argument(
+        "--seed",
+        metavar="SEED",
+        type=int,
+        default=0,
+        help="seed of the bootstrap resamples (default 0)",
     )
     ev.add_argument(
         "--json",

@@ -16,18 +16,62 @@ from ._writer import write_scores
 
 
 # ---------------------------------------------------------------- evaluation
-def metrics_table(y: np.ndarray, llr: np.ndarray, args) -> dict:
+def _metric_calls(args) -> dict:
+    """Each printed metric as ``(function, keyword arguments)``."""
     from ..metrics import actual_dcf, cllr, eer, min_cllr, min_dcf
 
     app = {"p_target": args.p_target, "c_miss": args.c_miss, "c_fa": args.c_fa}
+    return {
+        "eer": (eer, {}),
+        "min_dcf": (min_dcf, app),
+        "actual_dcf": (actual_dcf, app),
+        "cllr": (cllr, {}),
+        "min_cllr": (min_cllr, {}),
+    }
+
+
+def metrics_table(y: np.ndarray, llr: np.ndarray, args) -> dict:
     with np.errstate(all="ignore"):
         return {
-            "eer": float(eer(y, llr)),
-            "min_dcf": float(min_dcf(y, llr, **app)),
-            "actual_dcf": float(actual_dcf(y, llr, **app)),
-            "cllr": float(cllr(y, llr)),
-            "min_cllr": float(min_cllr(y, llr)),
+            key: float(f(y, llr, **kw)) for key, (f, kw) in _metric_calls(args).items()
         }
+
+
+def intervals_table(y, llr, groups, args) -> dict:
+    """Bootstrap interval ``(low, high)`` of each metric."""
+    from ..metrics import bootstrap_ci
+
+    out = {}
+    with np.errstate(all="ignore"):
+        for key, (f, kw) in _metric_calls(args).items():
+            try:
+                res = bootstrap_ci(
+                    f,
+                    y,
+                    llr,
+                    n_resamples=args.n_resamples,
+                    confidence_level=args.ci,
+                    groups=groups,
+                    random_state=args.seed,
+                    **kw,
+                )
+            except ValueError as exc:
+                raise InputError(f"cannot bootstrap {key}: {exc}") from None
+            out[key] = tuple(float(v) for v in res.confidence_interval)
+    return out
+
+
+def bootstrap_groups(sf, args):
+    """The model or segment name of each trial, for ``--groups``."""
+    if args.groups is None:
+        return None
+    if sf.kind != "trials":
+        raise InputError(
+            f"{sf.path}: --groups {args.groups} needs a three-column trial file "
+            "'model segment score' (with --key); this file has no "
+            f"{args.groups} column."
+        )
+    return sf.columns[0 if args.groups == "model" else 1]
 
 
 ROWS = [
@@ -106,6 +150,53 @@ def bayes_error_plot(systems, path: str, args, title: str) -> None:
         plt.close(fig)
 
 
+def det_plot(name, y, llr, path: str, args, title: str) -> None:
+    """Write a DET plot of the LLRs of one score file to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..metrics import DETDisplay
+
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    try:
+        DETDisplay.from_predictions(
+            y,
+            llr,
+            llr=True,
+            p_target=args.p_target,
+            c_miss=args.c_miss,
+            c_fa=args.c_fa,
+            name=name,
+            ax=ax,
+        )
+        ax.set_title(title, fontsize="medium")
+        fig.tight_layout()
+        save_figure(fig, path)
+    finally:
+        plt.close(fig)
+
+
+def tippett_plot(name, y, llr, path: str, title: str) -> None:
+    """Write a Tippett plot of the LLRs of one score file to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..metrics import TippettDisplay
+
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    try:
+        TippettDisplay.from_predictions(y, llr, name=name, ax=ax)
+        ax.set_title(title, fontsize="medium")
+        fig.tight_layout()
+        save_figure(fig, path)
+    finally:
+        plt.close(fig)
+
+
 def save_figure(fig, path: str) -> None:
     """Save ``fig`` to ``path`` (format from its extension), atomically."""
     ext = os.path.splitext(path)[1].lstrip(".").lower() or "png"
@@ -119,12 +210,25 @@ def save_figure(fig, path: str) -> None:
 
 
 def cmd_evaluate(args) -> int:
-    check_outputs({"--plot": args.plot}, {"SCORES": args.scores, "--key": args.key})
+    if args.groups is not None and args.ci is None:
+        raise InputError("--groups chooses how --ci resamples; give --ci too.")
+    check_outputs(
+        {"--plot": args.plot, "--det": args.det, "--tippett": args.tippett},
+        {"SCORES": args.scores, "--key": args.key},
+    )
     progress = Progress(args.quiet)
     sf = read_scores(args.scores, progress, key=args.key)
     require_both_classes(sf)
+    groups = bootstrap_groups(sf, args)
     progress.update("computing metrics")
     metrics = metrics_table(sf.labels, sf.scores, args)
+    intervals = None
+    if args.ci is not None:
+        progress.update(
+            f"bootstrap: {args.n_resamples} resamples of "
+            + ("trials" if groups is None else f"{args.groups}s")
+        )
+        intervals = intervals_table(sf.labels, sf.scores, groups, args)
     n_tar = int(np.count_nonzero(sf.labels))
     n_non = int(sf.labels.shape[0] - n_tar)
     wrong = confidently_wrong(sf.labels, sf.scores)
@@ -137,6 +241,12 @@ def cmd_evaluate(args) -> int:
             args,
             f"Bayes error plot: {name}",
         )
+    if args.det:
+        progress.update(f"writing {args.det}")
+        det_plot(name, sf.labels, sf.scores, args.det, args, f"DET plot: {name}")
+    if args.tippett:
+        progress.update(f"writing {args.tippett}")
+        tippett_plot(name, sf.labels, sf.scores, args.tippett, f"Tippett plot: {name}")
     progress.done()
     if args.json:
         out = {
@@ -151,8 +261,18 @@ def cmd_evaluate(args) -> int:
             **{k: json_number(v) for k, v in metrics.items()},
             "n_confidently_wrong": sum(wrong),
         }
-        if args.plot:
-            out["plot"] = args.plot
+        if intervals is not None:
+            out["ci"] = {
+                "confidence_level": args.ci,
+                "method": "percentile",
+                "n_resamples": args.n_resamples,
+                "resampled": args.groups or "trial",
+                "seed": args.seed,
+                **{k: [json_number(v) for v in lh] for k, lh in intervals.items()},
+            }
+        for option in ("plot", "det", "tippett"):
+            if getattr(args, option):
+                out[option] = getattr(args, option)
         print(json.dumps(out, indent=2, allow_nan=False))
         return 0
     print(
@@ -160,13 +280,28 @@ def cmd_evaluate(args) -> int:
         "non-target); scores read as natural-log LLRs"
     )
     print(app_line(args))
+    if intervals is not None:
+        unit = "trials" if groups is None else f"{args.groups}s"
+        print(
+            f"{args.ci:.0%} bootstrap intervals (percentile, {args.n_resamples} "
+            f"resamples of {unit}, seed {args.seed})"
+        )
     width = max(len(r[0]) for r in ROWS)
     for label, key, template in ROWS:
-        print(f"  {label:<{width}}  {fmt(template, metrics[key]):>10}")
+        line = f"  {label:<{width}}  {fmt(template, metrics[key]):>10}"
+        if intervals is not None:
+            low, high = (fmt(template, v) for v in intervals[key])
+            line += f"  [{low}, {high}]"
+        print(line)
     if math.isinf(metrics["cllr"]):
         print(infinite_cllr_note(*wrong))
-    if args.plot:
-        print(f"Bayes error plot written to {args.plot}")
+    for option, what in (
+        ("plot", "Bayes error plot"),
+        ("det", "DET plot"),
+        ("tippett", "Tippett plot"),
+    ):
+        if getattr(args, option):
+            print(f"{what} written to {getattr(args, option)}")
     return 0
 
 

@@ -17,7 +17,13 @@ from ._bootstrap import bootstrap_ci
 from ._dcf import actual_dcf, bayes_error_curve, min_dcf
 from ._ece import expected_calibration_error
 from ._multiclass import multiclass_brier_loss, multiclass_cllr
-from ._plot import BayesErrorDisplay, CalibrationTransformDisplay, ROCConvexHullDisplay
+from ._plot import (
+    BayesErrorDisplay,
+    CalibrationTransformDisplay,
+    DETDisplay,
+    ROCConvexHullDisplay,
+    TippettDisplay,
+)
 from ._roc import eer, rocch
 from ._scorer import get_scorer, get_scorer_names
 from ._scoring_rules import beta_rule_loss, brier_loss, cllr, min_cllr
@@ -42,5 +48,7 @@ __all__ = [
     "rocch",
     "BayesErrorDisplay",
     "CalibrationTransformDisplay",
+    "DETDisplay",
     "ROCConvexHullDisplay",
+    "TippettDisplay",
 ]

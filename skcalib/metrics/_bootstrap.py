@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 from .._pav import BlockSummary, pav_merge, pav_point_index, pav_points
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._validation import check_metric_inputs
-from ._dcf import _min_dcf_from_blocks, actual_dcf, min_dcf
+from ._dcf import _min_dcf_from_rates, actual_dcf, bayes_error_curve, min_dcf
 from ._ece import expected_calibration_error
 from ._roc import _eer_from_blocks, eer
 from ._scoring_rules import (
@@ -82,24 +82,43 @@ class BootstrapResult:
     method: str
 
 
-def _from_blocks(metric, kwargs):
-    """The block-summary form of a minimum metric and whether it needs PAV.
+def _statistic(metric, kwargs):
+    """A minimum metric as a function of cumulative per-point class weights.
 
-    The minimum DCF does not: the minimum of a linear cost over the ROC
-    operating points of the ordered points equals its minimum over their
-    convex hull (the hull's vertices are among those points, and a linear
-    function is minimal at a vertex), so it is read from the cumulative sums
-    of the points directly. EER and minimum Cllr need the PAV blocks.
+    ``f(cum_tar, cum_non)`` receives the target and non-target weight below
+    each boundary between the ordered points (from 0 to the class totals).
+    The minimum DCF needs no PAV: the minimum of a linear cost over the ROC
+    points of the ordered points equals its minimum over their convex hull.
+    EER and minimum Cllr run PAV on the points that hold weight.
     """
     if metric is min_dcf:
-        return (lambda b, n_tar, n_non: _min_dcf_from_blocks(b, **kwargs)), False
+
+        def f(cum_tar, cum_non):
+            n_tar, n_non = cum_tar[-1], cum_non[-1]
+            return _min_dcf_from_rates(
+                cum_tar / n_tar, (n_non - cum_non) / n_non, **kwargs
+            )
+
+        return f
     if metric is eer:
-        return (lambda b, n_tar, n_non: _eer_from_blocks(b)), True
-    if metric is min_cllr:
-        return (
-            lambda b, n_tar, n_non: _min_cllr_from_blocks(b, n_tar, n_non, **kwargs)
-        ), True
-    return None, True
+        from_blocks = _eer_from_blocks
+    elif metric is min_cllr:
+
+        def from_blocks(blocks):
+            return _min_cllr_from_blocks(
+                blocks, float(blocks.tar.sum()), float(blocks.non.sum()), **kwargs
+            )
+    else:
+        return None
+
+    def f(cum_tar, cum_non):
+        tar, non = np.diff(cum_tar), np.diff(cum_non)
+        keep = np.flatnonzero(tar + non > 0)  # PAV needs positive weights
+        position = keep.astype(np.float64)
+        tar, non = tar[keep].astype(np.float64), non[keep].astype(np.float64)
+        return from_blocks(pav_merge(BlockSummary(position, position, tar, non)))
+
+    return f
 
 
 class _Units:
@@ -127,31 +146,31 @@ class _KernelReplicate:
     """A minimum metric of the resample, from the points sorted once.
 
     The resample's counts are summed into the kernel's ordered points (ties
-    and runs of one class pooled) per class; PAV, if the metric needs it,
-    runs on the points that the resample does not leave empty.
+    and runs of one class pooled) per class, as cumulative sums at the
+    boundaries between points; the metric follows from those
+    (:func:`_statistic`).
 
     Unweighted trials resampled one by one are exchangeable, so the drawn
     unit numbers need not be the caller's row numbers: unit ``j`` is taken
     to be the ``j``-th trial in the order "targets by increasing score, then
-    non-targets by increasing score". The per-point counts are then
-    differences of the cumulative count of the drawn units at fixed
+    non-targets by increasing score". The cumulative class counts at the
+    boundaries are then the cumulative count of the drawn units at fixed
     positions: one counting pass and one cumulative sum per replicate, with
     no per-trial table to look up. Weighted trials and groups keep the
     caller's rows and sum their multiplicities per point with a code per
     row.
     """
 
-    def __init__(self, units, is_target, scores, sample_weight, from_blocks, pav):
+    def __init__(self, units, is_target, scores, sample_weight, statistic):
         self.units = units
-        self.pav = pav
-        self.from_blocks = from_blocks
+        self.statistic = statistic
         self.sample_weight = sample_weight
         self.arranged = units.group_of_row is None and sample_weight is None
         if self.arranged:
             points = pav_points(scores, is_target)
             n_tar = int(points.tar.sum())
             n_points = points.tar.shape[0]
-            # the positions where each point's targets / non-targets start
+            # the positions of the boundaries between points, per class
             bounds = np.zeros(2 * (n_points + 1), dtype=np.intp)
             bounds[1 : n_points + 1] = np.cumsum(points.tar)
             bounds[n_points + 2 :] = np.cumsum(points.non)
@@ -166,46 +185,37 @@ class _KernelReplicate:
         index += is_target
         self.code = index.astype(_index_dtype(2 * self.n_points), copy=False)
 
-    def _sums(self, idx):
-        """Per-point target and non-target weight of the resample ``idx``."""
+    def _cumulative(self, idx):
+        """Cumulative target and non-target weight of the resample ``idx``."""
+        n = self.n_points + 1
         if self.arranged:
-            counts = np.bincount(idx, minlength=self.units.n_units)
-            np.cumsum(counts, out=counts)
-            # cumulative count of the units before each bound
-            before = np.where(self.bounds > 0, counts[self.bounds - 1], 0)
-            n = self.n_points + 1
-            tar = np.diff(before[:n]).astype(np.float64)
-            non = np.diff(before[n:]).astype(np.float64)
-            return tar, non
-        size = 2 * self.n_points
+            cum = np.empty(self.units.n_units + 1, dtype=np.int64)
+            cum[0] = 0
+            np.cumsum(np.bincount(idx, minlength=self.units.n_units), out=cum[1:])
+            at = cum[self.bounds]
+            return at[:n], at[n:] - at[n]
         if self.units.group_of_row is None:
             w = self.units.multiplicity(idx) * self.sample_weight
         else:
             w = self.units.multiplicity(idx).astype(np.float64)
             if self.sample_weight is not None:
                 w *= self.sample_weight
-        sums = np.bincount(self.code, weights=w, minlength=size).reshape(-1, 2)
-        return sums[:, 1], sums[:, 0]
+        sums = np.bincount(self.code, weights=w, minlength=2 * self.n_points)
+        cum_tar, cum_non = np.zeros(n), np.zeros(n)
+        np.cumsum(sums[1::2], out=cum_tar[1:])
+        np.cumsum(sums[0::2], out=cum_non[1:])
+        return cum_tar, cum_non
 
     def __call__(self, idx):
-        tar, non = self._sums(idx)
-        n_tar, n_non = float(tar.sum()), float(non.sum())
-        if n_tar == 0 or n_non == 0:
+        cum_tar, cum_non = self._cumulative(idx)
+        if cum_tar[-1] == 0 or cum_non[-1] == 0:
             raise ValueError(
                 "A bootstrap resample holds no "
-                f"{'target' if n_tar == 0 else 'non-target'} trials, so the "
-                "metric is undefined on it; use more trials, or groups that "
-                "each hold both classes."
+                f"{'target' if cum_tar[-1] == 0 else 'non-target'} trials, so "
+                "the metric is undefined on it; use more trials, or groups "
+                "that each hold both classes."
             )
-        if not self.pav:
-            # points left empty by the resample repeat an operating point
-            position = np.arange(tar.shape[0], dtype=np.float64)
-            points = BlockSummary(position, position, tar, non)
-            return self.from_blocks(points, n_tar, n_non)
-        keep = np.flatnonzero(tar + non > 0)  # PAV needs positive weights
-        position = keep.astype(np.float64)
-        blocks = pav_merge(BlockSummary(position, position, tar[keep], non[keep]))
-        return self.from_blocks(blocks, n_tar, n_non)
+        return self.statistic(cum_tar, cum_non)
 
 
 class _WeightedReplicate:
@@ -248,13 +258,12 @@ def _index_dtype(n):
 
 def _replicates(replicate, n_units, seeds):
     """The metric on the resample drawn from each seed."""
-    out = np.empty(len(seeds))
     dtype = _index_dtype(n_units)
-    for k, seed in enumerate(seeds):
+    out = []
+    for seed in seeds:
         rng = np.random.default_rng(seed)
-        idx = rng.integers(0, n_units, size=n_units, dtype=dtype)
-        out[k] = replicate(idx)
-    return out
+        out.append(replicate(rng.integers(0, n_units, size=n_units, dtype=dtype)))
+    return np.asarray(out, dtype=np.float64)
 
 
 def _seeds(random_state, n_resamples):
@@ -299,7 +308,130 @@ def _interval(distribution, replicate, n_units, *, confidence_level, method):
         # jackknife samples in batches of about 4 million indices
         batch=max(1, 4_000_000 // n_units),
     )
-    return res.confidence_interval, float(res.standard_error)
+    return res.confidence_interval, res.standard_error
+
+
+def _distribution(
+    metric, y_true, y_score, metric_kwargs, *, n_resamples, groups, random_state, n_jobs
+):
+    """The replicate function, the number of units and the replicate values."""
+    kwargs = dict(metric_kwargs)
+    sample_weight = kwargs.pop("sample_weight", None)
+    n_samples = np.shape(y_score)[0]
+    if groups is not None:
+        groups = np.asarray(groups)
+        if groups.shape != (n_samples,):
+            raise ValueError(
+                f"`groups` must have shape ({n_samples},) like `y_score`; "
+                f"got {groups.shape}."
+            )
+    units = _Units(n_samples, groups)
+    if units.n_units < 2:
+        raise ValueError(
+            f"At least two resampling units are needed; got {units.n_units} "
+            f"{'group' if groups is not None else 'trial'}."
+        )
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+
+    statistic = _statistic(
+        metric, {k: v for k, v in kwargs.items() if k != "pos_label"}
+    )
+    if statistic is not None:
+        is_target, scores, _ = check_metric_inputs(
+            y_true, y_score, None, pos_label=kwargs.get("pos_label")
+        )
+        replicate = _KernelReplicate(units, is_target, scores, sample_weight, statistic)
+    elif (
+        metric in _WEIGHTED
+        or metric is _bayes_error_curves
+        or (
+            metric is expected_calibration_error
+            and kwargs.get("strategy", "uniform") == "uniform"
+        )
+    ):
+        replicate = _WeightedReplicate(
+            units, metric, y_true, y_score, sample_weight, kwargs
+        )
+    else:
+        replicate = _RowReplicate(
+            units,
+            metric,
+            np.asarray(y_true),
+            np.asarray(y_score),
+            sample_weight,
+            kwargs,
+        )
+
+    seeds = _seeds(random_state, n_resamples)
+    n_chunks = min(effective_n_jobs(n_jobs), n_resamples)
+    if n_chunks == 1:
+        distribution = _replicates(replicate, units.n_units, seeds)
+    else:
+        chunks = np.array_split(np.arange(n_resamples), n_chunks)
+        parts = Parallel(n_jobs=n_jobs)(
+            delayed(_replicates)(replicate, units.n_units, [seeds[i] for i in c])
+            for c in chunks
+        )
+        distribution = np.concatenate(parts)
+    return replicate, units.n_units, distribution
+
+
+def _bayes_error_curves(
+    y_true, llr, *, prior_log_odds, sample_weight=None, pos_label=None
+):
+    """Actual then minimum normalized DCF on the grid, as one vector."""
+    actual, minimum = bayes_error_curve(
+        y_true, llr, prior_log_odds, sample_weight=sample_weight, pos_label=pos_label
+    )
+    return np.concatenate([actual, minimum])
+
+
+def _bayes_error_bands(
+    y_true,
+    llr,
+    prior_log_odds,
+    *,
+    confidence_level,
+    n_resamples,
+    groups=None,
+    random_state=None,
+    n_jobs=None,
+    sample_weight=None,
+    pos_label=None,
+):
+    """Percentile bootstrap bands of the actual and minimum DCF curves.
+
+    Returns
+    -------
+    actual_band, min_band : ndarray of shape (2, n_points)
+        Lower and upper ends of the interval at each prior log-odds.
+    """
+    kwargs = {"prior_log_odds": prior_log_odds, "sample_weight": sample_weight}
+    if pos_label is not None:
+        kwargs["pos_label"] = pos_label
+    replicate, n_units, distribution = _distribution(
+        _bayes_error_curves,
+        y_true,
+        llr,
+        kwargs,
+        n_resamples=n_resamples,
+        groups=groups,
+        random_state=random_state,
+        n_jobs=n_jobs,
+    )
+    # One row per point of the two curves; scipy's percentile interval works
+    # row by row (the statistic itself is not needed for it).
+    ci, _ = _interval(
+        distribution.T,
+        replicate,
+        n_units,
+        confidence_level=confidence_level,
+        method="percentile",
+    )
+    band = np.stack([np.asarray(ci.low), np.asarray(ci.high)])
+    m = np.size(prior_log_odds)
+    return band[:, :m], band[:, m:]
 
 
 @validate_params(
@@ -465,71 +597,24 @@ def bootstrap_ci(
         )
     point = float(point)
 
-    kwargs = dict(metric_kwargs)
-    sample_weight = kwargs.pop("sample_weight", None)
-    n_samples = np.shape(y_score)[0]
-    if groups is not None:
-        groups = np.asarray(groups)
-        if groups.shape != (n_samples,):
-            raise ValueError(
-                f"`groups` must have shape ({n_samples},) like `y_score`; "
-                f"got {groups.shape}."
-            )
-    units = _Units(n_samples, groups)
-    if units.n_units < 2:
-        raise ValueError(
-            f"At least two resampling units are needed; got {units.n_units} "
-            f"{'group' if groups is not None else 'trial'}."
-        )
-    if sample_weight is not None:
-        sample_weight = np.asarray(sample_weight, dtype=np.float64)
-
-    from_blocks, pav = _from_blocks(
-        metric, {k: v for k, v in kwargs.items() if k != "pos_label"}
+    replicate, n_units, distribution = _distribution(
+        metric,
+        y_true,
+        y_score,
+        metric_kwargs,
+        n_resamples=n_resamples,
+        groups=groups,
+        random_state=random_state,
+        n_jobs=n_jobs,
     )
-    if from_blocks is not None:
-        is_target, scores, _ = check_metric_inputs(
-            y_true, y_score, None, pos_label=kwargs.get("pos_label")
-        )
-        replicate = _KernelReplicate(
-            units, is_target, scores, sample_weight, from_blocks, pav
-        )
-    elif metric in _WEIGHTED or (
-        metric is expected_calibration_error
-        and kwargs.get("strategy", "uniform") == "uniform"
-    ):
-        replicate = _WeightedReplicate(
-            units, metric, y_true, y_score, sample_weight, kwargs
-        )
-    else:
-        replicate = _RowReplicate(
-            units,
-            metric,
-            np.asarray(y_true),
-            np.asarray(y_score),
-            sample_weight,
-            kwargs,
-        )
-
-    seeds = _seeds(random_state, n_resamples)
-    n_chunks = min(effective_n_jobs(n_jobs), n_resamples)
-    if n_chunks == 1:
-        distribution = _replicates(replicate, units.n_units, seeds)
-    else:
-        chunks = np.array_split(np.arange(n_resamples), n_chunks)
-        parts = Parallel(n_jobs=n_jobs)(
-            delayed(_replicates)(replicate, units.n_units, [seeds[i] for i in c])
-            for c in chunks
-        )
-        distribution = np.concatenate(parts)
-
     ci, standard_error = _interval(
         distribution,
         replicate,
-        units.n_units,
+        n_units,
         confidence_level=confidence_level,
         method=method,
     )
+    standard_error = float(standard_error)
     return BootstrapResult(
         statistic=point,
         confidence_interval=ci,

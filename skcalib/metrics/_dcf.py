@@ -241,8 +241,20 @@ def min_dcf(
 
 def _min_dcf_from_blocks(blocks, *, p_target, c_miss=1.0, c_fa=1.0, normalize=True):
     """:func:`min_dcf` of a PAV block summary (shared with the bootstrap)."""
-    _, w_miss, w_fa = _application(p_target, c_miss, c_fa)
     pmiss, pfa = rocch_from_blocks(blocks)
+    return _min_dcf_from_rates(
+        pmiss, pfa, p_target=p_target, c_miss=c_miss, c_fa=c_fa, normalize=normalize
+    )
+
+
+def _min_dcf_from_rates(pmiss, pfa, *, p_target, c_miss=1.0, c_fa=1.0, normalize=True):
+    """The lowest DCF over operating points ``(pmiss, pfa)``.
+
+    Over the ROC convex hull vertices, or over all the ROC points of a
+    sequence of ordered points: a linear cost has the same minimum over a set
+    of points as over their convex hull.
+    """
+    _, w_miss, w_fa = _application(p_target, c_miss, c_fa)
     if normalize:
         return float(np.min(_normalized_dcf(w_miss, w_fa, pmiss, pfa)))
     return float(np.min(w_miss * pmiss + w_fa * pfa))

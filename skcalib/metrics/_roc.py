@@ -90,11 +90,15 @@ def _eer_from_hull(pmiss: np.ndarray, pfa: np.ndarray) -> float:
     """
     x1, x2 = pfa[:-1], pfa[1:]
     y1, y2 = pmiss[:-1], pmiss[1:]
-    # (x2 - x1) <= 0 <= (y2 - y1) and every block has positive weight, so the
-    # denominator is strictly positive. Written with a positive denominator
-    # so that a zero crossing (separated classes) is +0.0: ``a - a`` is +0.0
-    # while ``0 / negative`` would be -0.0.
-    e = (x1 * y2 - y1 * x2) / ((y2 - y1) - (x2 - x1))
+    # (x2 - x1) <= 0 <= (y2 - y1), so the denominator is positive, except for
+    # a block whose weight vanishes against the class totals (1 next to
+    # 1e300): a segment of length 0 after rounding, whose line is undefined
+    # and whose end points are the neighbouring segments'. Written with a
+    # positive denominator so that a zero crossing (separated classes) is
+    # +0.0: ``a - a`` is +0.0 while ``0 / negative`` would be -0.0.
+    den = (y2 - y1) - (x2 - x1)
+    seg = den > 0
+    e = (x1[seg] * y2[seg] - y1[seg] * x2[seg]) / den[seg]
     return float(np.clip(e.max(), 0.0, 1.0))
 
 

@@ -6,10 +6,14 @@ skcalib never imports it (install the ``plot`` extra to draw).
 
 from ._bayes_error import BayesErrorDisplay
 from ._calibration_transform import CalibrationTransformDisplay
+from ._det import DETDisplay
 from ._rocch import ROCConvexHullDisplay
+from ._tippett import TippettDisplay
 
 __all__ = [
     "BayesErrorDisplay",
     "CalibrationTransformDisplay",
+    "DETDisplay",
     "ROCConvexHullDisplay",
+    "TippettDisplay",
 ]

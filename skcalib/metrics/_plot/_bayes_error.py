@@ -46,6 +46,13 @@ class BayesErrorDisplay:
     normalize : bool, default=True
         Whether the DCFs are normalized (divided by the uninformative DCF
         ``min(pe, 1 - pe)``); otherwise they are Bayes error rates.
+    actual_dcf_band : ndarray of shape (2, n_points), default=None
+        Lower and upper ends of a bootstrap confidence interval of the
+        actual DCF at each point, drawn as a shaded band.
+    min_dcf_band : ndarray of shape (2, n_points), default=None
+        The same for the minimum DCF.
+    confidence_level : float, default=None
+        Confidence level of the bands, for the legend.
 
     Attributes
     ----------
@@ -55,6 +62,8 @@ class BayesErrorDisplay:
         The minimum-DCF curve, if drawn.
     reference_line_ : matplotlib Line2D or None
         The uninformative reference, if drawn by this display.
+    bands_ : list of matplotlib PolyCollection
+        The shaded confidence bands (actual, then minimum DCF), if any.
     ax_ : matplotlib Axes
         Axes with the plot.
     figure_ : matplotlib Figure
@@ -100,13 +109,25 @@ class BayesErrorDisplay:
     """
 
     def __init__(
-        self, *, prior_log_odds, actual_dcf, min_dcf, name=None, normalize=True
+        self,
+        *,
+        prior_log_odds,
+        actual_dcf,
+        min_dcf,
+        name=None,
+        normalize=True,
+        actual_dcf_band=None,
+        min_dcf_band=None,
+        confidence_level=None,
     ):
         self.prior_log_odds = prior_log_odds
         self.actual_dcf = actual_dcf
         self.min_dcf = min_dcf
         self.name = name
         self.normalize = normalize
+        self.actual_dcf_band = actual_dcf_band
+        self.min_dcf_band = min_dcf_band
+        self.confidence_level = confidence_level
 
     def plot(
         self,
@@ -165,6 +186,29 @@ class BayesErrorDisplay:
             min_kwargs.update(min_dcf_kwargs or {})
             (self.min_line_,) = ax.plot(x, self.min_dcf, **min_kwargs)
 
+        self.bands_ = []
+        level = (
+            f"{self.confidence_level:.0%} " if self.confidence_level is not None else ""
+        )
+        for band, kind, alpha, hatch in (
+            (self.actual_dcf_band, "actual", 0.25, None),
+            (self.min_dcf_band, "minimum", 0.12, "///"),
+        ):
+            if band is None or (kind == "minimum" and not plot_min_dcf):
+                continue
+            self.bands_.append(
+                ax.fill_between(
+                    x,
+                    band[0],
+                    band[1],
+                    color=self.line_.get_color(),
+                    alpha=alpha,
+                    hatch=hatch,
+                    linewidth=0,
+                    label=f"{prefix}{kind} {what} {level}interval",
+                )
+            )
+
         reference = self._reference(x)
         self.reference_line_ = None
         has_reference = any(line.get_gid() == _REFERENCE_GID for line in ax.get_lines())
@@ -206,6 +250,10 @@ class BayesErrorDisplay:
         sample_weight=None,
         pos_label=None,
         normalize=True,
+        confidence_level=None,
+        n_resamples=200,
+        groups=None,
+        random_state=None,
         name=None,
         ax=None,
         **kwargs,
@@ -228,6 +276,19 @@ class BayesErrorDisplay:
             booleans.
         normalize : bool, default=True
             Normalized DCF (1.0 = uninformative) or Bayes error rate.
+        confidence_level : float in (0, 1), default=None
+            If given, shade the bootstrap (percentile) confidence interval of
+            the actual and of the minimum DCF at each prior log-odds, from
+            ``n_resamples`` resamples of the trials (of whole groups with
+            ``groups``); see :func:`skcalib.metrics.bootstrap_ci`.
+        n_resamples : int, default=200
+            Bootstrap resamples for the bands.
+        groups : array-like of shape (n_samples,), default=None
+            Group of each trial (speaker, model): the bands then resample
+            whole groups.
+        random_state : int, RandomState instance, Generator or None, \
+default=None
+            Fixes the bootstrap resamples.
         name : str, default=None
             Name of the system in the legend.
         ax : matplotlib Axes, default=None
@@ -239,6 +300,7 @@ class BayesErrorDisplay:
         -------
         display : BayesErrorDisplay
         """
+        from .._bootstrap import _bayes_error_bands
         from .._dcf import bayes_error_curve
 
         if prior_log_odds is None:
@@ -249,16 +311,34 @@ class BayesErrorDisplay:
         )
         actual = np.asarray(actual, dtype=float)
         minimum = np.asarray(minimum, dtype=float)
+        actual_band = min_band = None
+        if confidence_level is not None:
+            actual_band, min_band = _bayes_error_bands(
+                y_true,
+                llr,
+                prior_log_odds,
+                confidence_level=confidence_level,
+                n_resamples=n_resamples,
+                groups=groups,
+                random_state=random_state,
+                sample_weight=sample_weight,
+                pos_label=pos_label,
+            )
         if not normalize:
             pe = expit(prior_log_odds)
             scale = np.minimum(pe, 1.0 - pe)
             actual, minimum = actual * scale, minimum * scale
+            if actual_band is not None:
+                actual_band, min_band = actual_band * scale, min_band * scale
         disp = cls(
             prior_log_odds=prior_log_odds,
             actual_dcf=actual,
             min_dcf=minimum,
             name=name,
             normalize=normalize,
+            actual_dcf_band=actual_band,
+            min_dcf_band=min_band,
+            confidence_level=confidence_level,
         )
         return disp.plot(ax=ax, **kwargs)
 
@@ -273,6 +353,10 @@ class BayesErrorDisplay:
         sample_weight=None,
         pos_label=None,
         normalize=True,
+        confidence_level=None,
+        n_resamples=200,
+        groups=None,
+        random_state=None,
         name=None,
         ax=None,
         **kwargs,
@@ -292,6 +376,8 @@ class BayesErrorDisplay:
             True binary labels.
         prior_log_odds, sample_weight, pos_label, normalize
             As in :meth:`from_predictions`.
+        confidence_level, n_resamples, groups, random_state
+            Bootstrap bands, as in :meth:`from_predictions`.
         name : str, default=None
             Legend name; defaults to the estimator's class name.
         ax, **kwargs
@@ -311,6 +397,10 @@ class BayesErrorDisplay:
             sample_weight=sample_weight,
             pos_label=pos_label,
             normalize=normalize,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            groups=groups,
+            random_state=random_state,
             name=type(estimator).__name__ if name is None else name,
             ax=ax,
             **kwargs,

@@ -1,0 +1,416 @@
+"""DET plot: miss against false-alarm probability on probit axes."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import norm
+
+from ...utils._validation import check_metric_inputs
+from ._base import _estimator_scores, _get_ax, _metric_kwargs
+
+__all__ = ["DETDisplay"]
+
+_TICKS = np.array(
+    [1e-5, 1e-4, 1e-3, 5e-3, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 0.9]
+)
+_TOP = 0.95
+_GID = "skcalib-det-axes"
+
+
+def _tick_label(p: float) -> str:
+    pct = 100 * p
+    return f"{pct:g}"
+
+
+def _densify(pfa, pmiss, per_segment=16):
+    """Points along each straight hull segment (straight in linear rates only)."""
+    if pfa.shape[0] < 2:
+        return pfa, pmiss
+    t = np.linspace(0.0, 1.0, per_segment, endpoint=False)
+    x = pfa[:-1, None] + (pfa[1:] - pfa[:-1])[:, None] * t
+    y = pmiss[:-1, None] + (pmiss[1:] - pmiss[:-1])[:, None] * t
+    return np.r_[x.ravel(), pfa[-1]], np.r_[y.ravel(), pmiss[-1]]
+
+
+class DETDisplay:
+    """DET plot: miss vs false-alarm probability on normal-deviate axes.
+
+    The detection error trade-off plot of speaker recognition: both error
+    rates on probit (normal quantile) scales, so that Gaussian score
+    distributions give straight lines. The display draws the steppy
+    empirical curve (every threshold on the scores, from
+    :func:`sklearn.metrics.det_curve`), the curve of the ROC convex hull
+    (the operating points reachable by thresholds and by mixing two
+    neighbouring thresholds; its straight segments in linear rates become
+    curves here), and markers: the equal error rate on the hull, the
+    minimum-DCF operating point at each requested ``p_target`` and, when the
+    scores are LLRs, the operating point of their own Bayes decisions (the
+    actual DCF).
+
+    Several systems share one axes: pass ``ax=display.ax_`` to the next call.
+
+    It is recommended to create a display with :meth:`from_predictions` or
+    :meth:`from_estimator`; the constructor only stores computed arrays.
+
+    Parameters
+    ----------
+    fpr : ndarray of shape (n_thresholds,)
+        False-alarm rate at each threshold (``sklearn.metrics.det_curve``).
+    fnr : ndarray of shape (n_thresholds,)
+        Miss rate at each threshold.
+    hull_pfa : ndarray of shape (n_vertices,)
+        False-alarm rates of the ROC convex hull vertices.
+    hull_pmiss : ndarray of shape (n_vertices,)
+        Miss rates of the hull vertices.
+    eer : float, default=None
+        ROCCH-EER, marked at ``(eer, eer)``.
+    min_dcf_points : list of tuple, default=None
+        ``(p_target, pfa, pmiss, min_dcf)`` of each requested application.
+    actual_dcf_points : list of tuple, default=None
+        ``(p_target, pfa, pmiss, actual_dcf)`` of the LLRs' own decisions.
+    name : str, default=None
+        Name of the system, used in the legend.
+
+    Attributes
+    ----------
+    line_ : matplotlib Line2D
+        The steppy empirical curve.
+    hull_line_ : matplotlib Line2D or None
+        The ROC convex hull curve, if drawn.
+    markers_ : list of matplotlib Line2D
+        The EER, minimum-DCF and actual-DCF markers.
+    ax_ : matplotlib Axes
+        Axes with the plot.
+    figure_ : matplotlib Figure
+        Figure containing the plot.
+
+    See Also
+    --------
+    sklearn.metrics.DetCurveDisplay : The steppy curve alone.
+    ROCConvexHullDisplay : The same hull in ROC space.
+    skcalib.metrics.eer, skcalib.metrics.min_dcf : The marked values.
+
+    Notes
+    -----
+    A point :math:`(P_{fa}, P_{miss})` is drawn at
+    :math:`(\\Phi^{-1}(P_{fa}), \\Phi^{-1}(P_{miss}))`, :math:`\\Phi` the
+    standard normal distribution function; the axes are labelled in
+    percent. The minimum-DCF point at :math:`\\pi` is the hull vertex that
+    minimizes :math:`\\pi C_{miss} P_{miss} + (1-\\pi) C_{fa} P_{fa}`.
+
+    References
+    ----------
+    .. [1] A. Martin, G. Doddington, T. Kamm, M. Ordowski and M. Przybocki,
+       "The DET curve in assessment of detection task performance",
+       Eurospeech 1997.
+    .. [2] N. Brümmer and E. de Villiers, "The BOSARIS toolkit: theory,
+       algorithms and code for surviving the new DCF", arXiv:1304.2865, 2013.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from skcalib.datasets import make_gaussian_scores
+    >>> from skcalib.metrics import DETDisplay
+    >>> scores, y, llr = make_gaussian_scores(1000, random_state=0)
+    >>> disp = DETDisplay.from_predictions(
+    ...     y, llr, llr=True, p_target=[0.01, 0.5], name="true LLR")
+    >>> round(disp.eer, 3)
+    0.151
+    >>> [round(p[3], 3) for p in disp.min_dcf_points]
+    [0.776, 0.3]
+    >>> [round(p[3], 3) for p in disp.actual_dcf_points]
+    [0.902, 0.308]
+    """
+
+    def __init__(
+        self,
+        *,
+        fpr,
+        fnr,
+        hull_pfa,
+        hull_pmiss,
+        eer=None,
+        min_dcf_points=None,
+        actual_dcf_points=None,
+        name=None,
+    ):
+        self.fpr = fpr
+        self.fnr = fnr
+        self.hull_pfa = hull_pfa
+        self.hull_pmiss = hull_pmiss
+        self.eer = eer
+        self.min_dcf_points = min_dcf_points
+        self.actual_dcf_points = actual_dcf_points
+        self.name = name
+
+    def plot(self, *, ax=None, name=None, plot_hull=True, hull_kwargs=None, **kwargs):
+        """Plot the curves and markers.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+        name : str, default=None
+            Name of the system in the legend; defaults to ``self.name``.
+        plot_hull : bool, default=True
+            Whether to draw the ROC convex hull curve (same colour, dashed).
+        hull_kwargs : dict, default=None
+            Keyword arguments for the hull line.
+        **kwargs : dict
+            Keyword arguments for the steppy line (``matplotlib.pyplot.plot``).
+
+        Returns
+        -------
+        display : DETDisplay
+            Object that stores computed values.
+        """
+        ax, fig = _get_ax(ax, "DETDisplay.plot")
+        name = self.name if name is None else name
+        prefix = f"{name}: " if name else ""
+        with np.errstate(divide="ignore"):
+            x, y = norm.ppf(self.fpr), norm.ppf(self.fnr)
+        line_kwargs = {"label": f"{prefix}thresholds", "drawstyle": "default"}
+        line_kwargs.update(kwargs)
+        (self.line_,) = ax.plot(x, y, **line_kwargs)
+        color = self.line_.get_color()
+
+        self.hull_line_ = None
+        if plot_hull:
+            hx, hy = _densify(
+                np.asarray(self.hull_pfa, float), np.asarray(self.hull_pmiss, float)
+            )
+            h_kwargs = {
+                "label": f"{prefix}ROC convex hull",
+                "linestyle": "--",
+                "color": color,
+                "linewidth": 1.0,
+            }
+            h_kwargs.update(hull_kwargs or {})
+            with np.errstate(divide="ignore"):
+                (self.hull_line_,) = ax.plot(norm.ppf(hx), norm.ppf(hy), **h_kwargs)
+
+        low = self._low(ax)
+        # a rate of 0 lies at minus infinity: draw such a marker on the edge
+        lo, hi = low * 0.8, _TOP
+
+        def probit(p):
+            return float(norm.ppf(min(max(p, lo), hi)))
+
+        self.markers_ = []
+        marker_style = {
+            "color": color,
+            "linestyle": "none",
+            "markersize": 7,
+            "clip_on": False,
+        }
+        if self.eer is not None:
+            z = probit(self.eer)
+            (m,) = ax.plot(
+                [z],
+                [z],
+                marker="o",
+                markerfacecolor="none",
+                label=f"{prefix}EER {self.eer:.2%}",
+                **marker_style,
+            )
+            self.markers_.append(m)
+        for points, marker, what in (
+            (self.min_dcf_points, "s", "min DCF"),
+            (self.actual_dcf_points, "X", "actual DCF"),
+        ):
+            for p_target, pfa, pmiss, value in points or ():
+                px, py = probit(pfa), probit(pmiss)
+                (m,) = ax.plot(
+                    [px],
+                    [py],
+                    marker=marker,
+                    label=f"{prefix}{what} {value:.3f} (p_target={p_target:g})",
+                    **marker_style,
+                )
+                self.markers_.append(m)
+
+        self._set_axes(ax, low)
+        self.ax_ = ax
+        self.figure_ = fig
+        return self
+
+    def _low(self, ax):
+        """Lowest rate shown: the smallest non-zero rate, within 1e-5..1 %."""
+        rates = np.concatenate([np.ravel(self.fpr), np.ravel(self.fnr)])
+        positive = rates[rates > 0]
+        low = float(positive.min()) if positive.size else 1e-3
+        low = float(np.clip(low, _TICKS[0], 0.01))
+        if ax.get_gid() == _GID:  # another system is drawn: keep the wider range
+            low = min(low, float(norm.cdf(ax.get_xlim()[0])) / 0.8)
+        return low
+
+    def _set_axes(self, ax, low):
+        """Probit axes labelled in percent, wide enough for every system."""
+        ticks = _TICKS[_TICKS >= low * 0.999]
+        lim = (float(norm.ppf(low * 0.8)), float(norm.ppf(_TOP)))
+        for axis, set_lim in ((ax.xaxis, ax.set_xlim), (ax.yaxis, ax.set_ylim)):
+            axis.set_ticks(norm.ppf(ticks))
+            axis.set_ticklabels([_tick_label(t) for t in ticks])
+            set_lim(*lim)
+        ax.set_gid(_GID)
+        ax.set_xlabel("False-alarm probability (%)")
+        ax.set_ylabel("Miss probability (%)")
+        if not ax.get_title():
+            ax.set_title("DET curve")
+        ax.grid(True, linewidth=0.5, alpha=0.5)
+        ax.set_aspect("equal", adjustable="box")
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+
+    @classmethod
+    def from_predictions(
+        cls,
+        y_true,
+        y_score,
+        *,
+        llr=False,
+        p_target=0.01,
+        c_miss=1.0,
+        c_fa=1.0,
+        sample_weight=None,
+        pos_label=None,
+        name=None,
+        ax=None,
+        **kwargs,
+    ):
+        """Plot the DET curve of given scores.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True binary labels.
+        y_score : array-like of shape (n_samples,)
+            Scores, higher favouring the target class; +/-inf allowed.
+        llr : bool, default=False
+            Whether ``y_score`` are natural-log LLRs; then the operating point
+            of their Bayes decisions at each ``p_target`` (the actual DCF) is
+            marked too.
+        p_target : float or array-like of float, default=0.01
+            Target prior(s) of the applications whose minimum-DCF (and, with
+            ``llr``, actual-DCF) operating points are marked; ``None`` marks
+            none.
+        c_miss, c_fa : float, default=1.0
+            Costs of a miss and of a false alarm.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+        pos_label : int, float, bool or str, default=None
+            The target label; may be omitted for labels in {0, 1}, {-1, 1} or
+            booleans.
+        name : str, default=None
+            Name of the system in the legend.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+        **kwargs : dict
+            Passed to :meth:`plot`.
+
+        Returns
+        -------
+        display : DETDisplay
+        """
+        from sklearn.metrics import det_curve
+
+        from .._common import _application
+        from .._dcf import _error_rates, actual_dcf, min_dcf
+        from .._roc import eer, rocch
+
+        metric_kwargs = _metric_kwargs(sample_weight, pos_label)
+        is_target, s, w = check_metric_inputs(
+            y_true, y_score, sample_weight, pos_label=pos_label
+        )
+        fpr, fnr, _ = det_curve(is_target, s, sample_weight=w)
+        pmiss, pfa = rocch(y_true, y_score, **metric_kwargs)
+        eer_value = eer(y_true, y_score, **metric_kwargs)
+        p_targets = [] if p_target is None else np.atleast_1d(p_target).tolist()
+        min_points, actual_points = [], []
+        for p in p_targets:
+            app = {"p_target": p, "c_miss": c_miss, "c_fa": c_fa}
+            threshold, w_miss, w_fa = _application(p, c_miss, c_fa)
+            k = int(np.argmin(w_miss * pmiss + w_fa * pfa))
+            value = min_dcf(y_true, y_score, **app, **metric_kwargs)
+            min_points.append((p, float(pfa[k]), float(pmiss[k]), value))
+            if llr:
+                miss, fa = (
+                    float(r[0]) for r in _error_rates(is_target, s, w, [threshold])
+                )
+                value = actual_dcf(y_true, y_score, **app, **metric_kwargs)
+                actual_points.append((p, float(fa), float(miss), value))
+        disp = cls(
+            fpr=fpr,
+            fnr=fnr,
+            hull_pfa=pfa,
+            hull_pmiss=pmiss,
+            eer=eer_value,
+            min_dcf_points=min_points,
+            actual_dcf_points=actual_points if llr else None,
+            name=name,
+        )
+        return disp.plot(ax=ax, **kwargs)
+
+    @classmethod
+    def from_estimator(
+        cls,
+        estimator,
+        X,
+        y,
+        *,
+        response_method="auto",
+        llr=False,
+        p_target=0.01,
+        c_miss=1.0,
+        c_fa=1.0,
+        sample_weight=None,
+        pos_label=None,
+        name=None,
+        ax=None,
+        **kwargs,
+    ):
+        """Plot the DET curve of a fitted classifier or calibrator.
+
+        Parameters
+        ----------
+        estimator : estimator instance
+            Fitted binary classifier or calibrator.
+        X : array-like of shape (n_samples,) or (n_samples, n_features)
+            Input of the estimator.
+        y : array-like of shape (n_samples,)
+            True binary labels.
+        response_method : {'auto', 'decision_function', 'predict_proba'}, \
+default='auto'
+            Which output gives the scores (``'auto'``: ``decision_function``
+            if it exists, else ``predict_proba``).
+        llr : bool, default=False
+            Whether the scores are natural-log LLRs (true of every skcalib
+            calibrator's and ``CalibratedClassifier``'s
+            ``decision_function``).
+        p_target, c_miss, c_fa, sample_weight, pos_label
+            As in :meth:`from_predictions`.
+        name : str, default=None
+            Legend name; defaults to the estimator's class name.
+        ax, **kwargs
+            As in :meth:`from_predictions`.
+
+        Returns
+        -------
+        display : DETDisplay
+        """
+        scores = _estimator_scores(
+            estimator, X, response_method=response_method, pos_label=pos_label
+        )
+        return cls.from_predictions(
+            y,
+            scores,
+            llr=llr,
+            p_target=p_target,
+            c_miss=c_miss,
+            c_fa=c_fa,
+            sample_weight=sample_weight,
+            pos_label=pos_label,
+            name=type(estimator).__name__ if name is None else name,
+            ax=ax,
+            **kwargs,
+        )

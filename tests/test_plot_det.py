@@ -1,0 +1,98 @@
+"""Tests of DETDisplay."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from scipy.stats import norm  # noqa: E402
+from sklearn.metrics import det_curve  # noqa: E402
+
+from skcalib import PAVLLRCalibrator  # noqa: E402
+from skcalib.datasets import make_gaussian_scores  # noqa: E402
+from skcalib.metrics import DETDisplay, actual_dcf, eer, min_dcf, rocch  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+def _data(seed=0, n=400):
+    s, y, llr = make_gaussian_scores(n, prior=0.3, random_state=seed)
+    return y, s, llr
+
+
+def test_bad_labels():
+    with pytest.raises(ValueError, match="pos_label"):
+        DETDisplay.from_predictions(["a", "b"], [0.0, 1.0])
+
+
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_steppy_curve_is_sklearn_det_curve(ties, weighted):
+    y, s, _ = _data()
+    if ties:
+        s = np.round(s, 1)
+    w = np.random.default_rng(0).uniform(0.5, 2, y.shape[0]) if weighted else None
+    disp = DETDisplay.from_predictions(y, s, sample_weight=w)
+    fpr, fnr, _ = det_curve(y, s, sample_weight=w)
+    np.testing.assert_array_equal(disp.fpr, fpr)
+    np.testing.assert_array_equal(disp.fnr, fnr)
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(disp.line_.get_xdata(), norm.ppf(fpr))
+        np.testing.assert_allclose(disp.line_.get_ydata(), norm.ppf(fnr))
+
+
+def test_hull_and_markers():
+    y, s, llr = _data()
+    disp = DETDisplay.from_predictions(y, llr, llr=True, p_target=[0.1, 0.5])
+    pmiss, pfa = rocch(y, llr)
+    np.testing.assert_array_equal(disp.hull_pmiss, pmiss)
+    np.testing.assert_array_equal(disp.hull_pfa, pfa)
+    assert disp.eer == eer(y, llr)
+    for (p, fa, miss, value), (_p2, fa2, miss2, act) in zip(
+        disp.min_dcf_points, disp.actual_dcf_points, strict=True
+    ):
+        norm_ = min(p, 1 - p)
+        assert value == min_dcf(y, llr, p_target=p)
+        assert (p * miss + (1 - p) * fa) / norm_ == pytest.approx(value)
+        assert act == actual_dcf(y, llr, p_target=p)
+        assert (p * miss2 + (1 - p) * fa2) / norm_ == pytest.approx(act)
+    # EER + two min-DCF + two actual-DCF markers
+    assert len(disp.markers_) == 5
+    z = norm.ppf(disp.eer)
+    assert disp.markers_[0].get_xdata()[0] == pytest.approx(z)
+
+
+def test_scores_not_llr_have_no_actual_point():
+    y, s, _ = _data()
+    disp = DETDisplay.from_predictions(y, s, p_target=None)
+    assert disp.actual_dcf_points is None and disp.min_dcf_points == []
+    assert len(disp.markers_) == 1
+
+
+def test_several_systems_share_axes_and_labels():
+    y, s, llr = _data()
+    a = DETDisplay.from_predictions(y, llr, name="A", llr=True)
+    b = DETDisplay.from_predictions(y, 2 * s, name="B", ax=a.ax_)
+    assert b.ax_ is a.ax_
+    labels = [t.get_text() for t in a.ax_.get_legend().get_texts()]
+    assert any(t.startswith("A: EER") for t in labels)
+    assert any(t.startswith("B: EER") for t in labels)
+    assert a.ax_.get_xlabel() == "False-alarm probability (%)"
+    assert a.ax_.get_ylabel() == "Miss probability (%)"
+    assert a.ax_.get_title() == "DET curve"
+
+
+def test_from_estimator():
+    y, s, _ = _data()
+    cal = PAVLLRCalibrator().fit(s, y)
+    disp = DETDisplay.from_estimator(cal, s, y, llr=True, p_target=0.2)
+    assert disp.name == "PAVLLRCalibrator"
+    assert disp.min_dcf_points[0][3] == pytest.approx(
+        min_dcf(y, cal.decision_function(s), p_target=0.2)
+    )
