@@ -46,6 +46,23 @@ def _ratio(a, b, c, d):
     return out
 
 
+def _plain_knots(knot_x, knot_v):
+    """Whether ``np.interp`` is safe on these knots.
+
+    It is when the values and the gaps are finite and every slope is a
+    normal float or 0: an overflowing slope (knots closer than about 5e-309)
+    gives infinities, a subnormal one (knots ~1e308 apart) loses the digits
+    that keep the interpolation monotone.
+    """
+    if not np.isfinite(knot_v).all():
+        return False
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore", under="ignore"):
+        gaps = np.diff(knot_x)
+        slopes = np.abs(np.diff(knot_v) / gaps)
+    normal = (slopes == 0.0) | (slopes >= np.finfo(float).tiny)
+    return bool(np.isfinite(gaps).all() and np.isfinite(slopes).all() and normal.all())
+
+
 def _interp(x, knot_x, knot_v):
     """Piecewise-linear interpolation, clipped at the end knots.
 
@@ -59,6 +76,10 @@ def _interp(x, knot_x, knot_v):
     n = knot_x.shape[0]
     if n == 1:
         return np.full(x.shape, knot_v[0])
+    if _plain_knots(knot_x, knot_v):
+        # np.interp is exact at the knots and 3x faster; it only fails where
+        # its slopes overflow or the values are infinite
+        return np.interp(x, knot_x, knot_v)
     x = np.clip(x, knot_x[0], knot_x[-1])
     right = np.clip(np.searchsorted(knot_x, x, side="right"), 1, n - 1)
     x0, x1 = knot_x[right - 1], knot_x[right]
