@@ -1,8 +1,9 @@
 """A classifier's scores as a transformer, with honest out-of-fold training scores.
 
-:class:`ScoreTransformer` turns a binary classifier into a one-column
-transformer so that a calibrator can follow it in a ``Pipeline`` (user guide:
-*Calibrating a classifier*).
+:class:`ScoreTransformer` turns a classifier into a transformer of its
+scores (one column for a binary problem, one per class otherwise) so that a
+calibrator can follow it in a ``Pipeline`` (user guide: *Calibrating a
+classifier*).
 ``fit_transform`` returns *out-of-fold* scores (each sample scored by a model
 that never saw it), which is what the next step of a pipeline is trained on;
 ``transform`` uses the model fitted on all the data. The cross-fitting helper
@@ -14,6 +15,7 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
+from sklearn import get_config
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -23,6 +25,11 @@ from sklearn.base import (
 )
 from sklearn.model_selection import check_cv
 from sklearn.utils import get_tags, indexable
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    process_routing,
+)
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import (
     check_consistent_length,
@@ -30,7 +37,11 @@ from sklearn.utils.validation import (
     has_fit_parameter,
 )
 
-from .utils._response import binary_response, resolve_response_method
+from .utils._response import (
+    binary_response,
+    class_response,
+    resolve_response_method,
+)
 from .utils._sklearn_compat import (
     ClassifierTags,
     HasMethods,
@@ -39,9 +50,48 @@ from .utils._sklearn_compat import (
     _fit_context,
     _safe_indexing,
 )
-from .utils._validation import check_binary_y, check_weights
+from .utils._validation import check_class_y, check_weights
 
 __all__ = ["ScoreTransformer"]
+
+
+def _routing_enabled() -> bool:
+    return bool(get_config().get("enable_metadata_routing", False))
+
+
+def _routed_fit_params(owner, method: str, sample_weight, fit_params):
+    """Metadata routing: ``(params of estimator.fit, params of cv.split)``.
+
+    With routing enabled, ``sample_weight`` and the other fit parameters reach
+    the wrapped classifier only as it requests them (``set_fit_request``), as
+    in ``CalibratedClassifierCV``.
+    """
+    params = dict(fit_params)
+    if sample_weight is not None:
+        params["sample_weight"] = sample_weight
+    routed = process_routing(owner, method, **params)
+    return dict(routed.estimator.fit), dict(routed.splitter.get("split", {}))
+
+
+def _estimator_router(owner, estimator, methods, *, consumes_weights):
+    """The routing of a meta-estimator that fits ``estimator`` over ``cv``.
+
+    ``methods`` maps each of the owner's methods to whether it splits with
+    ``cv``; ``consumes_weights``: the owner uses ``sample_weight`` itself (to
+    calibrate), so it describes its own request as well.
+    """
+    fit_mapping = MethodMapping()
+    split_mapping = MethodMapping()
+    for method, splits in methods.items():
+        fit_mapping.add(caller=method, callee="fit")
+        if splits:
+            split_mapping.add(caller=method, callee="split")
+    router = MetadataRouter(owner=owner)
+    if consumes_weights:
+        router.add_self_request(owner)
+    return router.add(estimator=estimator, method_mapping=fit_mapping).add(
+        splitter=owner.cv, method_mapping=split_mapping
+    )
 
 
 def _binary_scores(estimator, X, method: str) -> np.ndarray:
@@ -53,7 +103,21 @@ def _binary_scores(estimator, X, method: str) -> np.ndarray:
     return binary_response(estimator, X, method, proba="log_odds")
 
 
-def _fit_and_score(estimator, X, y, train, test, sample_weight, fit_params, method):
+def _class_scores(estimator, X, method: str, n_classes: int) -> np.ndarray:
+    """Scores of a fitted classifier, float64: (n,) if binary, else (n, n_classes).
+
+    Binary: :func:`_binary_scores`; multiclass:
+    :func:`~skcalib.utils._response.class_response` (the ``decision_function``
+    columns or the log-probabilities).
+    """
+    if n_classes == 2:
+        return _binary_scores(estimator, X, method)
+    return class_response(estimator, X, method, n_classes)
+
+
+def _fit_and_score(
+    estimator, X, y, train, test, sample_weight, fit_params, method, n_classes
+):
     """Fit ``estimator`` on ``train`` (all rows if None), score ``test``.
 
     Returns ``(fitted_estimator, scores_of_test or None, resolved_method)``.
@@ -71,7 +135,7 @@ def _fit_and_score(estimator, X, y, train, test, sample_weight, fit_params, meth
     resolved = resolve_response_method(estimator, method)
     if test is None:
         return estimator, None, resolved
-    scores = _binary_scores(estimator, _safe_indexing(X, test), resolved)
+    scores = _class_scores(estimator, _safe_indexing(X, test), resolved, n_classes)
     return estimator, scores, resolved
 
 
@@ -108,11 +172,14 @@ def _cross_fit(
     fit_params=None,
     n_jobs=None,
     fit_full=True,
+    n_classes=2,
+    split_params=None,
     select_splits=None,
 ):
     """Out-of-fold scores of clones of ``estimator`` over the splits of ``cv``.
 
-    ``cv`` is an already checked splitter (``check_cv``). The fold fits and,
+    ``cv`` is an already checked splitter (``check_cv``), split with
+    ``split_params`` (e.g. routed ``groups``). The fold fits and,
     with ``fit_full``, the fit on all the data run as one joblib batch, so the
     full fit overlaps the fold fits when ``n_jobs > 1``. ``select_splits``, if
     given, maps the list of splits to the ones to fit (it may raise), before
@@ -120,7 +187,8 @@ def _cross_fit(
 
     Returns
     -------
-    scores : ndarray of shape (n_samples,)
+    scores : ndarray of shape (n_samples,), or (n_samples, n_classes) if \
+            ``n_classes > 2``
         ``scores[test]`` comes from the model fitted on the matching ``train``.
     splits : list of (train, test) index arrays
     fold_estimators : list of fitted clones, one per split
@@ -131,7 +199,7 @@ def _cross_fit(
     n_samples = y.shape[0]
     splits = [
         (np.asarray(train, dtype=np.intp), np.asarray(test, dtype=np.intp))
-        for train, test in cv.split(X, y)
+        for train, test in cv.split(X, y, **(split_params or {}))
     ]
     _check_partition(splits, n_samples)
     if select_splits is not None:  # before any fit
@@ -147,6 +215,7 @@ def _cross_fit(
             sample_weight,
             fit_params,
             response_method,
+            n_classes,
         )
         for train, test in tasks
     )
@@ -158,7 +227,8 @@ def _cross_fit(
             f"The folds of {type(estimator).__name__} resolved to different "
             f"response methods {sorted(methods)}; set `response_method`."
         )
-    scores = np.full(n_samples, np.nan)  # NaN: test folds not selected
+    shape = (n_samples,) if n_classes == 2 else (n_samples, n_classes)
+    scores = np.full(shape, np.nan)  # NaN: test folds not selected
     for (_, test), (_, fold_scores, _) in zip(splits, fold_results, strict=True):
         scores[test] = fold_scores
     fold_estimators = [est for est, _, _ in fold_results]
@@ -181,7 +251,7 @@ def _estimator_weights(estimator, sample_weight, owner: str):
 class ScoreTransformer(
     ClassNamePrefixFeaturesOutMixin, TransformerMixin, MetaEstimatorMixin, BaseEstimator
 ):
-    """Use a binary classifier's scores as a one-column transformer.
+    """Use a classifier's scores as a transformer (one column if binary).
 
     ``fit`` fits a clone of ``estimator`` on all the data; ``transform``
     returns that clone's scores. ``fit_transform`` returns *out-of-fold*
@@ -190,12 +260,13 @@ class ScoreTransformer(
     as well. In ``make_pipeline(ScoreTransformer(clf), calibrator)`` the
     calibrator is therefore trained on honest scores, the scores the classifier
     gives to data it has not seen, while prediction uses the classifier
-    trained on all the data.
+    trained on all the data. For ``y`` with K > 2 classes the output has K
+    columns, one per class in the order of ``classes_``.
 
     Parameters
     ----------
     estimator : classifier object
-        A binary classifier with ``decision_function`` or ``predict_proba``.
+        A classifier with ``decision_function`` or ``predict_proba``.
         It is cloned; an already fitted model wrapped in scikit-learn's
         ``FrozenEstimator`` is used as is (its ``fit`` does nothing, so all
         scores are then simply the frozen model's).
@@ -206,7 +277,9 @@ class ScoreTransformer(
         ``classes_[1]`` is turned into the log-odds
         ``log(p) - log(1 - p)`` (computed from both columns), each probability
         floored at the smallest normal double so that the score stays finite
-        (``|score| <= 708.4``).
+        (``|score| <= 708.4``). With K > 2 classes the K columns are the
+        ``decision_function`` columns or the log-probabilities ``log p_k``
+        (floored the same way).
     cv : int, cross-validation generator, iterable or None, default=5
         Splits for the out-of-fold scores of ``fit_transform``, as in
         ``cross_val_predict``: an int is the number of folds of a
@@ -226,8 +299,9 @@ class ScoreTransformer(
     ----------
     estimator_ : estimator object
         The clone of ``estimator`` fitted on all the data; ``transform`` uses it.
-    classes_ : ndarray of shape (2,)
-        The class labels; scores favour ``classes_[1]``.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels; binary scores favour ``classes_[1]``, and with
+        K > 2 classes column ``k`` scores ``classes_[k]``.
     response_method_ : str
         The method used: ``'decision_function'`` or ``'predict_proba'``.
     n_features_in_ : int
@@ -249,6 +323,10 @@ class ScoreTransformer(
     splitter (as one column, converted to log-odds for ``predict_proba``), and
     deliberately differs from ``fit(X, y).transform(X)``.
 
+    With ``sklearn.set_config(enable_metadata_routing=True)``, ``sample_weight``
+    and the other fit parameters reach the estimator only as it requests them
+    (``set_fit_request``), and ``groups`` reach a group-aware ``cv``.
+
     Examples
     --------
     >>> import numpy as np
@@ -266,6 +344,12 @@ class ScoreTransformer(
     False
     >>> st.get_feature_names_out().tolist()
     ['scoretransformer0']
+
+    Three classes give three out-of-fold score columns:
+
+    >>> y3 = np.digitize(X[:, 0] + rng.normal(size=200), [-0.5, 0.5])
+    >>> ScoreTransformer(LogisticRegression()).fit_transform(X, y3).shape
+    (200, 3)
     """
 
     _parameter_constraints: dict = {
@@ -281,16 +365,23 @@ class ScoreTransformer(
         self.cv = cv
         self.n_jobs = n_jobs
 
-    def _prepare_fit(self, X, y, sample_weight):
+    def _prepare_fit(self, X, y, sample_weight, fit_params, method):
         X, y = indexable(X, y)
-        y, classes, _ = check_binary_y(y, owner=type(self).__name__)
+        y, classes, _ = check_class_y(y, owner=type(self).__name__)
         check_consistent_length(X, y)
         sample_weight = check_weights(sample_weight, y.shape[0])
-        sample_weight = _estimator_weights(
-            self.estimator, sample_weight, type(self).__name__
-        )
+        split_params = {}
+        if _routing_enabled():
+            fit_params, split_params = _routed_fit_params(
+                self, method, sample_weight, fit_params
+            )
+            sample_weight = None  # in fit_params if the estimator requests it
+        else:
+            sample_weight = _estimator_weights(
+                self.estimator, sample_weight, type(self).__name__
+            )
         self.classes_ = classes
-        return X, y, sample_weight
+        return X, y, sample_weight, fit_params, split_params
 
     def _set_fitted(self, estimator, method):
         self.estimator_ = estimator
@@ -301,27 +392,7 @@ class ScoreTransformer(
             elif name in self.__dict__:  # left over from an earlier fit
                 delattr(self, name)
 
-    @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y, sample_weight=None, **fit_params):
-        """Fit a clone of the estimator on all the data.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data, in any form the estimator accepts.
-        y : array-like of shape (n_samples,)
-            Binary target.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Passed to the estimator's ``fit`` (which must accept it).
-        **fit_params : dict
-            Other parameters of the estimator's ``fit``.
-
-        Returns
-        -------
-        self : object
-            The fitted transformer.
-        """
-        X, y, sample_weight = self._prepare_fit(X, y, sample_weight)
+    def _fit_all(self, X, y, sample_weight, fit_params):
         estimator, _, method = _fit_and_score(
             clone(self.estimator),
             X,
@@ -331,8 +402,37 @@ class ScoreTransformer(
             sample_weight,
             fit_params,
             self.response_method,
+            self.classes_.shape[0],
         )
         self._set_fitted(estimator, method)
+        return estimator
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, sample_weight=None, **fit_params):
+        """Fit a clone of the estimator on all the data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, in any form the estimator accepts.
+        y : array-like of shape (n_samples,)
+            Target of 2 or more classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to the estimator's ``fit`` (which must accept it); with
+            metadata routing enabled, only if the estimator requests it.
+        **fit_params : dict
+            Other parameters of the estimator's ``fit`` (with metadata
+            routing enabled: those it requests).
+
+        Returns
+        -------
+        self : object
+            The fitted transformer.
+        """
+        X, y, sample_weight, fit_params, _ = self._prepare_fit(
+            X, y, sample_weight, fit_params, "fit"
+        )
+        self._fit_all(X, y, sample_weight, fit_params)
         return self
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -344,47 +444,46 @@ class ScoreTransformer(
         X : array-like of shape (n_samples, n_features)
             Training data, in any form the estimator accepts.
         y : array-like of shape (n_samples,)
-            Binary target; stratifies an integer ``cv``.
+            Target of 2 or more classes; stratifies an integer ``cv``.
         sample_weight : array-like of shape (n_samples,), default=None
             Passed (restricted to the training fold) to the estimator's
-            ``fit``, which must accept it.
+            ``fit``, which must accept it; with metadata routing enabled, only
+            if the estimator requests it.
         **fit_params : dict
             Other parameters of the estimator's ``fit``; arrays of length
-            ``n_samples`` are restricted to each training fold.
+            ``n_samples`` are restricted to each training fold. With metadata
+            routing enabled, the estimator gets those it requests and the
+            splitter those it requests (e.g. ``groups``).
 
         Returns
         -------
-        scores : ndarray of shape (n_samples, 1)
-            Each sample's score from the clone that did not see it (or, with
+        scores : ndarray of shape (n_samples, 1) or (n_samples, n_classes)
+            Each sample's scores from the clone that did not see it (or, with
             ``cv=None``, from the all-data clone).
         """
-        X, y, sample_weight = self._prepare_fit(X, y, sample_weight)
+        X, y, sample_weight, fit_params, split_params = self._prepare_fit(
+            X, y, sample_weight, fit_params, "fit_transform"
+        )
+        n_classes = self.classes_.shape[0]
         if self.cv is None:
-            estimator, _, method = _fit_and_score(
-                clone(self.estimator),
+            estimator = self._fit_all(X, y, sample_weight, fit_params)
+            scores = _class_scores(estimator, X, self.response_method_, n_classes)
+        else:
+            cv = check_cv(self.cv, y, classifier=True)
+            scores, _, _, estimator, method = _cross_fit(
+                self.estimator,
                 X,
                 y,
-                None,
-                None,
-                sample_weight,
-                fit_params,
-                self.response_method,
+                cv=cv,
+                response_method=self.response_method,
+                sample_weight=sample_weight,
+                fit_params=fit_params,
+                n_jobs=self.n_jobs,
+                n_classes=n_classes,
+                split_params=split_params,
             )
             self._set_fitted(estimator, method)
-            return _binary_scores(estimator, X, method).reshape(-1, 1)
-        cv = check_cv(self.cv, y, classifier=True)
-        scores, _, _, estimator, method = _cross_fit(
-            self.estimator,
-            X,
-            y,
-            cv=cv,
-            response_method=self.response_method,
-            sample_weight=sample_weight,
-            fit_params=fit_params,
-            n_jobs=self.n_jobs,
-        )
-        self._set_fitted(estimator, method)
-        return scores.reshape(-1, 1)
+        return scores.reshape(y.shape[0], -1)
 
     def transform(self, X):
         """Scores of the estimator fitted on all the data.
@@ -396,15 +495,39 @@ class ScoreTransformer(
 
         Returns
         -------
-        scores : ndarray of shape (n_samples, 1)
-            Higher favours ``classes_[1]``.
+        scores : ndarray of shape (n_samples, 1) or (n_samples, n_classes)
+            Binary: higher favours ``classes_[1]``. Multiclass: column ``k``
+            favours ``classes_[k]``.
         """
         check_is_fitted(self)
-        return _binary_scores(self.estimator_, X, self.response_method_).reshape(-1, 1)
+        scores = _class_scores(
+            self.estimator_, X, self.response_method_, self.classes_.shape[0]
+        )
+        return scores.reshape(scores.shape[0], -1)
 
     @property
     def _n_features_out(self):
-        return 1
+        n_classes = self.classes_.shape[0]
+        return 1 if n_classes == 2 else n_classes
+
+    def get_metadata_routing(self):
+        """Get the metadata routing of this object.
+
+        ``fit`` and ``fit_transform`` route fit parameters to the estimator's
+        ``fit`` and, in ``fit_transform``, to the splitter's ``split`` (see
+        scikit-learn's metadata routing user guide).
+
+        Returns
+        -------
+        routing : MetadataRouter
+            The routing information.
+        """
+        return _estimator_router(
+            self,
+            self.estimator,
+            {"fit": False, "fit_transform": self.cv is not None},
+            consumes_weights=False,
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -414,6 +537,6 @@ class ScoreTransformer(
         tags.input_tags.categorical = inner.input_tags.categorical
         tags.input_tags.string = inner.input_tags.string
         tags.target_tags.required = True
-        tags.classifier_tags = ClassifierTags(multi_class=False)
+        tags.classifier_tags = ClassifierTags(multi_class=True)
         tags.transformer_tags.preserves_dtype = ["float64"]
         return tags

@@ -6,14 +6,23 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import expit, logit
-from sklearn.base import clone
+from sklearn import config_context
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.calibration import CalibratedClassifierCV
+from sklearn.exceptions import UnsetMetadataPassedError
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import KFold, StratifiedKFold, cross_val_predict
+from sklearn.model_selection import (
+    GroupKFold,
+    KFold,
+    StratifiedKFold,
+    cross_val_predict,
+)
+from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.svm import LinearSVC
+from sklearn.utils._tags import ClassifierTags
 from sklearn.utils.estimator_checks import (
     estimator_checks_generator,
     parametrize_with_checks,
@@ -21,12 +30,15 @@ from sklearn.utils.estimator_checks import (
 
 from skcalib import (
     CalibratedClassifier,
+    MulticlassAffineCalibrator,
     PAVCalibrator,
     PAVLLRCalibrator,
     PlattCalibrator,
     ProperScoringAffineCalibrator,
     ScoreTransformer,
 )
+from skcalib._calibrated_classifier import _normalize_one_vs_rest
+from skcalib.utils._response import one_vs_rest_log_odds
 
 CALIBRATORS = [
     PAVCalibrator,
@@ -47,12 +59,52 @@ def _test_points(n=500, d=4, seed=42):
     return np.random.default_rng(seed).normal(size=(n, d))
 
 
+def _data3(n=600, d=4, seed=0, n_classes=3):
+    """A K-class problem with overlapping classes."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    latent = X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n)
+    y = np.digitize(latent, np.quantile(latent, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    return X, y
+
+
+class _SoftmaxCalibrator(ClassifierMixin, BaseEstimator):
+    """A stand-in natively multiclass calibrator: softmax of the K scores."""
+
+    def fit(self, X, y, sample_weight=None):
+        self.classes_ = np.unique(y)
+        self.n_columns_ = np.asarray(X).shape[1]
+        return self
+
+    def transform(self, X):
+        X = np.asarray(X, dtype=float)
+        return X - np.logaddexp.reduce(X, axis=1, keepdims=True)
+
+    def predict_proba(self, X):
+        return np.exp(self.transform(X))
+
+    def predict(self, X):
+        return self.classes_[np.argmax(X, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags = ClassifierTags(multi_class=True)
+        return tags
+
+
 # ----------------------------------------------------------------- errors
-def test_multiclass_target_raises():
-    X, _ = _data()
-    y = np.arange(X.shape[0]) % 3
-    with pytest.raises(ValueError, match="Only binary classification is supported"):
-        CalibratedClassifier(LogisticRegression()).fit(X, y)
+def test_multiclass_calibrator_on_binary_target_raises():
+    X, y = _data()
+    with pytest.raises(ValueError, match="multiclass calibrator"):
+        CalibratedClassifier(LogisticRegression(), _SoftmaxCalibrator()).fit(X, y)
+
+
+def test_unrequested_weights_under_routing_raise():
+    X, y = _data()
+    w = np.ones(X.shape[0])
+    with config_context(enable_metadata_routing=True):
+        with pytest.raises(UnsetMetadataPassedError, match="sample_weight"):
+            CalibratedClassifier(LogisticRegression()).fit(X, y, sample_weight=w)
 
 
 def test_too_few_samples_per_class_for_folds_raises():
@@ -225,6 +277,242 @@ def test_frozen_estimator_equals_calibrated_classifier_cv():
     )
 
 
+# ------------------------------------------- multiclass (one-vs-rest)
+@pytest.mark.parametrize("ensemble", [False, True])
+@pytest.mark.parametrize(
+    "estimator", [LogisticRegression(), LinearSVC()], ids=["logreg", "linearsvc"]
+)
+@pytest.mark.parametrize("n_classes", [3, 5])
+def test_multiclass_isotonic_equals_calibrated_classifier_cv(
+    estimator, ensemble, n_classes
+):
+    X, y = _data3(n_classes=n_classes)
+    Xt = _test_points()
+    cv = StratifiedKFold(4, shuffle=True, random_state=3)
+    ours = CalibratedClassifier(estimator, PAVCalibrator(), cv=cv, ensemble=ensemble)
+    ref = CalibratedClassifierCV(estimator, method="isotonic", cv=cv, ensemble=ensemble)
+    ours.fit(X, y)
+    ref.fit(X, y)
+    assert_allclose(ours.predict_proba(Xt), ref.predict_proba(Xt), rtol=0, atol=1e-6)
+    assert_allclose(ours.predict_proba(X), ref.predict_proba(X), rtol=0, atol=1e-6)
+    assert_array_equal(ours.classes_, ref.classes_)
+
+
+@pytest.mark.parametrize("ensemble", [False, True])
+@pytest.mark.parametrize(
+    "estimator", [LogisticRegression(), LinearSVC()], ids=["logreg", "linearsvc"]
+)
+def test_multiclass_sigmoid_equals_calibrated_classifier_cv(estimator, ensemble):
+    X, y = _data3()
+    Xt = _test_points()
+    cv = StratifiedKFold(5, shuffle=True, random_state=3)
+    ours = CalibratedClassifier(estimator, PlattCalibrator(), cv=cv, ensemble=ensemble)
+    ref = CalibratedClassifierCV(estimator, method="sigmoid", cv=cv, ensemble=ensemble)
+    ours.fit(X, y)
+    ref.fit(X, y)
+    # two optimizers on the same objective: agreement to their tolerance
+    assert_allclose(ours.predict_proba(Xt), ref.predict_proba(Xt), rtol=0, atol=1e-4)
+
+
+def test_multiclass_weighted_string_labels_equal_calibrated_classifier_cv():
+    X, y = _data3()
+    Xt = _test_points()
+    labels = np.array(["cat", "dog", "emu"])[y]
+    w = np.random.default_rng(7).uniform(0.2, 3.0, size=X.shape[0])
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    ours = CalibratedClassifier(LogisticRegression(), PAVCalibrator(), cv=cv)
+    ref = CalibratedClassifierCV(
+        LogisticRegression(), method="isotonic", cv=cv, ensemble=False
+    )
+    ours.fit(X, labels, sample_weight=w)
+    ref.fit(X, labels, sample_weight=w)
+    assert_allclose(ours.predict_proba(Xt), ref.predict_proba(Xt), rtol=0, atol=1e-6)
+    assert_array_equal(ours.predict(Xt), ref.predict(Xt))
+
+
+def test_multiclass_one_vs_rest_calibrators_and_views():
+    X, y = _data3()
+    Xt = _test_points()
+    cv = StratifiedKFold(4, shuffle=True, random_state=0)
+    clf = CalibratedClassifier(LogisticRegression(), PAVLLRCalibrator(), cv=cv)
+    clf.fit(X, y)
+    (calibrators,) = clf.calibrators_
+    assert len(calibrators) == 3
+    assert not hasattr(clf, "prior_")
+    # the k-th calibrator: class k against the rest, on score column k
+    oof = cross_val_predict(
+        LogisticRegression(), X, y, cv=cv, method="decision_function"
+    )
+    scores = clf.estimators_[0].decision_function(Xt)
+    raw = np.column_stack(
+        [
+            PAVLLRCalibrator().fit(oof[:, k], y == k).predict_proba(scores[:, k])[:, 1]
+            for k in range(3)
+        ]
+    )
+    proba = clf.predict_proba(Xt)
+    assert_allclose(proba, raw / raw.sum(axis=1, keepdims=True), rtol=1e-12)
+    assert_allclose(proba.sum(axis=1), 1.0)
+    assert_array_equal(clf.predict(Xt), clf.classes_[np.argmax(proba, axis=1)])
+    assert_allclose(clf.decision_function(Xt), np.log(proba))
+
+
+def test_one_vs_rest_rows_of_zeros_become_uniform():
+    proba = np.array([[0.2, 0.2, 0.6], [0.0, 0.0, 0.0], [0.5, 0.0, 0.0]])
+    assert_allclose(
+        _normalize_one_vs_rest(proba),
+        [[0.2, 0.2, 0.6], [1 / 3, 1 / 3, 1 / 3], [1.0, 0.0, 0.0]],
+    )
+
+
+@pytest.mark.parametrize("ensemble", [False, True])
+def test_multiclass_calibrator_takes_all_columns(ensemble):
+    X, y = _data3(n_classes=4)
+    Xt = _test_points()
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    clf = CalibratedClassifier(
+        LogisticRegression(), _SoftmaxCalibrator(), cv=cv, ensemble=ensemble
+    ).fit(X, y)
+    for cal in clf.calibrators_:
+        assert isinstance(cal, _SoftmaxCalibrator)  # one calibrator, K columns
+        assert cal.n_columns_ == 4
+    expected = np.mean(
+        [
+            _SoftmaxCalibrator().predict_proba(est.decision_function(Xt))
+            for est in clf.estimators_
+        ],
+        axis=0,
+    )
+    assert_allclose(clf.predict_proba(Xt), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("ensemble", [False, True])
+def test_multiclass_affine_temperature_equals_calibrated_classifier_cv(ensemble):
+    X, y = _data3(n_classes=4)
+    Xt = _test_points()
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    cal = MulticlassAffineCalibrator(kind="temperature")
+    ours = CalibratedClassifier(LinearSVC(), cal, cv=cv, ensemble=ensemble)
+    ref = CalibratedClassifierCV(
+        LinearSVC(), method="temperature", cv=cv, ensemble=ensemble
+    )
+    ours.fit(X, y)
+    ref.fit(X, y)
+    assert isinstance(ours.calibrators_[0], MulticlassAffineCalibrator)
+    # two optimizers of the same one-parameter objective
+    assert_allclose(ours.predict_proba(Xt), ref.predict_proba(Xt), rtol=0, atol=1e-4)
+
+
+def test_multiclass_frozen_estimator_and_predict_proba_scores():
+    X, y = _data3(n=900)
+    Xt = _test_points()
+    nb = GaussianNB().fit(X[:300], y[:300])
+    clf = CalibratedClassifier(FrozenEstimator(nb), PAVCalibrator())
+    clf.fit(X[300:], y[300:])
+    assert clf.response_method_ == "predict_proba"
+    # one-vs-rest on the log-probabilities: PAV only uses their order, so it
+    # equals isotonic regression on the probabilities (scikit-learn) at the
+    # calibration points
+    ref = CalibratedClassifierCV(FrozenEstimator(nb), method="isotonic")
+    ref.fit(X[300:], y[300:])
+    assert_allclose(
+        clf.predict_proba(X[300:]), ref.predict_proba(X[300:]), rtol=0, atol=1e-6
+    )
+    assert clf.predict_proba(Xt).shape == (Xt.shape[0], 3)
+
+
+def test_one_vs_rest_of_predict_proba_calibrates_log_odds_of_each_class():
+    X, y = _data3(n=900)
+    Xt = _test_points()
+    nb = GaussianNB().fit(X[:300], y[:300])
+    clf = CalibratedClassifier(FrozenEstimator(nb), PlattCalibrator())
+    clf.fit(X[300:], y[300:])
+    p_cal, p_test = nb.predict_proba(X[300:]), nb.predict_proba(Xt)
+    assert 1e-12 < p_cal.min() and p_cal.max() < 1 - 1e-12  # logit is accurate
+    raw = np.column_stack(
+        [
+            PlattCalibrator()
+            .fit(logit(p_cal[:, k]), y[300:] == k)
+            .predict_proba(logit(p_test[:, k]))[:, 1]
+            for k in range(3)
+        ]
+    )
+    expected = raw / raw.sum(axis=1, keepdims=True)
+    assert_allclose(clf.predict_proba(Xt), expected, rtol=1e-9, atol=1e-12)
+
+
+def test_one_vs_rest_log_odds_are_accurate_near_one():
+    log_p = np.log([[1 - 2e-17 - 1e-17, 2e-17, 1e-17], [0.2, 0.3, 0.5]])
+    odds = one_vs_rest_log_odds(log_p)
+    assert_allclose(odds[0], [np.log(1 / 3e-17), np.log(2e-17), np.log(1e-17)])
+    assert_allclose(odds[1], logit([0.2, 0.3, 0.5]), rtol=1e-12)
+
+
+# ------------------------------------------------------- metadata routing
+class _WeightRecorder(ClassifierMixin, BaseEstimator):
+    """Logistic regression that records the weights and ``tag`` it got."""
+
+    def fit(self, X, y, sample_weight=None, tag=None):
+        self.model_ = LogisticRegression().fit(X, y, sample_weight=sample_weight)
+        self.classes_ = self.model_.classes_
+        self.sample_weight_ = sample_weight
+        self.tag_ = tag
+        return self
+
+    def decision_function(self, X):
+        return self.model_.decision_function(X)
+
+
+def test_routing_weights_reach_the_classifier_only_if_requested():
+    X, y = _data()
+    Xt = _test_points()
+    w = np.random.default_rng(5).uniform(0.1, 4.0, size=X.shape[0])
+    cv = StratifiedKFold(4, shuffle=True, random_state=0)
+    with config_context(enable_metadata_routing=True):
+        no = _WeightRecorder().set_fit_request(sample_weight=False)
+        clf = CalibratedClassifier(no, PAVLLRCalibrator(), cv=cv)
+        clf.fit(X, y, sample_weight=w)
+        assert clf.estimators_[0].sample_weight_ is None
+        # the calibration is weighted all the same
+        assert_allclose(
+            clf.calibrators_[0].calibration_prior_, np.average(y, weights=w)
+        )
+        yes = _WeightRecorder().set_fit_request(sample_weight=True, tag=True)
+        routed = CalibratedClassifier(yes, PAVLLRCalibrator(), cv=cv)
+        routed.fit(X, y, sample_weight=w, tag="hello")
+        assert_array_equal(routed.estimators_[0].sample_weight_, w)
+        assert routed.estimators_[0].tag_ == "hello"
+    # with routing off, weights go to any classifier that accepts them
+    legacy = CalibratedClassifier(_WeightRecorder(), PAVLLRCalibrator(), cv=cv)
+    legacy.fit(X, y, sample_weight=w)
+    assert_allclose(routed.predict_proba(Xt), legacy.predict_proba(Xt))
+    assert_array_equal(legacy.estimators_[0].sample_weight_, w)
+
+
+def test_routing_groups_reach_the_splitter():
+    X, y = _data()
+    groups = np.arange(X.shape[0]) % 6
+    cv = GroupKFold(3)
+    with config_context(enable_metadata_routing=True):
+        clf = CalibratedClassifier(LogisticRegression(), PAVCalibrator(), cv=cv)
+        clf.fit(X, y, groups=groups)
+    oof = cross_val_predict(
+        LogisticRegression(), X, y, cv=cv, groups=groups, method="decision_function"
+    )
+    ref = PAVCalibrator().fit(oof, y)
+    assert_allclose(clf.calibrators_[0].transform(oof), ref.transform(oof))
+
+
+def test_get_metadata_routing_describes_classifier_and_splitter():
+    with config_context(enable_metadata_routing=True):
+        est = LogisticRegression().set_fit_request(sample_weight=False)
+        routing = CalibratedClassifier(est, cv=GroupKFold(3)).get_metadata_routing()
+        info = routing._serialize()
+    assert info["estimator"]["router"]["fit"] == {"sample_weight": False}
+    assert info["splitter"]["router"]["split"] == {"groups": True}
+    assert info["$self_request"]["fit"] == {"sample_weight": None}
+
+
 # ---------------------------------------------------------- own semantics
 @pytest.mark.parametrize("calibrator", CALIBRATORS, ids=lambda c: c.__name__)
 def test_equals_score_transformer_pipeline(calibrator):
@@ -375,6 +663,7 @@ def test_pickle_and_clone():
 
 def test_feature_names_in_from_classifier():
     import pandas as pd
+
     X, y = _data()
     frame = pd.DataFrame(X, columns=list("abcd"))
     clf = CalibratedClassifier(LogisticRegression(), cv=3).fit(frame, y)

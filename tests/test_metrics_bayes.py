@@ -127,3 +127,41 @@ def test_binary_case_equals_actual_dcf(p, cm, cf):
     assert risk == pytest.approx(
         actual_dcf(y, llr, p_target=p, c_miss=cm, c_fa=cf), rel=1e-12
     )
+
+
+# ------------------------------------------- risk of posteriors' decisions
+def test_risk_of_posteriors_is_risk_of_their_bayes_decisions():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, size=300)
+    post = rng.dirichlet([1.0, 1.0, 1.0], size=300) + np.eye(3)[y]
+    post /= post.sum(axis=1, keepdims=True)
+    w = rng.uniform(0.1, 2.0, size=300)
+    decisions = bayes_decisions(post, COST)
+    for normalize in (False, True):
+        assert empirical_bayes_risk(
+            y, post, COST, PRIORS, normalize=normalize, sample_weight=w
+        ) == empirical_bayes_risk(
+            y, decisions, COST, PRIORS, normalize=normalize, sample_weight=w
+        )
+    # brute force, with string labels
+    names = np.array(["a", "b", "c"])
+    pi = np.array(PRIORS)
+    ref = sum(
+        pi[c] * np.sum(w[y == c] * COST[decisions[y == c], c]) / np.sum(w[y == c])
+        for c in range(3)
+    )
+    got = empirical_bayes_risk(
+        names[y], post, COST, PRIORS, labels=names, sample_weight=w
+    )
+    assert got == pytest.approx(ref, rel=1e-12)
+
+
+def test_default_priors_are_the_class_proportions():
+    y_true, y_pred = _from_confusion(CONFUSION)
+    # plain average cost of the decisions
+    ref = np.mean(COST[y_pred, y_true])
+    assert empirical_bayes_risk(y_true, y_pred, COST) == pytest.approx(ref, rel=1e-12)
+    pi = CONFUSION.sum(axis=0) / CONFUSION.sum()
+    assert empirical_bayes_risk(y_true, y_pred, COST, normalize=True) == pytest.approx(
+        ref / np.min(COST @ pi), rel=1e-12
+    )

@@ -5,6 +5,7 @@ import pickle
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn import config_context
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.dummy import DummyRegressor
 from sklearn.frozen import FrozenEstimator
@@ -12,6 +13,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss
 from sklearn.model_selection import (
     GridSearchCV,
+    GroupKFold,
     KFold,
     ShuffleSplit,
     StratifiedKFold,
@@ -69,11 +71,20 @@ class _Memorizer(ClassifierMixin, BaseEstimator):
 
 
 # ----------------------------------------------------------------- errors
-def test_multiclass_target_raises():
-    X, _ = _data()
-    y = np.arange(X.shape[0]) % 3
-    with pytest.raises(ValueError, match="Only binary classification is supported"):
-        ScoreTransformer(LogisticRegression()).fit_transform(X, y)
+def test_fold_missing_a_class_raises():
+    X, _ = _data(n=90)
+    y = np.repeat([0, 1, 2], 30)  # KFold(3) without shuffling: one class per fold
+    with pytest.raises(ValueError, match="one column per class"):
+        ScoreTransformer(LogisticRegression(), cv=KFold(3)).fit_transform(X, y)
+
+
+def test_unrouted_weights_raise_under_routing():
+    X, y = _data()
+    w = np.ones(X.shape[0])
+    with config_context(enable_metadata_routing=True):
+        est = LogisticRegression().set_fit_request(sample_weight=False)
+        with pytest.raises(TypeError, match="not routed to any object"):
+            ScoreTransformer(est).fit(X, y, sample_weight=w)
 
 
 def test_single_class_raises():
@@ -180,6 +191,84 @@ def test_fit_transform_predict_proba_is_log_odds_of_cross_val_predict():
     assert st.response_method_ == "predict_proba"
     proba = cross_val_predict(GaussianNB(), X, y, cv=cv, method="predict_proba")
     assert_allclose(oof, np.log(proba[:, 1]) - np.log(proba[:, 0]), rtol=1e-12)
+
+
+def _data3(n=300, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.digitize(X[:, 0] + rng.normal(size=n), [-0.5, 0.5])
+    return X, y
+
+
+@pytest.mark.parametrize("estimator", [LogisticRegression(), LinearSVC()])
+def test_multiclass_fit_transform_equals_cross_val_predict(estimator):
+    X, y = _data3()
+    labels = np.array(["a", "b", "c"])[y]
+    cv = StratifiedKFold(4, shuffle=True, random_state=0)
+    st = ScoreTransformer(estimator, cv=cv)
+    oof = st.fit_transform(X, labels)
+    ref = cross_val_predict(estimator, X, labels, cv=cv, method="decision_function")
+    assert oof.shape == (X.shape[0], 3)
+    assert_array_equal(oof, ref)
+    assert_array_equal(st.classes_, ["a", "b", "c"])
+    assert_allclose(
+        st.transform(X), clone(estimator).fit(X, labels).decision_function(X)
+    )
+    assert st.get_feature_names_out().tolist() == [
+        "scoretransformer0",
+        "scoretransformer1",
+        "scoretransformer2",
+    ]
+
+
+def test_multiclass_predict_proba_scores_are_log_probabilities():
+    X, y = _data3()
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    st = ScoreTransformer(GaussianNB(), cv=cv)
+    oof = st.fit_transform(X, y)
+    proba = cross_val_predict(GaussianNB(), X, y, cv=cv, method="predict_proba")
+    floor = np.finfo(np.float64).tiny
+    assert_allclose(oof, np.log(np.maximum(proba, floor)), rtol=1e-12)
+    assert np.isfinite(st.transform(100 * X)).all()  # saturated, still finite
+
+
+def test_routing_weights_and_groups_reach_only_who_requests():
+    X, y = _data(n=60)
+    X = np.column_stack([np.arange(60), X])
+    w = np.arange(1.0, 61.0)
+    groups = np.arange(60) % 5
+    cv = GroupKFold(5)
+    with config_context(enable_metadata_routing=True):
+        st = ScoreTransformer(
+            _Memorizer().set_fit_request(sample_weight=False, tag=True), cv=cv
+        )
+        st.fit_transform(X, y, tag=np.arange(60), groups=groups)
+        assert st.estimator_.sample_weight_ is None
+        assert_array_equal(st.estimator_.tag_, np.arange(60))
+        st = ScoreTransformer(_Memorizer().set_fit_request(sample_weight=True))
+        st.fit(X, y, sample_weight=w)
+        assert_array_equal(st.estimator_.sample_weight_, w)
+        info = (
+            ScoreTransformer(_Memorizer().set_fit_request(sample_weight=True), cv=cv)
+            .get_metadata_routing()
+            ._serialize()
+        )
+    assert info["estimator"]["router"]["fit"] == {
+        "sample_weight": True,
+        "tag": None,
+    }
+    assert info["splitter"]["router"]["split"] == {"groups": True}
+    # the split used the groups: no group in two test folds
+    _, splits, _, _, _ = _cross_fit(
+        _Memorizer(),
+        X,
+        y,
+        cv=cv,
+        response_method="auto",
+        split_params={"groups": groups},
+    )
+    for _, test in splits:
+        assert len(np.unique(groups[test])) == 1
 
 
 def test_no_sample_is_scored_by_a_model_that_saw_it():

@@ -10,6 +10,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
+from sklearn.svm import LinearSVC
 
 from skcalib._pav_calibrators import PAVLLRCalibrator
 from skcalib._score_transformer import ScoreTransformer
@@ -19,11 +20,14 @@ from skcalib.metrics import (
     brier_loss,
     cllr,
     eer,
+    empirical_bayes_risk,
     expected_calibration_error,
     get_scorer,
     get_scorer_names,
     min_cllr,
     min_dcf,
+    multiclass_brier_loss,
+    multiclass_cllr,
 )
 
 PARAMS = {
@@ -97,7 +101,7 @@ def test_multiclass_estimator_rejected():
 
 # --------------------------------------------------------------- correctness
 def test_names():
-    assert get_scorer_names() == sorted(PARAMS)
+    assert get_scorer_names() == sorted({**PARAMS, **MULTICLASS})
 
 
 @pytest.mark.parametrize("name", sorted(PARAMS))
@@ -203,3 +207,63 @@ def test_grid_search_prefers_finite_llrs():
         search.fit(X[:, :1], y)
     assert search.best_params_["extremes"] != "raw"
     assert np.isneginf(search.cv_results_["mean_test_score"][0])
+
+
+# ------------------------------------------------------------- multiclass
+COST3 = [[0, 1, 4], [1, 0, 1], [1, 2, 0]]
+MULTICLASS = {
+    "neg_multiclass_cllr": (multiclass_cllr, {"p_classes": [0.2, 0.3, 0.5]}),
+    "neg_multiclass_brier_loss": (multiclass_brier_loss, {}),
+    "neg_empirical_bayes_risk": (
+        empirical_bayes_risk,
+        {"cost_matrix": COST3, "normalize": True},
+    ),
+}
+
+
+def _three_classes(seed=0, n=300):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, size=n)
+    X = rng.normal(size=(n, 2)) + np.array([[0, 0], [2, 0], [0, 2]])[y]
+    return X, np.array(["ant", "bee", "cow"])[y]
+
+
+def test_multiclass_scorer_errors():
+    with pytest.raises(ValueError, match="cost_matrix"):
+        get_scorer("neg_empirical_bayes_risk")
+    with pytest.raises(ValueError, match="p_classes"):  # checked at construction
+        get_scorer("neg_multiclass_cllr", p_classes=[0.5, 0.6, 0.1])
+    with pytest.raises(ValueError, match="Unknown parameter"):
+        get_scorer("neg_multiclass_cllr", pos_label=1)
+    X, y = _three_classes()
+    with pytest.raises(ValueError, match="predict_proba"):
+        get_scorer("neg_multiclass_cllr")(LinearSVC().fit(X, y), X, y)
+
+
+@pytest.mark.parametrize("name", sorted(MULTICLASS))
+def test_multiclass_scorer_equals_minus_metric(name):
+    X, y = _three_classes(1)
+    func, params = MULTICLASS[name]
+    lr = LogisticRegression().fit(X, y)
+    proba = lr.predict_proba(X)
+    scorer = get_scorer(name, **params)
+    labels = lr.classes_
+    assert scorer(lr, X, y) == -func(y, proba, labels=labels, **params)
+    w = np.arange(len(y)) % 3 + 0.5
+    assert scorer(lr, X, y, sample_weight=w) == -func(
+        y, proba, labels=labels, sample_weight=w, **params
+    )
+    assert pickle.loads(pickle.dumps(scorer))(lr, X, y) == scorer(lr, X, y)
+    # usable in cross_validate (greater is better)
+    res = cross_validate(LogisticRegression(), X, y, scoring=scorer, cv=3)
+    assert np.all(res["test_score"] <= 0)
+
+
+def test_bayes_risk_scorer_decides_with_the_cost_matrix():
+    X, y = _three_classes(2)
+    lr = LogisticRegression().fit(X, y)
+    scorer = get_scorer("neg_empirical_bayes_risk", cost_matrix=COST3)
+    decisions = lr.classes_[np.argmin(lr.predict_proba(X) @ np.array(COST3).T, axis=1)]
+    assert scorer(lr, X, y) == -empirical_bayes_risk(
+        y, decisions, COST3, labels=lr.classes_
+    )

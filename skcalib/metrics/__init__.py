@@ -3,8 +3,10 @@
 Proper scoring rules on LLRs (:func:`cllr`, :func:`brier_loss`,
 :func:`beta_rule_loss`), detection costs (:func:`actual_dcf`,
 :func:`min_dcf`, :func:`bayes_error_curve`), the ROC convex hull
-(:func:`rocch`, :func:`eer`), the minimum Cllr, multiclass Bayes decisions,
-the binned ECE, and scorers for model selection (:func:`get_scorer`).
+(:func:`rocch`, :func:`eer`), the minimum Cllr, multiclass Bayes decisions
+and their risk, multiclass Cllr and Brier loss (:func:`multiclass_cllr`,
+:func:`multiclass_brier_loss`), the binned ECE, and scorers for model
+selection (:func:`get_scorer`).
 
 All minimum metrics come from one PAV block summary of the scores
 (:func:`skcalib._pav.pav_blocks`): one sort plus linear passes.
@@ -14,6 +16,7 @@ from ._bayes import bayes_decisions, empirical_bayes_risk
 from ._bootstrap import bootstrap_ci
 from ._dcf import actual_dcf, bayes_error_curve, min_dcf
 from ._ece import expected_calibration_error
+from ._multiclass import multiclass_brier_loss, multiclass_cllr
 from ._plot import (
     BayesErrorDisplay,
     CalibrationTransformDisplay,
@@ -40,6 +43,8 @@ __all__ = [
     "get_scorer_names",
     "min_cllr",
     "min_dcf",
+    "multiclass_brier_loss",
+    "multiclass_cllr",
     "rocch",
     "BayesErrorDisplay",
     "CalibrationTransformDisplay",

@@ -96,6 +96,49 @@ def bayes_decisions(posteriors, cost_matrix, *, return_costs=False):
     return (decisions, costs) if return_costs else decisions
 
 
+def _check_class_priors(priors, name: str, n_classes=None) -> np.ndarray:
+    """Validate class priors: 1-D, non-negative, finite, summing to 1."""
+    pi = np.asarray(priors, dtype=np.float64)
+    if pi.ndim != 1 or pi.shape[0] < 2:
+        raise ValueError(
+            f"`{name}` must be 1-D with at least 2 entries; got shape {pi.shape}."
+        )
+    if not np.isfinite(pi).all() or (pi < 0).any():
+        raise ValueError(f"`{name}` must be non-negative and finite.")
+    if not np.isclose(pi.sum(), 1.0, rtol=0, atol=1e-8):
+        raise ValueError(f"`{name}` must sum to 1; got {pi.sum()!r}.")
+    if n_classes is not None and pi.shape[0] != n_classes:
+        raise ValueError(
+            f"`{name}` has {pi.shape[0]} entries but there are {n_classes} classes."
+        )
+    return pi
+
+
+def _prior_weighted(t, w, priors, n_classes, name):
+    """Per-sample weights of a prior-weighted average over classes, and the priors.
+
+    Sample ``i`` of class ``c`` weighs ``w_i * priors[c] / N_c`` (``N_c`` the
+    weighted count of class ``c``), so that a sum over samples is
+    ``sum_c priors[c] * (weighted mean over class c)``. ``priors=None`` means
+    the weighted class proportions of the data (the weights are then
+    ``w_i / sum(w)``). A class with prior 0 may be absent.
+    """
+    w = np.ones(t.shape[0]) if w is None else w
+    counts = np.bincount(t, weights=w, minlength=n_classes)
+    if priors is None:
+        pi = counts / counts.sum()
+    else:
+        pi = _check_class_priors(priors, name, n_classes)
+    missing = (counts == 0) & (pi > 0)
+    if missing.any():
+        raise ValueError(
+            f"`y_true` has no samples (with non-zero weight) of class "
+            f"{int(np.flatnonzero(missing)[0])}, whose prior in `{name}` is positive."
+        )
+    per_class = np.divide(pi, counts, out=np.zeros(n_classes), where=counts > 0)
+    return w * per_class[t], pi
+
+
 def _class_indices(y, labels, n_classes, name):
     y = column_or_1d(y, warn=False)
     if labels is None:
@@ -129,7 +172,7 @@ def _class_indices(y, labels, n_classes, name):
         "y_true": ["array-like"],
         "y_pred": ["array-like"],
         "cost_matrix": ["array-like"],
-        "priors": ["array-like"],
+        "priors": ["array-like", None],
         "normalize": ["boolean"],
         "labels": ["array-like", None],
         "sample_weight": ["array-like", None],
@@ -140,7 +183,7 @@ def empirical_bayes_risk(
     y_true,
     y_pred,
     cost_matrix,
-    priors,
+    priors=None,
     *,
     normalize=False,
     labels=None,
@@ -150,27 +193,36 @@ def empirical_bayes_risk(
 
     The prior-weighted average cost of the decisions ``y_pred``: the class
     conditional average costs are weighted by the application's ``priors``
-    rather than by the class proportions of the data.
+    rather than by the class proportions of the data. ``y_pred`` may also be
+    posterior probabilities, from which the Bayes decisions under
+    ``cost_matrix`` are taken (:func:`bayes_decisions`); this is how a scorer
+    evaluates a classifier's ``predict_proba``.
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
         True classes.
-    y_pred : array-like of shape (n_samples,)
-        Decided classes (e.g. from :func:`bayes_decisions`).
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Decided classes (e.g. from :func:`bayes_decisions`), or posterior
+        probabilities (columns in the order of ``labels``), in which case the
+        decisions are their Bayes decisions under ``cost_matrix``. The
+        posteriors should be those of the application's ``priors``.
     cost_matrix : array-like of shape (n_classes, n_classes)
         ``cost_matrix[a, c]`` is the cost of deciding ``a`` when the true
         class is ``c``.
-    priors : array-like of shape (n_classes,)
-        Class priors of the application (non-negative, summing to 1).
+    priors : array-like of shape (n_classes,), default=None
+        Class priors of the application (non-negative, summing to 1). None
+        means the (weighted) class proportions of ``y_true``, so that the
+        risk is the plain average cost.
     normalize : bool, default=False
         Whether to divide by the risk of the best dummy system, the one that
-        always decides the same class; 1.0 then means "no better than the
-        priors alone".
+        always decides the same class, :math:`\\min_a \\sum_c \\pi_c C(a
+        \\mid c)`; 1.0 then means "no better than the priors alone".
     labels : array-like of shape (n_classes,), default=None
         The class labels in the order of the rows/columns of ``cost_matrix``.
         If None, ``y_true`` and ``y_pred`` must be class indices
-        ``0..n_classes-1``.
+        ``0..n_classes-1`` (as for a classifier's ``predict_proba`` columns
+        when its ``classes_`` are ``0..n_classes-1``).
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights.
 
@@ -215,37 +267,39 @@ def empirical_bayes_risk(
     >>> cost = [[0, 1, 2], [1, 0, 1], [2, 1, 0]]
     >>> round(empirical_bayes_risk(y_true, y_pred, cost, [0.3, 0.4, 0.3]), 5)
     0.55962
+
+    From posteriors (Bayes decisions 0, 2, 1, 0; the last one is wrong),
+    normalized by the best dummy system (which decides the middle class here,
+    at risk 0.6):
+
+    >>> post = [[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.2, 0.5, 0.3], [0.6, 0.3, 0.1]]
+    >>> prior = [0.3, 0.4, 0.3]
+    >>> round(empirical_bayes_risk([0, 2, 1, 1], post, cost, prior), 4)
+    0.2
+    >>> round(empirical_bayes_risk([0, 2, 1, 1], post, cost, prior, normalize=True), 4)
+    0.3333
     """
-    pi = np.asarray(priors, dtype=np.float64)
-    if pi.ndim != 1 or pi.shape[0] < 2:
-        raise ValueError(
-            f"`priors` must be 1-D with at least 2 entries; got shape {pi.shape}."
-        )
-    if not np.isfinite(pi).all() or (pi < 0).any():
-        raise ValueError("`priors` must be non-negative and finite.")
-    if not np.isclose(pi.sum(), 1.0, rtol=0, atol=1e-8):
-        raise ValueError(f"`priors` must sum to 1; got {pi.sum()!r}.")
-    k = pi.shape[0]
+    posteriors = np.ndim(y_pred) == 2
+    if posteriors:
+        k = np.shape(y_pred)[1]
+    elif priors is not None:
+        k = np.shape(priors)[0]
+    else:
+        k = np.shape(cost_matrix)[0]
     cost = _check_cost_matrix(cost_matrix, k)
     if labels is not None and np.unique(np.asarray(labels)).shape[0] != k:
         raise ValueError(
-            f"`labels` must hold {k} distinct labels, one per class of `priors`."
+            f"`labels` must hold {k} distinct labels, one per class of `cost_matrix`."
         )
     t = _class_indices(y_true, labels, k, "y_true")
-    a = _class_indices(y_pred, labels, k, "y_pred")
+    if posteriors:
+        a = bayes_decisions(y_pred, cost)
+    else:
+        a = _class_indices(y_pred, labels, k, "y_pred")
     check_consistent_length(t, a)
     w = check_weights(sample_weight, t.shape[0])
-    confusion = np.bincount(a * k + t, weights=w, minlength=k * k).reshape(k, k)
-    n_c = confusion.sum(axis=0)
-    missing = (n_c == 0) & (pi > 0)
-    if missing.any():
-        raise ValueError(
-            f"`y_true` has no samples (with non-zero weight) of class "
-            f"{int(np.flatnonzero(missing)[0])}, whose prior is positive."
-        )
-    present = n_c > 0
-    per_class = (confusion * cost).sum(axis=0)
-    risk = float(np.sum(pi[present] / n_c[present] * per_class[present]))
+    v, pi = _prior_weighted(t, w, priors, k, "priors")
+    risk = float(np.dot(v, cost[a, t]))
     if normalize:
         dummy = float(np.min(cost @ pi))
         if dummy <= 0:

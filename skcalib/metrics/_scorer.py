@@ -11,6 +11,10 @@ What each scorer reads from the estimator
   the scores: ``decision_function`` if the estimator has one, else the
   positive-class column of ``predict_proba``.
 * ``expected_calibration_error`` reads ``predict_proba``.
+* Multiclass metrics (``multiclass_cllr``, ``multiclass_brier_loss``,
+  ``empirical_bayes_risk``) read all the columns of ``predict_proba``, labelled
+  by the estimator's ``classes_``; the risk is that of the Bayes decisions on
+  them under ``cost_matrix``.
 
 The positive (target) class is ``pos_label`` if given to :func:`get_scorer`,
 else the estimator's ``classes_[1]``; for ``pos_label == classes_[0]`` the
@@ -29,8 +33,10 @@ from ..utils._response import (
     pos_label_is_first,
     resolve_response_method,
 )
+from ._bayes import empirical_bayes_risk
 from ._dcf import actual_dcf, min_dcf
 from ._ece import expected_calibration_error
+from ._multiclass import multiclass_brier_loss, multiclass_cllr
 from ._roc import eer
 from ._scoring_rules import beta_rule_loss, brier_loss, cllr, min_cllr
 
@@ -46,6 +52,9 @@ _SCORERS = {
     "neg_min_dcf": (min_dcf, "score", ("p_target",)),
     "neg_eer": (eer, "score", ()),
     "neg_expected_calibration_error": (expected_calibration_error, "proba", ()),
+    "neg_multiclass_cllr": (multiclass_cllr, "class_proba", ()),
+    "neg_multiclass_brier_loss": (multiclass_brier_loss, "class_proba", ()),
+    "neg_empirical_bayes_risk": (empirical_bayes_risk, "class_proba", ("cost_matrix",)),
 }
 
 
@@ -107,6 +116,16 @@ class _CalibrationScorer:
     def __call__(self, estimator, X, y_true, sample_weight=None, **kwargs):
         """Score ``estimator`` on ``(X, y_true)``: minus the metric's value."""
         params = {**self._kwargs, **kwargs}
+        if sample_weight is not None:
+            params["sample_weight"] = sample_weight
+        if self._response == "class_proba":
+            if not hasattr(estimator, "predict_proba"):
+                raise ValueError(
+                    f"The scorer {self._name!r} needs `predict_proba`, which "
+                    f"{type(estimator).__name__} does not have."
+                )
+            params.setdefault("labels", getattr(estimator, "classes_", None))
+            return -self._score_func(y_true, estimator.predict_proba(X), **params)
         classes = _binary_classes(estimator)
         pos_label = params.pop("pos_label", None)
         if pos_label is None and classes is not None:
@@ -114,9 +133,18 @@ class _CalibrationScorer:
             if isinstance(pos_label, np.generic):
                 pos_label = pos_label.item()
         y_score = self._response_values(estimator, X, pos_label, classes)
-        if sample_weight is not None:
-            params["sample_weight"] = sample_weight
         return -self._score_func(y_true, y_score, pos_label=pos_label, **params)
+
+
+def _probe(response, params):
+    """A tiny data set on which the metric checks the scorer's parameters."""
+    if response != "class_proba":
+        return [0, 1], [0.25, 0.75] if response == "proba" else [-1.0, 1.0]
+    sized = [params.get(p) for p in ("labels", "p_classes", "priors", "cost_matrix")]
+    sized = [p for p in sized if p is not None]
+    k = len(sized[0]) if sized else 2
+    y = params["labels"] if params.get("labels") is not None else np.arange(k)
+    return y, 0.5 * np.eye(k) + 0.5 / k  # each class once, rows summing to 1
 
 
 def get_scorer_names():
@@ -144,11 +172,15 @@ def get_scorer(name, **params):
         One of :func:`get_scorer_names`: ``'neg_cllr'``, ``'neg_min_cllr'``,
         ``'neg_brier_loss'``, ``'neg_beta_rule_loss'`` (needs ``alpha``,
         ``beta``), ``'neg_actual_dcf'``, ``'neg_min_dcf'`` (need
-        ``p_target``), ``'neg_eer'``, ``'neg_expected_calibration_error'``.
+        ``p_target``), ``'neg_eer'``, ``'neg_expected_calibration_error'``,
+        and for multiclass problems ``'neg_multiclass_cllr'``,
+        ``'neg_multiclass_brier_loss'`` and ``'neg_empirical_bayes_risk'``
+        (needs ``cost_matrix``).
     **params
         Keyword arguments of the metric (``p_target``, ``c_miss``, ``c_fa``,
         ``alpha``, ``beta``, ``normalize``, ``n_bins``,
-        ``pos_label``, ...). They are checked now, not at scoring time.
+        ``pos_label``, ``p_classes``, ``cost_matrix``, ``priors``, ...). They
+        are checked now, not at scoring time.
 
     Returns
     -------
@@ -161,7 +193,8 @@ def get_scorer(name, **params):
     LLR metrics read ``decision_function`` (the calibrated LLR of skcalib
     calibrators); minimum metrics use ``decision_function`` or else
     ``predict_proba``; the ECE uses ``predict_proba``. The target class is
-    ``pos_label`` if given, else ``classes_[1]``.
+    ``pos_label`` if given, else ``classes_[1]``. The multiclass scorers read
+    all the columns of ``predict_proba``, in the order of ``classes_``.
 
     Examples
     --------
@@ -186,11 +219,8 @@ def get_scorer(name, **params):
         )
     func, response, required = _SCORERS[name]
     signature = inspect.signature(func)
-    allowed = [
-        p
-        for p, spec in signature.parameters.items()
-        if spec.kind is inspect.Parameter.KEYWORD_ONLY and p != "sample_weight"
-    ]
+    # every parameter after the two data arguments, except the weights
+    allowed = [p for p in list(signature.parameters)[2:] if p != "sample_weight"]
     unknown = sorted(set(params) - set(allowed))
     if unknown:
         raise ValueError(
@@ -206,6 +236,5 @@ def get_scorer(name, **params):
     # Check parameter values now (a bad value inside GridSearchCV would only
     # surface as NaN scores), on a two-trial data set.
     checked = {k: v for k, v in params.items() if k != "pos_label"}
-    probe = [0.25, 0.75] if response == "proba" else [-1.0, 1.0]
-    func([0, 1], probe, **checked)
+    func(*_probe(response, checked), **checked)
     return _CalibrationScorer(name, func, response, params)

@@ -1,4 +1,4 @@
-"""Scores of a fitted binary estimator, higher favouring the target class.
+"""Scores of a fitted estimator: binary (higher favouring the target) or per class.
 
 The one road from an estimator to a score vector, shared by the displays'
 ``from_estimator``, the scorers, :class:`~skcalib.ScoreTransformer` and
@@ -10,10 +10,13 @@ target is ``classes_[0]``. Design note: docs/design/shared_helpers.rst.
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import logsumexp
 
 __all__ = [
     "binary_response",
+    "class_response",
     "estimator_scores",
+    "one_vs_rest_log_odds",
     "pos_label_is_first",
     "resolve_response_method",
 ]
@@ -116,6 +119,42 @@ def binary_response(estimator, X, method: str, *, flip=False, proba="column"):
             "must return one score per sample."
         )
     return -out if flip else out
+
+
+def class_response(estimator, X, method: str, n_classes: int) -> np.ndarray:
+    """Scores of a fitted multiclass classifier, float64 (n_samples, n_classes).
+
+    The ``decision_function`` columns, or the log-probabilities ``log p_k`` of
+    ``predict_proba`` (each probability floored at :data:`PROBA_FLOOR`): the
+    natural multiclass score, whose softmax gives back the probabilities.
+    Column ``k`` scores ``estimator.classes_[k]``.
+    """
+    out = np.asarray(getattr(estimator, method)(X), dtype=np.float64)
+    if out.ndim != 2 or out.shape[1] != n_classes:
+        raise ValueError(
+            f"{type(estimator).__name__}.{method} returned shape {out.shape}; "
+            f"expected (n_samples, {n_classes}), one column per class of `y`. Was "
+            "it fitted on a cross-validation fold without one of the classes?"
+        )
+    if method == "decision_function":
+        return out
+    return np.log(np.maximum(out, PROBA_FLOOR))
+
+
+def one_vs_rest_log_odds(log_proba: np.ndarray) -> np.ndarray:
+    """Columns ``log p_k - log(sum_{j != k} p_j)`` of log-probability columns.
+
+    The log-odds of each class against the rest: the score a one-vs-rest
+    binary calibrator gets from a classifier that only has ``predict_proba``
+    (with two classes it is the binary log-odds score). The rest is summed
+    from the other columns, not as ``log1p(-p_k)``, to stay accurate when
+    ``p_k`` is close to 1.
+    """
+    out = np.empty_like(log_proba)
+    for k in range(log_proba.shape[1]):  # K passes: no (n, K, K) temporary
+        rest = logsumexp(np.delete(log_proba, k, axis=1), axis=1)
+        out[:, k] = log_proba[:, k] - rest
+    return out
 
 
 def estimator_scores(

@@ -14,6 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 __all__ = [
     "check_binary_target",
     "check_binary_y",
+    "check_class_y",
     "check_scores",
     "check_weights",
     "check_metric_inputs",
@@ -87,6 +88,29 @@ def check_binary_target(
     return np.asarray(is_target, dtype=bool)
 
 
+def _checked_labels(y, owner: str):
+    """A 1-D classification target with at least 2 classes: ``(y, classes)``."""
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] == 0:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={y.shape}) while a minimum of 1 "
+            f"is required by {owner}."
+        )
+    if y.dtype.kind in "fc":
+        assert_all_finite(y, input_name="y")
+    classes = _distinct_labels(y, "y")
+    # The target type of a 1-D y is that of its distinct values: checking
+    # those is O(n_classes) instead of another O(n) pass over y.
+    check_classification_targets(classes)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{owner} needs samples of 2 classes in `y`; got 1 class "
+            f"({classes[0]!r}). Calibration needs both target and non-target "
+            "samples."
+        )
+    return y, classes
+
+
 def check_binary_y(y, *, owner: str):
     """Validate the target of a binary estimator (any two labels).
 
@@ -105,32 +129,39 @@ def check_binary_y(y, *, owner: str):
     classes : ndarray of shape (2,)
     is_target : ndarray of shape (n_samples,), dtype=bool
     """
-    y = column_or_1d(y, warn=True)
-    if y.shape[0] == 0:
-        raise ValueError(
-            f"Found array with 0 sample(s) (shape={y.shape}) while a minimum of 1 "
-            f"is required by {owner}."
-        )
-    if y.dtype.kind in "fc":
-        assert_all_finite(y, input_name="y")
-    classes = _distinct_labels(y, "y")
-    # The target type of a 1-D y is that of its distinct values: checking
-    # those is O(n_classes) instead of another O(n) pass over y.
-    check_classification_targets(classes)
+    y, classes = _checked_labels(y, owner)
     if classes.shape[0] > 2:
         raise ValueError(
             "Only binary classification is supported. The type of the target is "
             f"{type_of_target(classes, input_name='y')}: `y` must have 2 classes; "
-            f"got {classes.shape[0]} classes. {owner} does not calibrate "
-            "multiclass problems yet; calibrate one-vs-rest scores separately."
-        )
-    if classes.shape[0] < 2:
-        raise ValueError(
-            f"{owner} needs samples of 2 classes in `y`; got 1 class "
-            f"({classes[0]!r}). Calibration needs both target and non-target "
-            "samples."
+            f"got {classes.shape[0]} classes. {owner} calibrates binary "
+            "problems; CalibratedClassifier calibrates multiclass ones "
+            "(one-vs-rest or with a multiclass calibrator)."
         )
     return y, classes, np.asarray(y == classes[1], dtype=bool)
+
+
+def check_class_y(y, *, owner: str):
+    """Validate the target of a classifier of 2 or more classes.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+    owner : str
+        Name of the estimator, for error messages.
+
+    Returns
+    -------
+    y : ndarray of shape (n_samples,)
+    classes : ndarray of shape (n_classes,)
+        The sorted distinct labels.
+    y_index : ndarray of shape (n_samples,), dtype=intp
+        The position of each label in ``classes``.
+    """
+    y, classes = _checked_labels(y, owner)
+    if classes.shape[0] == 2:  # one comparison pass instead of a search
+        return y, classes, np.asarray(y == classes[1], dtype=np.intp)
+    return y, classes, np.searchsorted(classes, y).astype(np.intp, copy=False)
 
 
 def _distinct_labels(y: np.ndarray, name: str) -> np.ndarray:
