@@ -433,8 +433,9 @@ def minimize(objective, data, theta0, *, tol=1e-8, max_iter=100, presolve=()):
         sub = data.subsample(warm).map(prepare)
         t_sub = theta
         for stage in stages:
-            res = _newton(_Passes(stage, sub), t_sub, span=span, tol=1e-6,
-                          max_iter=max_iter)
+            res = _newton(
+                _Passes(stage, sub), t_sub, span=span, tol=1e-6, max_iter=max_iter
+            )
             sub_evals += res.n_evals
             if res.status != "converged":
                 break
@@ -445,8 +446,9 @@ def minimize(objective, data, theta0, *, tol=1e-8, max_iter=100, presolve=()):
     prepared = data.map(prepare)
     n_iter = n_evals = 0
     for stage in todo:
-        res = _newton(_Passes(stage, prepared), theta, span=span, tol=tol,
-                      max_iter=max_iter)
+        res = _newton(
+            _Passes(stage, prepared), theta, span=span, tol=tol, max_iter=max_iter
+        )
         theta = res.theta
         n_iter += res.n_iter
         n_evals += res.n_evals
@@ -521,7 +523,9 @@ def class_gap(data):
     (``lo > hi`` when the targets lie below the non-targets).
     """
     sample = data.subsample(WARM_START_SIZE)
-    if sample is not data and _overlap(sample.reduce(_chunk_class_extremes, np.maximum)):
+    if sample is not data and _overlap(
+        sample.reduce(_chunk_class_extremes, np.maximum)
+    ):
         # classes overlapping in a subset overlap in all the data
         return None
     neg_lo_tar, hi_tar, neg_lo_non, hi_non = data.reduce(
@@ -689,7 +693,9 @@ class AffineRuleObjective:
 
     def penalty(self, theta, order):
         if self.l2 == 0.0:
-            return 0.0 if order == 0 else (0.0, np.zeros(2), np.zeros((2, 2)))[: order + 1]
+            return (
+                0.0 if order == 0 else (0.0, np.zeros(2), np.zeros((2, 2)))[: order + 1]
+            )
         lam = self._l2_std()
         a = float(theta[0])
         f = lam * a * a
@@ -726,6 +732,7 @@ class AffineRuleObjective:
 
 # --------------------------------------------------------------------------
 # Chunk kernels of AffineRuleObjective
+
 
 def _sum(x, w):
     return float(x.sum()) if w is None else float(x @ w)

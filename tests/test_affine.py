@@ -106,7 +106,9 @@ def test_optimum_beats_dense_grid(rule, prior):
 def test_gradient_vanishes_at_optimum(rule):
     s, y, w = _data(1000, seed=3, weights=True)
     a, b = rule
-    cal = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.2).fit(s, y, sample_weight=w)
+    cal = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.2).fit(
+        s, y, sample_weight=w
+    )
     A, B = cal.coef_[0], cal.intercept_[0]
     h = 1e-6
 
@@ -140,11 +142,15 @@ def test_brier_differs_from_logistic_and_favours_high_thresholds():
 
 def test_large_n_uses_warm_start_and_matches_cold_start(monkeypatch):
     s, y, w = _data(300_000, seed=5, weights=True)
-    warm = ProperScoringAffineCalibrator(alpha=2, beta=1, p_target=0.1).fit(s, y, sample_weight=w)
+    warm = ProperScoringAffineCalibrator(alpha=2, beta=1, p_target=0.1).fit(
+        s, y, sample_weight=w
+    )
     assert warm._n_evals[0] <= 6
     assert 0 < warm._n_sub_evals[0] and warm._n_evals[0] + warm._n_sub_evals[0] < 50
     monkeypatch.setattr(_solver, "WARM_START_SIZE", 10**9)
-    cold = ProperScoringAffineCalibrator(alpha=2, beta=1, p_target=0.1).fit(s, y, sample_weight=w)
+    cold = ProperScoringAffineCalibrator(alpha=2, beta=1, p_target=0.1).fit(
+        s, y, sample_weight=w
+    )
     assert cold._n_evals[0] > warm._n_evals[0]
     np.testing.assert_allclose(warm.coef_, cold.coef_, rtol=1e-9)
     np.testing.assert_allclose(warm.intercept_, cold.intercept_, rtol=1e-9, atol=1e-9)
@@ -176,7 +182,9 @@ def test_weights_equal_repeated_rows():
     s, y, _ = _data(400, seed=7)
     rng = np.random.default_rng(0)
     w = rng.integers(0, 4, s.shape[0]).astype(float)
-    a = ProperScoringAffineCalibrator(alpha=2, beta=1, p_target=0.3).fit(s, y, sample_weight=w)
+    a = ProperScoringAffineCalibrator(alpha=2, beta=1, p_target=0.3).fit(
+        s, y, sample_weight=w
+    )
     rep = np.repeat(np.arange(s.shape[0]), w.astype(int))
     b = ProperScoringAffineCalibrator(alpha=2, beta=1, p_target=0.3).fit(s[rep], y[rep])
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-8)
@@ -229,7 +237,9 @@ def test_constant_scores_give_a_flat_map_with_a_warning(value):
 
 def test_pickle_and_clone():
     s, y, _ = _data(300, seed=9)
-    cal = ProperScoringAffineCalibrator(alpha=0.7, beta=1.3, p_target=0.2, l2=0.1).fit(s, y)
+    cal = ProperScoringAffineCalibrator(alpha=0.7, beta=1.3, p_target=0.2, l2=0.1).fit(
+        s, y
+    )
     again = pickle.loads(pickle.dumps(cal))
     np.testing.assert_array_equal(again.transform(s), cal.transform(s))
     fresh = clone(cal)
@@ -249,8 +259,7 @@ def test_pickle_and_clone():
         ProperScoringAffineCalibrator(alpha=0.5, beta=0.5),
     ],
     expected_failed_checks=lambda est: {
-        "check_fit1d": "1-D X is accepted: a vector of scores is the natural "
-        "input"
+        "check_fit1d": "1-D X is accepted: a vector of scores is the natural input"
     },
 )
 def test_sklearn_compatible(estimator, check):
@@ -268,8 +277,14 @@ def test_equivariant_under_affine_score_changes(scale, shift, rule):
     """Calibrated LLRs do not depend on the units of the raw scores."""
     s, y, _ = _data(600, seed=10)
     a, b = rule
-    base = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(s, y).transform(s)
-    moved = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(s * scale + shift, y)
+    base = (
+        ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3)
+        .fit(s, y)
+        .transform(s)
+    )
+    moved = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(
+        s * scale + shift, y
+    )
     np.testing.assert_allclose(moved.transform(s * scale + shift), base, atol=1e-6)
 
 
@@ -282,7 +297,9 @@ def test_fit_does_not_depend_on_the_units_of_the_scores(units, rule):
     base = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(s, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        cal = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(s * units, y)
+        cal = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(
+            s * units, y
+        )
         out = cal.transform(s * units)
     np.testing.assert_allclose(out, base.transform(s), rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(cal.coef_ * units, base.coef_, rtol=1e-9)
@@ -311,7 +328,9 @@ def test_invariant_under_score_units_and_weight_scale(k, j, rule):
     all weights times 10^j: the same fit."""
     s, y, w = _data(400, seed=13, weights=True)
     a, b = rule
-    base = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(s, y, sample_weight=w)
+    base = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(
+        s, y, sample_weight=w
+    )
     units = 10.0**k
     cal = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(
         s * units, y, sample_weight=w * 10.0**j

@@ -121,8 +121,13 @@ def test_file_size_limit_keeps_previous_files(files):
         ["-q", "evaluate", train, "--plot", plot],
     ]
     procs = [
-        _popen(a, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-               preexec_fn=_limited(1000))
+        _popen(
+            a,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=_limited(1000),
+        )
         for a in jobs
     ]
     for proc in procs:
@@ -281,23 +286,25 @@ def _assert_same(fast, careful):
 _LABELS = ["1", "0", "target", "nontarget", "TAR", "non", "+1", "-1", "True", "no"]
 _score_text = st.one_of(
     st.floats(allow_nan=False).map(repr),
-    st.integers(-10**6, 10**6).map(str),
+    st.integers(-(10**6), 10**6).map(str),
     st.sampled_from(["inf", "-inf", "1e-320", "+3", "-0.0", "1E5"]),
 )
 
 
 @settings(max_examples=60, derandomize=True, database=None, deadline=None)
 @given(
-    rows=st.lists(st.tuples(_score_text, st.sampled_from(_LABELS)), min_size=1,
-                  max_size=30),
+    rows=st.lists(
+        st.tuples(_score_text, st.sampled_from(_LABELS)), min_size=1, max_size=30
+    ),
     sep=st.sampled_from([" ", "\t", ",", " , ", "   "]),
     header=st.booleans(),
     bom=st.booleans(),
     crlf=st.booleans(),
     extras=st.lists(st.sampled_from(["", "  ", "# note", "  # x, y"]), max_size=4),
 )
-def test_fast_reader_matches_careful_reader(rows, sep, header, bom, crlf, extras,
-                                            tmp_path_factory):
+def test_fast_reader_matches_careful_reader(
+    rows, sep, header, bom, crlf, extras, tmp_path_factory
+):
     lines = [f"{s}{sep}{lab}" for s, lab in rows]
     for i, extra in enumerate(extras):  # blank and comment lines anywhere
         lines.insert((7 * i) % (len(lines) + 1), extra)
@@ -348,7 +355,10 @@ def test_bosaris_matching_is_vectorized_and_exact(tmp_path):
     s = rng.normal(size=n)
     scores = _write(
         tmp_path / "scores.txt",
-        "".join(f"{m} {g} {v!r}\n" for m, g, v in zip(models, segs, s.tolist())),
+        "".join(
+            f"{m} {g} {v!r}\n"
+            for m, g, v in zip(models, segs, s.tolist(), strict=False)
+        ),
     )
     order = rng.permutation(n)
     key = _write(
@@ -361,8 +371,7 @@ def test_bosaris_matching_is_vectorized_and_exact(tmp_path):
     sf = _reader.read_scores(scores, Progress(True), key=key)
     np.testing.assert_array_equal(sf.labels, y)
     np.testing.assert_array_equal(sf.scores, s)
-    careful = _reader._read_careful(_reader._Source(scores), key=True,
-                                    need_labels=True)
+    careful = _reader._read_careful(_reader._Source(scores), key=True, need_labels=True)
     np.testing.assert_array_equal(
         _reader._match_key_careful(careful, _reader._Source(key)), y
     )

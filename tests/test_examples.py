@@ -56,7 +56,7 @@ def test_example_is_a_gallery_script(script):
     """A docstring with an rst title, text cells, one output folder."""
     source = script.read_text()
     doc = ast.get_docstring(ast.parse(source), clean=False) or ""
-    lines = [line for line in doc.strip("\n").splitlines()]
+    lines = list(doc.strip("\n").splitlines())
     title_at = 1 if set(lines[0]) == {"="} else 0
     assert set(lines[title_at + 1]) == {"="}, "docstring must start with a title"
     assert len(lines[title_at + 1]) >= len(lines[title_at])

@@ -12,8 +12,8 @@ from scipy.special import expit, logit
 from sklearn.isotonic import IsotonicRegression
 from sklearn.metrics import brier_score_loss, log_loss
 
-from skcalib.metrics import beta_rule_loss, brier_loss, cllr, min_cllr
 from skcalib._special import _CHUNK
+from skcalib.metrics import beta_rule_loss, brier_loss, cllr, min_cllr
 
 HYP = settings(derandomize=True, database=None, deadline=None, max_examples=40)
 
@@ -117,7 +117,9 @@ def test_beta_rule_loss_against_quadrature(alpha, beta):
     tar = np.mean([c_tar(v) for v in q[y == 1]])
     non = np.mean([c_non(v) for v in q[y == 0]])
     ref = prior * tar + (1 - prior) * non
-    got = beta_rule_loss(y, llr, alpha=alpha, beta=beta, p_target=prior, normalize=False)
+    got = beta_rule_loss(
+        y, llr, alpha=alpha, beta=beta, p_target=prior, normalize=False
+    )
     assert got == pytest.approx(ref, rel=1e-7)
     norm = prior * c_tar(prior) + (1 - prior) * c_non(prior)
     got = beta_rule_loss(y, llr, alpha=alpha, beta=beta, p_target=prior)

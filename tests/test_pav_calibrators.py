@@ -329,7 +329,7 @@ def test_ties_identical_and_output_non_decreasing(data, Cal, strict):
 
 
 _PAV_SETTINGS = [
-    (Cal, dict(extremes=e, strict=strict, interpolation=i))
+    (Cal, {"extremes": e, "strict": strict, "interpolation": i})
     for Cal in CALIBRATORS
     for e in ("raw", "succession", "bound")
     for strict in (False, True)

@@ -209,7 +209,9 @@ def test_no_overflow_warning_near_the_float_maximum():
     s, y, _ = _data(300, seed=13)
     cal = PlattCalibrator().fit(s, y)
     x = np.array([-1.7e308, -1e308, 0.0, 1e308, 1.7e308])
-    np.testing.assert_array_equal(cal.transform(x), [0.0, 0.0, cal.transform([0.0])[0], 1.0, 1.0])
+    np.testing.assert_array_equal(
+        cal.transform(x), [0.0, 0.0, cal.transform([0.0])[0], 1.0, 1.0]
+    )
     llr = cal.decision_function(x)
     assert llr[0] == -np.inf and llr[-1] == np.inf
 
@@ -227,8 +229,7 @@ def test_pickle_and_clone():
 @parametrize_with_checks(
     [PlattCalibrator(), PlattCalibrator(smooth_targets=False, prior=0.3)],
     expected_failed_checks=lambda est: {
-        "check_fit1d": "1-D X is accepted: a vector of scores is the natural "
-        "input"
+        "check_fit1d": "1-D X is accepted: a vector of scores is the natural input"
     },
 )
 def test_sklearn_compatible(estimator, check):

@@ -45,7 +45,7 @@ def _split(data, n_chunks):
     cuts = np.linspace(0, data.n_samples, n_chunks + 1).astype(int)
     chunks = [
         tuple(a[lo:hi] if a is not None else None for a in data.arrays)
-        for lo, hi in zip(cuts[:-1], cuts[1:])
+        for lo, hi in zip(cuts[:-1], cuts[1:], strict=False)
     ]
     return _Chunks(chunks, data.n_samples)
 
@@ -84,8 +84,9 @@ def test_minimize_any_number_of_parameters(k, n_chunks):
     x = rng.normal(size=(40, k))
     w = rng.uniform(0.5, 2.0, 40)
     data = ArrayData(x, w)
-    res = minimize(Quadratic(k), data if n_chunks == 1 else _split(data, n_chunks),
-                   np.zeros(k))
+    res = minimize(
+        Quadratic(k), data if n_chunks == 1 else _split(data, n_chunks), np.zeros(k)
+    )
     assert res.status == "converged"
     np.testing.assert_allclose(res.theta, w @ x / w.sum(), rtol=1e-12)
 
@@ -96,8 +97,11 @@ def test_chunked_source_equals_one_chunk():
     summary = binary_summary(data)
     std = fit_standardizer(data, summary.lo, summary.hi)
     obj = AffineRuleObjective(
-        standardizer=std, class_factors=(0.3 / summary.w_tar, 0.7 / summary.w_non),
-        alpha=2.0, beta=1.0, tau=logit(0.3),
+        standardizer=std,
+        class_factors=(0.3 / summary.w_tar, 0.7 / summary.w_non),
+        alpha=2.0,
+        beta=1.0,
+        tau=logit(0.3),
     )
     one = minimize(obj, data, [0.0, 0.0])
     many = minimize(obj, _split(data, 7), [0.0, 0.0])
@@ -121,7 +125,9 @@ def test_subsample(random_state):
 # ---------------------------------------------------------------- fused pass
 
 
-@pytest.mark.parametrize("rule", [(1, 1), (2, 2), (2, 1), (1, 2), (0.5, 0.5), (0.7, 1.3)])
+@pytest.mark.parametrize(
+    "rule", [(1, 1), (2, 2), (2, 1), (1, 2), (0.5, 0.5), (0.7, 1.3)]
+)
 @pytest.mark.parametrize("weighted", [False, True])
 def test_affine_objective_fused_pass(rule, weighted):
     """Value, gradient and Hessian against the direct objective and finite
@@ -166,7 +172,9 @@ def test_affine_objective_fused_pass(rule, weighted):
             (ref(theta + e) - ref(theta - e)) / (2 * eps), rel=1e-6, abs=1e-10
         )
         gp, gm = fun(theta + e)[1], fun(theta - e)[1]
-        np.testing.assert_allclose(h[:, j], (gp - gm) / (2 * eps), rtol=1e-6, atol=1e-10)
+        np.testing.assert_allclose(
+            h[:, j], (gp - gm) / (2 * eps), rtol=1e-6, atol=1e-10
+        )
 
 
 @pytest.mark.parametrize(

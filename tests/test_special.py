@@ -181,7 +181,9 @@ def test_derivative_closed_form_from_spec():
 # ---------------------------------------------------------------- large parameters
 
 
-@pytest.mark.parametrize("rule", [(1000.0, 1000.0), (50.0, 50.0), (30.0, 2.5), (2.0, 40.0)])
+@pytest.mark.parametrize(
+    "rule", [(1000.0, 1000.0), (50.0, 50.0), (30.0, 2.5), (2.0, 40.0)]
+)
 def test_large_parameters_are_finite_and_consistent(rule):
     """alpha = beta = 1000 once raised OverflowError (1/B(p, r) overflowed,
     and the 2F1 series had cancelled every digit long before)."""
@@ -195,6 +197,7 @@ def test_large_parameters_are_finite_and_consistent(rule):
     for lo, hi in [(-2.0, -0.1), (-0.1, 0.3), (0.3, 3.0)]:
         i, j = np.searchsorted(x, [lo, hi])
         for k, c in enumerate((c_tar, c_non)):
+
             def d(v, k=k):
                 return float(beta_rule_derivatives([v], alpha=a, beta=b)[k][0])
 

@@ -329,7 +329,6 @@ def make_calibrator(args):
     cls = getattr(skcalib, _CALIBRATORS[args.method], None)
     if cls is None:
         raise InputError(f"this skcalib build has no {_CALIBRATORS[args.method]}.")
-    params = cls().get_params()
     kwargs = {"prior": args.prior}
     if args.method == "affine":
         kwargs["alpha"] = 1.0 if args.alpha is None else args.alpha

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._special import beta_rule_costs, check_rule_params, cllr_sums
 from ..utils._stats import error_counts
-from ._partitions import DaskInputSummary, _first_pass, _partitions
+from ._partitions import _first_pass, _partitions
 
 __all__ = [
     "dask_class_reduce",
@@ -150,7 +150,7 @@ def _reduce_cllr(s_tar, w_tar, s_non, w_non):
 
 
 def dask_cllr_sums(y_true, llr, sample_weight=None, *, pos_label=None):
-    """``(loss_tar, loss_non, n_tar, n_non)`` of :func:`skcalib._special.cllr_sums` on Dask inputs.
+    """Per-class Cllr sums ``(loss_tar, loss_non, n_tar, n_non)`` on Dask inputs.
 
     One pass: every partition runs ``skcalib._special.cllr_sums``
     on its targets and on its non-targets; the sums are added on the client,

@@ -222,7 +222,7 @@ class BayesErrorDisplay:
             ref_kwargs.update(reference_kwargs or {})
             (self.reference_line_,) = ax.plot(x, reference, **ref_kwargs)
 
-        ax.set_xlabel("Prior log-odds  logit(effective prior)")
+        ax.set_xlabel("Prior log-odds, logit(effective prior) (natural log)")
         ax.set_ylabel("Normalized DCF" if self.normalize else "Bayes error rate")
         # Show where a system is worse than the uninformative one, but do not
         # let a badly miscalibrated system squash the rest of the plot.
