@@ -119,6 +119,35 @@ def test_sorted_once_replicate_is_the_weighted_metric(metric, kwargs, ties):
         assert rep(idx) == pytest.approx(expected, rel=1e-12, abs=1e-14)
 
 
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"p_target": 0.01},
+        {"p_target": 0.5, "c_miss": 3.0, "normalize": False},
+        {"p_target": 0.999, "c_fa": 2.0},
+        {"p_target": 1e-300},  # weight ratio 1e300: still the one-pass cost
+        {"p_target": 1e-320},  # the ratio overflows: the metric's formula
+    ],
+)
+def test_min_dcf_replicate_over_many_points(kwargs):
+    # Thousands of points: the minimum DCF picks its point by one cost pass
+    # (above 1024 points), and must still equal the metric with the counts
+    # as weights.
+    y, s, _ = _data(n=6000, seed=3)
+    yb = y.astype(bool)
+    rep = _KernelReplicate(
+        _Units(y.shape[0], None), yb, s, None, _statistic(min_dcf, kwargs)
+    )
+    assert rep.n_points > 1024
+    y_arranged = np.r_[np.ones(yb.sum()), np.zeros((~yb).sum())]
+    s_arranged = np.r_[np.sort(s[yb]), np.sort(s[~yb])]
+    for seed in range(5):
+        idx = np.random.default_rng(seed).integers(0, y.shape[0], y.shape[0])
+        w = np.bincount(idx, minlength=y.shape[0])
+        expected = min_dcf(y_arranged, s_arranged, sample_weight=w, **kwargs)
+        assert rep(idx) == pytest.approx(expected, rel=1e-12, abs=1e-14)
+
+
 @pytest.mark.parametrize("metric, kwargs", MIN_METRICS)
 @pytest.mark.parametrize("ties", [False, True])
 @pytest.mark.parametrize("weighted", [False, True])

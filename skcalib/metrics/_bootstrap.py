@@ -22,6 +22,7 @@ from sklearn.utils import check_random_state
 from .._pav import BlockSummary, pav_merge, pav_point_index, pav_points
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._validation import check_metric_inputs
+from ._common import _application
 from ._dcf import _min_dcf_from_rates, actual_dcf, bayes_error_curve, min_dcf
 from ._ece import expected_calibration_error
 from ._roc import _eer_from_blocks, eer
@@ -92,14 +93,7 @@ def _statistic(metric, kwargs):
     EER and minimum Cllr run PAV on the points that hold weight.
     """
     if metric is min_dcf:
-
-        def f(cum_tar, cum_non):
-            n_tar, n_non = cum_tar[-1], cum_non[-1]
-            return _min_dcf_from_rates(
-                cum_tar / n_tar, (n_non - cum_non) / n_non, **kwargs
-            )
-
-        return f
+        return _min_dcf_statistic(kwargs)
     if metric is eer:
         from_blocks = _eer_from_blocks
     elif metric is min_cllr:
@@ -117,6 +111,40 @@ def _statistic(metric, kwargs):
         position = keep.astype(np.float64)
         tar, non = tar[keep].astype(np.float64), non[keep].astype(np.float64)
         return from_blocks(pav_merge(BlockSummary(position, position, tar, non)))
+
+    return f
+
+
+def _min_dcf_statistic(kwargs):
+    """``f(cum_tar, cum_non)`` for the minimum DCF (see :func:`_statistic`).
+
+    The cost at each point is ``a * misses + b * false_alarms`` with the
+    normalized cost weights over the class totals as ``a`` and ``b``: one
+    pass over the points finds the best one (a sum of two nonnegative terms,
+    so no cancellation), and the metric's own formula gives the value there.
+    Extreme applications (a weight ratio that overflows) take the metric's
+    formula at every point.
+    """
+    _, w_miss, w_fa = _application(
+        kwargs["p_target"], kwargs.get("c_miss", 1.0), kwargs.get("c_fa", 1.0)
+    )
+    if kwargs.get("normalize", True):
+        with np.errstate(divide="ignore", over="ignore"):
+            a, b = (1.0, w_fa / w_miss) if w_miss <= w_fa else (w_miss / w_fa, 1.0)
+    else:
+        a, b = w_miss, w_fa
+    by_cost = bool(np.isfinite(a) and np.isfinite(b) and a > 0 and b > 0)
+
+    def f(cum_tar, cum_non):
+        n_tar, n_non = cum_tar[-1], cum_non[-1]
+        if by_cost and cum_tar.shape[0] > 1024:  # else one pass is as fast
+            cost = cum_tar * (a / n_tar)
+            cost += (n_non - cum_non) * (b / n_non)
+            k = int(np.argmin(cost))
+            cum_tar, cum_non = cum_tar[k : k + 1], cum_non[k : k + 1]
+        return _min_dcf_from_rates(
+            cum_tar / n_tar, (n_non - cum_non) / n_non, **kwargs
+        )
 
     return f
 
@@ -175,7 +203,11 @@ class _KernelReplicate:
             bounds[1 : n_points + 1] = np.cumsum(points.tar)
             bounds[n_points + 2 :] = np.cumsum(points.non)
             bounds[n_points + 1 :] += n_tar
-            self.bounds = bounds
+            # The count below a boundary b > 0 is the inclusive cumulative
+            # count at b - 1; the boundaries at 0 (a nondecreasing array's
+            # prefix) count nothing.
+            self.n_zero_bounds = int(np.count_nonzero(bounds == 0))
+            self.last_below = bounds - 1
             self.n_points = n_points
             return
         index = pav_point_index(scores, is_target)
@@ -189,10 +221,12 @@ class _KernelReplicate:
         """Cumulative target and non-target weight of the resample ``idx``."""
         n = self.n_points + 1
         if self.arranged:
-            cum = np.empty(self.units.n_units + 1, dtype=np.int64)
-            cum[0] = 0
-            np.cumsum(np.bincount(idx, minlength=self.units.n_units), out=cum[1:])
-            at = cum[self.bounds]
+            # counts summed in place (no second array of n_units), read at
+            # the boundaries with np.take (faster than fancy indexing)
+            cum = np.bincount(idx, minlength=self.units.n_units)
+            np.cumsum(cum, out=cum)
+            at = np.take(cum, self.last_below)
+            at[: self.n_zero_bounds] = 0
             return at[:n], at[n:] - at[n]
         if self.units.group_of_row is None:
             w = self.units.multiplicity(idx) * self.sample_weight
@@ -257,12 +291,17 @@ def _index_dtype(n):
 
 
 def _replicates(replicate, n_units, seeds):
-    """The metric on the resample drawn from each seed."""
-    dtype = _index_dtype(n_units)
+    """The metric on the resample drawn from each seed.
+
+    The unit numbers are drawn as ``np.intp``: the same numbers as in a
+    32-bit type (numpy draws both from 32-bit outputs when ``n_units`` fits),
+    and ``np.bincount`` counts ``intp`` input without first converting it,
+    about twice as fast at a million trials.
+    """
     out = []
     for seed in seeds:
         rng = np.random.default_rng(seed)
-        out.append(replicate(rng.integers(0, n_units, size=n_units, dtype=dtype)))
+        out.append(replicate(rng.integers(0, n_units, size=n_units, dtype=np.intp)))
     return np.asarray(out, dtype=np.float64)
 
 
