@@ -126,32 +126,34 @@ def _splits_with_both_classes(cv, y_index: np.ndarray, n_classes: int):
     """
 
     def select(splits):
-        both = np.array(
+        has_all = np.array(
             [
                 np.bincount(y_index[test], minlength=n_classes).min() > 0
                 for _, test in splits
             ]
         )
         name = getattr(cv, "cv", cv)  # check_cv wraps iterables
-        if not both.any():
+        # a splitter by its repr; an iterable of splits by its length
+        name = repr(name) if hasattr(name, "split") else f"{len(splits)} given splits"
+        if not has_all.any():
             raise ValueError(
-                f"No test fold of `cv` ({name!r}) holds both classes, and "
+                f"No test fold of `cv` ({name}) holds every class, and "
                 "ensemble=True fits a calibrator on each test fold, which needs "
-                "both. Use a cross-validation generator whose test folds hold "
-                "both classes (e.g. StratifiedKFold) or ensemble=False."
+                "them all. Use a cross-validation generator whose test folds hold "
+                "every class (e.g. StratifiedKFold) or ensemble=False."
             )
-        if not both.all():
-            left_out = ", ".join(str(k) for k in np.flatnonzero(~both))
+        if not has_all.all():
+            left_out = ", ".join(str(k) for k in np.flatnonzero(~has_all))
             warnings.warn(
-                f"Test folds {left_out} (0-based) of `cv` ({name!r}) hold a "
-                "single class and cannot train a calibrator: their (classifier, "
+                f"Test folds {left_out} (0-based) of `cv` ({name}) lack a "
+                "class and cannot train a calibrator: their (classifier, "
                 f"calibrator) pairs are left out of the ensemble; "
-                f"{int(both.sum())} of {both.shape[0]} remain. A stratified "
-                "splitter keeps both classes in every test fold.",
+                f"{int(has_all.sum())} of {has_all.shape[0]} remain. A stratified "
+                "splitter keeps every class in every test fold.",
                 UserWarning,
                 stacklevel=4,
             )
-        return [split for split, keep in zip(splits, both, strict=True) if keep]
+        return [split for split, keep in zip(splits, has_all, strict=True) if keep]
 
     return select
 

@@ -147,7 +147,7 @@ def test_ensemble_with_single_class_test_folds(Cal):
     order = np.argsort(y, kind="stable")
     X, y = X[order], y[order]
     clf = CalibratedClassifier(LogisticRegression(), Cal(), cv=KFold(3), ensemble=True)
-    with pytest.warns(UserWarning, match=r"Test folds .* hold a single class"):
+    with pytest.warns(UserWarning, match=r"Test folds .* lack a class"):
         clf.fit(X, y)
     splits = list(KFold(3).split(X, y))
     two_class = [k for k, (_, test) in enumerate(splits) if len(set(y[test])) == 2]
@@ -162,6 +162,48 @@ def test_ensemble_with_single_class_test_folds(Cal):
     assert_allclose(
         proba[:, 1], cal.predict_proba(est.decision_function(_test_points()))[:, 1]
     )
+
+
+def test_multiclass_ensemble_leaves_out_folds_missing_a_class():
+    # With K > 2 classes each one-vs-rest calibrator needs its class and the
+    # rest: a test fold without one of the classes cannot train them all.
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], 40)
+    X = rng.normal(size=(120, 3)) + 1.5 * np.eye(3)[y]
+    idx = np.arange(120)
+
+    def splits(folds):  # test folds of (class, quarter) pairs
+        tests = [
+            np.concatenate([idx[y == c][q * 10 : (q + 1) * 10] for c, q in fold])
+            for fold in folds
+        ]
+        return [(np.setdiff1d(idx, t), t) for t in tests]
+
+    # the third test fold has no class 2; every training fold has all three
+    some = splits(
+        [
+            [(0, 0), (1, 0), (2, 0), (2, 2)],
+            [(0, 1), (1, 1), (2, 1), (2, 3)],
+            [(0, 2), (0, 3), (1, 2), (1, 3)],
+        ]
+    )
+    clf = CalibratedClassifier(
+        LogisticRegression(), PAVCalibrator(), cv=some, ensemble=True
+    )
+    with pytest.warns(UserWarning, match=r"Test folds 2 \(0-based\).* lack a class"):
+        clf.fit(X, y)
+    assert len(clf.calibrators_) == len(clf.estimators_) == 2
+    assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0)
+    # every test fold misses one class
+    none = splits(
+        [
+            [(0, 0), (0, 1), (1, 0), (1, 1)],
+            [(1, 2), (1, 3), (2, 0), (2, 1)],
+            [(0, 2), (0, 3), (2, 2), (2, 3)],
+        ]
+    )
+    with pytest.raises(ValueError, match="holds every class"):
+        clf.set_params(cv=none).fit(X, y)
 
 
 @pytest.mark.parametrize("Cal", CALIBRATORS)
