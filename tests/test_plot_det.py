@@ -96,3 +96,34 @@ def test_from_estimator():
     assert disp.min_dcf_points[0][3] == pytest.approx(
         min_dcf(y, cal.decision_function(s), p_target=0.2)
     )
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_from_predictions_runs_the_kernel_once(weighted, monkeypatch):
+    """The hull, the EER and every minimum DCF come from one kernel run."""
+    import skcalib._pav as kernel
+
+    y, s, llr = _data()
+    calls = {"sort": 0, "pav": 0}
+
+    def counted(name, key):
+        original = getattr(kernel, name)
+
+        def wrapper(*args, **kwargs):
+            calls[key] += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(kernel, name, wrapper)
+
+    counted("_points_unweighted", "sort")
+    counted("_points_weighted", "sort")
+    counted("pav_merge", "pav")
+    w = np.linspace(0.5, 2.0, s.shape[0]) if weighted else None
+    disp = DETDisplay.from_predictions(
+        y, llr, llr=True, p_target=[0.01, 0.1, 0.5], sample_weight=w
+    )
+    assert calls == {"sort": 1, "pav": 1}
+    monkeypatch.undo()
+    assert disp.eer == eer(y, llr, sample_weight=w)
+    for p, _, _, value in disp.min_dcf_points:
+        assert value == min_dcf(y, llr, p_target=p, sample_weight=w)

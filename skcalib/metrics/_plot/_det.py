@@ -314,24 +314,27 @@ class DETDisplay:
         """
         from sklearn.metrics import det_curve
 
-        from .._common import _application
-        from .._dcf import _error_rates, actual_dcf, min_dcf
-        from .._roc import eer, rocch
+        from ..._pav import rocch_from_blocks
+        from .._common import _application, _validated_blocks
+        from .._dcf import _error_rates, _min_dcf_from_rates, actual_dcf
+        from .._roc import _eer_from_hull
 
         metric_kwargs = _metric_kwargs(sample_weight, pos_label)
         is_target, s, w = check_metric_inputs(
             y_true, y_score, sample_weight, pos_label=pos_label
         )
         fpr, fnr, _ = det_curve(is_target, s, sample_weight=w)
-        pmiss, pfa = rocch(y_true, y_score, **metric_kwargs)
-        eer_value = eer(y_true, y_score, **metric_kwargs)
+        # one kernel run: the hull gives the EER and every minimum DCF
+        blocks, _, _ = _validated_blocks(y_true, y_score, sample_weight, pos_label)
+        pmiss, pfa = rocch_from_blocks(blocks)
+        eer_value = _eer_from_hull(pmiss, pfa)
         p_targets = [] if p_target is None else np.atleast_1d(p_target).tolist()
         min_points, actual_points = [], []
         for p in p_targets:
             app = {"p_target": p, "c_miss": c_miss, "c_fa": c_fa}
             threshold, w_miss, w_fa = _application(p, c_miss, c_fa)
             k = int(np.argmin(w_miss * pmiss + w_fa * pfa))
-            value = min_dcf(y_true, y_score, **app, **metric_kwargs)
+            value = _min_dcf_from_rates(pmiss, pfa, **app)
             min_points.append((p, float(pfa[k]), float(pmiss[k]), value))
             if llr:
                 miss, fa = (
