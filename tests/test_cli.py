@@ -705,3 +705,32 @@ def test_benchmark_options_have_help_with_defaults(script):
         takes_value = re.search(r"--?[\w-]+ [A-Z{\[]", option) is not None
         if takes_value:
             assert "default" in text.lower(), f"{option}: no default in {text!r}"
+
+
+def test_metrics_table_runs_the_kernel_once(monkeypatch):
+    """EER, min DCF and min Cllr of ``evaluate`` share one kernel run."""
+    from types import SimpleNamespace
+
+    import skcalib._pav as kernel
+    from skcalib._cli._commands import metrics_table
+
+    rng = np.random.default_rng(0)
+    y = (rng.random(500) < 0.3).astype(int)
+    llr = rng.normal(size=500) + 2.0 * y
+    args = SimpleNamespace(p_target=0.1, c_miss=1.0, c_fa=2.0)
+    calls = []
+    original = kernel.pav_merge
+    monkeypatch.setattr(
+        kernel, "pav_merge", lambda *a, **k: calls.append(1) or original(*a, **k)
+    )
+    table = metrics_table(y, llr, args)
+    assert len(calls) == 1
+    monkeypatch.undo()
+    app = {"p_target": 0.1, "c_miss": 1.0, "c_fa": 2.0}
+    assert table == {
+        "eer": eer(y, llr),
+        "min_dcf": min_dcf(y, llr, **app),
+        "actual_dcf": actual_dcf(y, llr, **app),
+        "cllr": cllr(y, llr),
+        "min_cllr": min_cllr(y, llr),
+    }

@@ -31,9 +31,22 @@ def _metric_calls(args) -> dict:
 
 
 def metrics_table(y: np.ndarray, llr: np.ndarray, args) -> dict:
+    """The printed metrics; the three minimum metrics share one kernel run."""
+    from ..metrics import actual_dcf, cllr
+    from ..metrics._common import _validated_blocks
+    from ..metrics._dcf import _min_dcf_from_blocks
+    from ..metrics._roc import _eer_from_blocks
+    from ..metrics._scoring_rules import _min_cllr_from_blocks
+
+    app = {"p_target": args.p_target, "c_miss": args.c_miss, "c_fa": args.c_fa}
     with np.errstate(all="ignore"):
+        blocks, n_tar, n_non = _validated_blocks(y, llr, None, None)
         return {
-            key: float(f(y, llr, **kw)) for key, (f, kw) in _metric_calls(args).items()
+            "eer": float(_eer_from_blocks(blocks)),
+            "min_dcf": float(_min_dcf_from_blocks(blocks, **app)),
+            "actual_dcf": float(actual_dcf(y, llr, **app)),
+            "cllr": float(cllr(y, llr)),
+            "min_cllr": float(_min_cllr_from_blocks(blocks, n_tar, n_non)),
         }
 
 
