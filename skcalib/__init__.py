@@ -15,6 +15,7 @@ __version__ = "0.1.0.dev0"
 # Public names load on first use (PEP 562), so that ``import skcalib`` and the
 # command line's ``--help``/``--version`` do not pay for scikit-learn and SciPy.
 _LAZY = {
+    "AutoCalibrator": "._auto",
     "BaseCalibrator": "._base",
     "BetaCalibrator": "._beta",
     "CalibratedClassifier": "._calibrated_classifier",
@@ -29,6 +30,7 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from ._affine import ProperScoringAffineCalibrator
+    from ._auto import AutoCalibrator
     from ._base import BaseCalibrator
     from ._beta import BetaCalibrator
     from ._calibrated_classifier import CalibratedClassifier
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     from ._score_transformer import ScoreTransformer
 
 __all__ = [
+    "AutoCalibrator",
     "BaseCalibrator",
     "BetaCalibrator",
     "CalibratedClassifier",

@@ -29,7 +29,8 @@ from sklearn.utils.validation import (
     has_fit_parameter,
 )
 
-from ._pav_calibrators import PAVLLRCalibrator
+from ._auto import AutoCalibrator, OneVsRestCalibration, takes_all_classes
+from ._base import BaseCalibrator
 from ._score_transformer import (
     _class_scores,
     _cross_fit,
@@ -58,16 +59,6 @@ def _check_class_counts(cv, y_index: np.ndarray, n_classes: int) -> None:
         )
 
 
-def _takes_all_classes(calibrator) -> bool:
-    """Whether ``calibrator`` is natively multiclass (fits K score columns).
-
-    Such a calibrator says so with scikit-learn's classifier tag
-    ``multi_class=True``; skcalib's binary calibrators say ``False``.
-    """
-    tags = get_tags(calibrator).classifier_tags
-    return tags is not None and bool(tags.multi_class)
-
-
 def _calibration_scores(scores, method, one_vs_rest):
     """The scores a calibration sees: log-odds of each class for one-vs-rest.
 
@@ -87,29 +78,16 @@ def _fit_calibration(calibrator, scores, y_index, n_classes, sample_weight):
     scores and the class indices. Otherwise a list of ``n_classes`` clones,
     the ``k``-th fitted one-vs-rest on column ``k``.
     """
-    if n_classes == 2 or _takes_all_classes(calibrator):
+    if n_classes == 2 or takes_all_classes(calibrator):
         return clone(calibrator).fit(scores, y_index, sample_weight)
-    return [
-        clone(calibrator).fit(
-            scores[:, k], (y_index == k).astype(np.intp), sample_weight
-        )
-        for k in range(n_classes)
-    ]
-
-
-def _normalize_one_vs_rest(proba: np.ndarray) -> np.ndarray:
-    """Rows divided by their sums; a row of zeros becomes uniform (scikit-learn)."""
-    total = proba.sum(axis=1, keepdims=True)
-    uniform = np.full_like(proba, 1.0 / proba.shape[1])
-    return np.divide(proba, total, out=uniform, where=total != 0)
+    return OneVsRestCalibration.fit(
+        calibrator, scores, y_index, n_classes, sample_weight
+    ).calibrators
 
 
 def _calibrated_proba(calibration, scores) -> np.ndarray:
     if isinstance(calibration, list):  # one-vs-rest binary calibrators
-        proba = np.column_stack(
-            [cal.predict_proba(scores[:, k])[:, 1] for k, cal in enumerate(calibration)]
-        )
-        return _normalize_one_vs_rest(proba)
+        return OneVsRestCalibration(calibration).predict_proba(scores)
     return calibration.predict_proba(scores)
 
 
@@ -193,8 +171,8 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     calibrator : skcalib calibrator, default=None
         Cloned and fitted on the out-of-fold scores (one column; one clone
         per class with K > 2 classes, unless it is multiclass). ``None``
-        means ``PAVLLRCalibrator()``, i.e. PAV-LLR with the rule-of-succession
-        extremes (see Notes for why).
+        means ``AutoCalibrator()``: the candidate of lowest cross-validated
+        log loss on the calibration scores (see Notes for why).
     cv : int, cross-validation generator or iterable, default=5
         Splits for the out-of-fold scores, as in ``CalibratedClassifierCV``:
         an int is the number of folds of a ``StratifiedKFold``; a splitter or
@@ -240,25 +218,23 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     See Also
     --------
     ScoreTransformer : The out-of-fold scores as a pipeline step.
+    AutoCalibrator : The default calibrator.
     sklearn.calibration.CalibratedClassifierCV : scikit-learn's version
         (sigmoid, isotonic or temperature calibration).
 
     Notes
     -----
-    Why PAV-LLR with the rule of succession by default: the calibrator is
-    trained on the out-of-fold scores of *all* the training data, so the
-    calibration set is as large as the training set, and there a
-    non-parametric map is affordable. PAV is the monotone map that is optimal
-    for every proper scoring rule at once on the calibration data (Brümmer &
-    du Preez), so it corrects any monotone distortion, including the
-    non-sigmoid ones of boosted trees and naive Bayes, where a sigmoid
-    (Platt) cannot; the LLR output makes ``decision_function`` a calibrated
-    log-likelihood-ratio usable at any prior; and the rule of succession (one
-    virtual sample of each class at each end, as in BOSARIS ``opt_loglr``)
-    keeps LLRs finite on new data, where raw PAV would give certainty.
-    For small calibration sets (a few hundred samples or a few dozen of
-    the rarer class) prefer a two-parameter calibrator (``PlattCalibrator``
-    or ``ProperScoringAffineCalibrator``), which overfits less.
+    Why :class:`AutoCalibrator` by default: no single method is best for
+    every classifier and calibration set size. PAV-LLR corrects any monotone
+    distortion but needs data; beta calibration fits the non-sigmoid
+    distortions of naive Bayes, boosting and forests with three parameters;
+    temperature scaling is the robust choice with many classes and few
+    samples. The default scores each by the log loss of its out-of-fold
+    posteriors on the calibration scores (fixed folds) and keeps the best;
+    ``calibrators_[0].selected_`` says which. On the user guide's panel of
+    real data sets it is within 5 % of the best of scikit-learn's sigmoid,
+    isotonic and temperature calibration in every case and better on
+    average (the *Which calibrator?* page).
 
     The decision function is the calibrated LLR :math:`\\ell`, and
     ``predict_proba`` is the posterior at ``prior_``:
@@ -348,7 +324,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         return estimator
 
     def _get_calibrator(self):
-        return PAVLLRCalibrator() if self.calibrator is None else self.calibrator
+        return AutoCalibrator() if self.calibrator is None else self.calibrator
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None, **fit_params):
@@ -384,12 +360,16 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         estimator = self._get_estimator()
         calibrator = self._get_calibrator()
         n_classes = classes.shape[0]
-        if n_classes == 2 and _takes_all_classes(calibrator):
+        if (
+            n_classes == 2
+            and takes_all_classes(calibrator)
+            and not isinstance(calibrator, BaseCalibrator)
+        ):
             raise ValueError(
                 f"`calibrator` {type(calibrator).__name__} is a multiclass "
                 "calibrator; `y` has 2 classes, which need a binary calibrator."
             )
-        one_vs_rest = n_classes > 2 and not _takes_all_classes(calibrator)
+        one_vs_rest = n_classes > 2 and not takes_all_classes(calibrator)
         frozen = isinstance(estimator, FrozenEstimator)
         split_params = {}
         if _routing_enabled():

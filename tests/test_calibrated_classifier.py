@@ -29,6 +29,7 @@ from sklearn.utils.estimator_checks import (
 )
 
 from skcalib import (
+    AutoCalibrator,
     CalibratedClassifier,
     MulticlassAffineCalibrator,
     PAVCalibrator,
@@ -37,7 +38,7 @@ from skcalib import (
     ProperScoringAffineCalibrator,
     ScoreTransformer,
 )
-from skcalib._calibrated_classifier import _normalize_one_vs_rest
+from skcalib._auto import normalize_one_vs_rest
 from skcalib.utils._response import one_vs_rest_log_odds
 
 CALIBRATORS = [
@@ -402,7 +403,7 @@ def test_multiclass_one_vs_rest_calibrators_and_views():
 def test_one_vs_rest_rows_of_zeros_become_uniform():
     proba = np.array([[0.2, 0.2, 0.6], [0.0, 0.0, 0.0], [0.5, 0.0, 0.0]])
     assert_allclose(
-        _normalize_one_vs_rest(proba),
+        normalize_one_vs_rest(proba),
         [[0.2, 0.2, 0.6], [1 / 3, 1 / 3, 1 / 3], [1.0, 0.0, 0.0]],
     )
 
@@ -568,18 +569,41 @@ def test_equals_score_transformer_pipeline(calibrator):
     assert_array_equal(clf.predict(Xt), pipe.predict(Xt))
 
 
-def test_default_calibrator_is_pav_llr_with_succession():
+def test_default_calibrator_is_auto():
+    """The default is an AutoCalibrator fitted on the out-of-fold scores."""
     X, y = _data()
     Xt = _test_points()
     clf = CalibratedClassifier(LogisticRegression()).fit(X, y)
-    assert isinstance(clf.calibrators_[0], PAVLLRCalibrator)
-    assert clf.calibrators_[0].extremes == "succession"
+    cal = clf.calibrators_[0]
+    assert isinstance(cal, AutoCalibrator)
+    assert cal.selected_[0] in cal.candidate_names_
     llr = clf.decision_function(np.vstack([Xt, 100 * Xt]))  # far outside too
     assert np.isfinite(llr).all()
     oof = cross_val_predict(LogisticRegression(), X, y, method="decision_function")
-    ref = PAVLLRCalibrator().fit(oof, y)
+    ref = AutoCalibrator().fit(oof, y)
+    assert ref.selected_ == cal.selected_
     scores = LogisticRegression().fit(X, y).decision_function(Xt)
     assert_allclose(clf.decision_function(Xt), ref.decision_function(scores))
+
+
+def test_default_calibrator_multiclass_is_auto():
+    """K > 2 classes: one AutoCalibrator on all K columns (log-probabilities
+    of a predict_proba classifier), equal to fitting it by hand."""
+    X, y = _data()
+    y3 = np.digitize(X[:, 0] + X[:, 1], [-0.5, 0.5])
+    frozen = FrozenEstimator(GaussianNB().fit(X, y3))
+    clf = CalibratedClassifier(frozen).fit(X, y3)
+    cal = clf.calibrators_[0]
+    assert isinstance(cal, AutoCalibrator)
+    log_proba = np.log(np.maximum(frozen.predict_proba(X), 1e-300))
+    ref = AutoCalibrator().fit(log_proba, y3)
+    assert ref.selected_ == cal.selected_
+    Xt = _test_points()
+    assert_allclose(
+        clf.predict_proba(Xt),
+        ref.predict_proba(np.log(np.maximum(frozen.predict_proba(Xt), 1e-300))),
+        rtol=1e-10,
+    )
 
 
 def test_default_estimator_is_linear_svc():
