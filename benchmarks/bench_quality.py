@@ -848,8 +848,16 @@ def main(argv=None):
     parser.add_argument("--methods", nargs="+", help="default: all")
     parser.add_argument("--repeats", type=int, help="default: 5 (--quick: 2)")
     parser.add_argument("--peers", action="store_true", help="add installed peers")
-    parser.add_argument("--n-jobs", type=int, default=-1, help="joblib workers")
-    parser.add_argument("--json", help="write the numbers to this file")
+    parser.add_argument(
+        "--n-jobs",
+        type=int,
+        default=-1,
+        help="joblib workers over the (cell, repeat) tasks (default: -1, all cores)",
+    )
+    parser.add_argument(
+        "--json",
+        help="write the numbers, commit and date to this JSON file (default: none)",
+    )
     parser.add_argument(
         "--markdown", action="store_true", help="print only the README table"
     )
