@@ -312,7 +312,10 @@ def _uncalibrated(ctx):
 
 
 def _skcalib_class(name):
-    return partial(getattr, skcalib, name)
+    def make():
+        return getattr(skcalib, name)()
+
+    return make
 
 
 def build_methods():

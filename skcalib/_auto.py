@@ -13,12 +13,11 @@ and the best one is refitted on all of them.
 from __future__ import annotations
 
 import warnings
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
@@ -98,31 +97,74 @@ def _is_log_proba(X) -> bool:
     )
 
 
-def _binary_log_loss(llr, is_target, prior, w):
-    """Weighted mean log loss of the posteriors ``sigmoid(llr + logit(prior))``."""
+def _binary_log_loss(llr, is_target, prior):
+    """Per-sample log loss of the posteriors ``sigmoid(llr + logit(prior))``."""
     x = llr + (np.log(prior) - np.log1p(-prior))
     with np.errstate(over="ignore"):
-        loss = np.where(is_target, np.logaddexp(0.0, -x), np.logaddexp(0.0, x))
-    return float(np.average(loss, weights=w))
+        return np.where(is_target, np.logaddexp(0.0, -x), np.logaddexp(0.0, x))
 
 
-def _multiclass_log_loss(proba, y_index, w):
+def _multiclass_log_loss(proba, y_index):
+    """Per-sample log loss of the probabilities of the true classes."""
     p = proba[np.arange(y_index.shape[0]), y_index]
-    return float(np.average(-np.log(np.maximum(p, _TINY)), weights=w))
+    return -np.log(np.maximum(p, _TINY))
+
+
+class _TwoClassTemperature(BaseCalibrator):
+    """Temperature scaling of a binary score: posterior log-odds ``s / T``.
+
+    The one-parameter map of :class:`MulticlassAffineCalibrator`'s
+    ``kind='temperature'`` on the two columns ``(-s/2, s/2)`` (whose softmax
+    is ``sigmoid(s)``), as a binary calibrator: LLR ``s / T -
+    logit(calibration_prior_)``. ``coef_`` holds ``1 / T`` per column.
+    """
+
+    _output = "llr"
+
+    _parameter_constraints: dict = {
+        **BaseCalibrator._parameter_constraints,
+        "l2": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(self, *, l2=1e-5, prior=None):
+        self.l2 = l2
+        self.prior = prior
+
+    def _fit(self, X, is_target, sample_weight):
+        coef = np.empty(X.shape[1])
+        unit = np.array([[-0.5, 0.5]])
+        for j in range(X.shape[1]):
+            half = 0.5 * X[:, j]
+            fitted = MulticlassAffineCalibrator(kind="temperature", l2=self.l2).fit(
+                np.column_stack([-half, half]), is_target, sample_weight
+            )
+            log_proba = fitted.transform(unit)
+            coef[j] = log_proba[0, 1] - log_proba[0, 0]
+        self.coef_ = coef
+        return self
+
+    def _transform(self, X):
+        prior = self.calibration_prior_
+        with np.errstate(over="ignore"):
+            return X * self.coef_ - (np.log(prior) - np.log1p(-prior))
 
 
 def _default_binary_candidates():
+    """Simplest first: the first within one standard error of the best wins."""
     return [
-        ("pav", PAVLLRCalibrator()),
-        ("beta", BetaCalibrator()),
+        ("temperature", _TwoClassTemperature()),
         ("sigmoid", PlattCalibrator()),
+        ("beta", BetaCalibrator()),
+        ("pav", PAVLLRCalibrator()),
     ]
 
 
 def _default_multiclass_candidates():
+    """Simplest first: the first within one standard error of the best wins."""
     return [
-        ("temperature", MulticlassAffineCalibrator(kind="temperature", l2=1e-3)),
-        ("vector", MulticlassAffineCalibrator(kind="vector", l2=1e-3)),
+        ("temperature", MulticlassAffineCalibrator(kind="temperature", l2=1e-5)),
+        ("vector", MulticlassAffineCalibrator(kind="vector", l2=1e-5)),
+        ("ovr-sigmoid", PlattCalibrator()),
         ("ovr-beta", BetaCalibrator()),
         ("ovr-pav", PAVLLRCalibrator()),
     ]
@@ -133,22 +175,28 @@ class AutoCalibrator(BaseCalibrator):
 
     Each candidate is fitted on ``cv`` stratified folds of the calibration
     scores (fixed folds: the choice is deterministic), its posteriors on the
-    held-out fold are scored by the log loss, and the candidate of lowest
-    mean log loss is refitted on all the scores. The candidates fit in
+    held-out folds are scored by the log loss, and the candidate of lowest
+    out-of-fold log loss (weighted mean over all the samples) is refitted on
+    all the scores. The candidates fit in
     milliseconds, so the selection costs about ``cv + 1`` fits of each.
+    Candidates are listed simplest first, and the first one whose
+    out-of-fold log loss is within one standard error (of the paired
+    per-sample differences) of the lowest is chosen: on small calibration
+    sets, where the losses are noisy, the simpler map wins ties.
 
     Binary ``y`` (scores of shape ``(n_samples,)``, or several columns each
-    calibrated on its own as by every skcalib calibrator): by default PAV to
-    LLRs (:class:`PAVLLRCalibrator`), beta calibration
-    (:class:`BetaCalibrator`) and Platt's sigmoid
-    (:class:`PlattCalibrator`). ``transform`` and ``decision_function`` give
-    the chosen calibrator's LLRs.
+    calibrated on its own as by every skcalib calibrator): by default
+    temperature scaling (posterior log-odds ``s / T``, one parameter),
+    Platt's sigmoid (:class:`PlattCalibrator`), beta calibration
+    (:class:`BetaCalibrator`) and PAV to LLRs (:class:`PAVLLRCalibrator`).
+    ``transform`` and ``decision_function`` give the chosen calibrator's
+    LLRs.
 
     ``y`` with K > 2 classes (scores of shape ``(n_samples, K)``, column
     ``k`` for ``classes_[k]``: decision-function columns or
     log-probabilities): by default temperature and vector scaling
-    (:class:`MulticlassAffineCalibrator`) and one-vs-rest beta calibration
-    and PAV (probabilities normalized to sum to 1). A binary candidate is
+    (:class:`MulticlassAffineCalibrator`) and one-vs-rest sigmoid, beta
+    calibration and PAV (probabilities normalized to sum to 1). A binary candidate is
     fitted one-vs-rest on the log-odds of each class against the rest when
     the columns are log-probabilities (each row's ``logsumexp`` is 0: what
     :class:`CalibratedClassifier` passes for a ``predict_proba``
@@ -159,16 +207,19 @@ class AutoCalibrator(BaseCalibrator):
     Parameters
     ----------
     candidates : list of (str, calibrator) tuples, default=None
-        The named calibrators to choose from, each cloned. Binary
+        The named calibrators to choose from, each cloned, simplest first
+        (ties within one standard error go to the earlier one). Binary
         calibrators serve both problems (one-vs-rest with K > 2 classes);
         natively multiclass ones (classifier tag ``multi_class=True``, e.g.
         :class:`MulticlassAffineCalibrator`) only K > 2 classes. ``None``
         means the defaults above.
     cv : int, default=5
-        Number of folds of the selection (``StratifiedKFold`` with
-        ``shuffle=True, random_state=0``), lowered to the number of samples
-        of the rarest class when that is smaller. With fewer than 2 samples
-        of a class there is nothing to cross-validate and the first
+        Number of folds of the selection, lowered to the number of distinct
+        scores of the rarest class when that is smaller. The distinct scores
+        are sorted and dealt round-robin into the folds (the labels play no
+        part): spread over the score range, deterministic, and the same for
+        integer weights as for repeated rows. With fewer than 2 distinct
+        scores in a class there is nothing to cross-validate and the first
         candidate is used.
     prior : float in (0, 1), default=None
         Binary problems: target prior of ``predict_proba`` and ``predict``
@@ -286,55 +337,94 @@ class AutoCalibrator(BaseCalibrator):
             raise ValueError(f"`candidates` names must be unique; got {names}.")
         return out
 
-    def _folds(self, y_index, n_classes):
-        counts = np.bincount(y_index, minlength=n_classes)
+    def _folds(self, X, y_index, n_classes, sample_weight):
+        """The selection's ``(train, test)`` splits, or None if too few rows.
+
+        The distinct score rows of positive weight are sorted and dealt
+        round-robin into the folds: spread over the score range (so about
+        stratified), deterministic, and the same for integer weights as for
+        repeated rows (identical rows share a fold). The labels play no part:
+        folds dealt within each class would make every fold's training data
+        mirror the label noise of its test data, which flatters flexible
+        candidates (PAV). Rows of zero weight are only ever trained on.
+        """
+        n = y_index.shape[0]
+        rows = (
+            np.arange(n) if sample_weight is None else np.flatnonzero(sample_weight > 0)
+        )
+        # folds: at most the number of distinct score rows of the rarest class
+        pairs = np.unique(np.column_stack([y_index[rows], X[rows]]), axis=0)
+        counts = np.bincount(pairs[:, 0].astype(np.intp), minlength=n_classes)
         n_splits = min(int(self.cv), int(counts.min()))
         if n_splits < 2:
             return None
-        folds = StratifiedKFold(n_splits, shuffle=True, random_state=0)
-        return list(folds.split(np.zeros((y_index.shape[0], 1)), y_index))
+        distinct, inverse = np.unique(X[rows], axis=0, return_inverse=True)
+        fold = np.full(n, -1)
+        fold[rows] = (np.arange(distinct.shape[0]) % n_splits)[inverse.reshape(-1)]
+        return [
+            (np.flatnonzero(fold != k), np.flatnonzero(fold == k))
+            for k in range(n_splits)
+        ]
 
-    def _select(self, fit_score, candidates, folds):
-        """Mean out-of-fold loss of each candidate, and the best index."""
+    def _select(self, fit_score, candidates, folds, sample_weight):
+        """Out-of-fold log loss of each candidate, and the chosen index.
+
+        ``fit_score(cal, train, test)`` returns the per-sample log loss of
+        the test rows. A candidate's loss is the weighted mean over all the
+        rows; the chosen one is the first (simplest) whose loss exceeds the
+        lowest by at most one standard error of the paired difference
+        (weights counted as repeated rows).
+        """
         losses = np.full(len(candidates), np.inf)
         if folds is None:
             return losses, 0
+        tested = np.concatenate([test for _, test in folds])
+        oof = np.full((len(candidates), tested.shape[0]), np.inf)
+        position = np.empty(tested.max() + 1, dtype=np.intp)
+        position[tested] = np.arange(tested.shape[0])
         for c, (_, cal) in enumerate(candidates):
-            total = 0.0
             try:
                 with warnings.catch_warnings():
                     # a fold is a small data set: its fits' warnings are noise
                     warnings.simplefilter("ignore")
                     for train, test in folds:
-                        total += fit_score(cal, train, test)
+                        oof[c, position[test]] = fit_score(cal, train, test)
             except (ValueError, FloatingPointError, np.linalg.LinAlgError):
-                continue
-            losses[c] = total / len(folds)
+                oof[c] = np.inf
+        w = np.ones(tested.shape[0]) if sample_weight is None else sample_weight[tested]
+        total = w.sum()
+        with np.errstate(invalid="ignore"):
+            losses = (oof @ w) / total
         best = int(np.argmin(losses))
+        if not np.isfinite(losses[best]):
+            return losses, 0
+        for c in range(best):
+            if not np.isfinite(losses[c]):
+                continue
+            diff = oof[c] - oof[best]
+            gap = losses[c] - losses[best]
+            var = float(((diff - gap) ** 2) @ w) / max(total - 1.0, 1.0)
+            if gap <= np.sqrt(var / total):
+                return losses, c
         return losses, best
 
     def _fit(self, X, is_target, sample_weight):
         """Binary ``y``: one selection per column."""
         candidates = self._candidates(multiclass=False)
         y_index = is_target.astype(np.intp)
-        folds = self._folds(y_index, 2)
         self.candidate_names_ = [name for name, _ in candidates]
         chosen, names, losses = [], [], []
         for j in range(X.shape[1]):
             s = X[:, j]
+            folds = self._folds(X[:, j : j + 1], y_index, 2, sample_weight)
 
             def fit_score(cal, train, test, s=s):
                 w_tr = None if sample_weight is None else sample_weight[train]
-                w_te = None if sample_weight is None else sample_weight[test]
-                if w_te is not None and not w_te.sum() > 0:
-                    return 0.0
                 fitted = clone(cal).fit(s[train], y_index[train], w_tr)
                 llr = fitted.decision_function(s[test])
-                return _binary_log_loss(
-                    llr, is_target[test], fitted.calibration_prior_, w_te
-                )
+                return _binary_log_loss(llr, is_target[test], fitted.calibration_prior_)
 
-            loss, best = self._select(fit_score, candidates, folds)
+            loss, best = self._select(fit_score, candidates, folds, sample_weight)
             name, cal = candidates[best]
             chosen.append(clone(cal).fit(s, y_index, sample_weight))
             names.append(name)
@@ -386,7 +476,7 @@ class AutoCalibrator(BaseCalibrator):
         candidates = self._candidates(multiclass=True)
         self._log_proba_input = _is_log_proba(X)
         ovr = self._ovr_scores(X)
-        folds = self._folds(y_index, K)
+        folds = self._folds(X, y_index, K, sample_weight)
 
         def fit_one(cal, rows):
             w = None if sample_weight is None else sample_weight[rows]
@@ -397,13 +487,10 @@ class AutoCalibrator(BaseCalibrator):
         def fit_score(cal, train, test):
             fitted = fit_one(cal, train)
             proba = self._proba(fitted, X[test], ovr[test])
-            w = None if sample_weight is None else sample_weight[test]
-            if w is not None and not w.sum() > 0:
-                return 0.0
-            return _multiclass_log_loss(proba, y_index[test], w)
+            return _multiclass_log_loss(proba, y_index[test])
 
         self.candidate_names_ = [name for name, _ in candidates]
-        loss, best = self._select(fit_score, candidates, folds)
+        loss, best = self._select(fit_score, candidates, folds, sample_weight)
         name, cal = candidates[best]
         self.calibrators_ = [fit_one(cal, slice(None))]
         self.selected_ = [name]

@@ -104,7 +104,7 @@ class BetaCalibrator(BaseCalibrator):
         Target prior of the application the objective is tuned for; with
         ``p_target`` equal to the calibration set's target proportion and
         ``l2=0`` the objective is the plain (mean) log loss of [1]_.
-    l2 : float, default=1e-3
+    l2 : float, default=1e-5
         Penalty ``lambda`` on ``a^2 + b^2`` (the intercept is not
         penalized). The small default keeps a fit on separable data finite;
         ``l2=0`` is the unpenalized fit of [1]_.
@@ -201,7 +201,7 @@ class BetaCalibrator(BaseCalibrator):
         alpha=1.0,
         beta=1.0,
         p_target=0.5,
-        l2=1e-3,
+        l2=1e-5,
         prior=None,
         input_scale="log_odds",
         tol=1e-8,

@@ -29,7 +29,7 @@ from sklearn.utils.validation import (
     has_fit_parameter,
 )
 
-from ._auto import AutoCalibrator, OneVsRestCalibration, takes_all_classes
+from ._auto import AutoCalibrator, normalize_one_vs_rest, takes_all_classes
 from ._base import BaseCalibrator
 from ._score_transformer import (
     _class_scores,
@@ -59,6 +59,11 @@ def _check_class_counts(cv, y_index: np.ndarray, n_classes: int) -> None:
         )
 
 
+def _takes_all_classes(calibrator) -> bool:
+    """Whether ``calibrator`` is natively multiclass (fits K score columns)."""
+    return takes_all_classes(calibrator)
+
+
 def _calibration_scores(scores, method, one_vs_rest):
     """The scores a calibration sees: log-odds of each class for one-vs-rest.
 
@@ -78,16 +83,27 @@ def _fit_calibration(calibrator, scores, y_index, n_classes, sample_weight):
     scores and the class indices. Otherwise a list of ``n_classes`` clones,
     the ``k``-th fitted one-vs-rest on column ``k``.
     """
-    if n_classes == 2 or takes_all_classes(calibrator):
+    if n_classes == 2 or _takes_all_classes(calibrator):
         return clone(calibrator).fit(scores, y_index, sample_weight)
-    return OneVsRestCalibration.fit(
-        calibrator, scores, y_index, n_classes, sample_weight
-    ).calibrators
+    return [
+        clone(calibrator).fit(
+            scores[:, k], (y_index == k).astype(np.intp), sample_weight
+        )
+        for k in range(n_classes)
+    ]
+
+
+def _normalize_one_vs_rest(proba: np.ndarray) -> np.ndarray:
+    """Rows divided by their sums; a row of zeros becomes uniform (scikit-learn)."""
+    return normalize_one_vs_rest(proba)
 
 
 def _calibrated_proba(calibration, scores) -> np.ndarray:
     if isinstance(calibration, list):  # one-vs-rest binary calibrators
-        return OneVsRestCalibration(calibration).predict_proba(scores)
+        proba = np.column_stack(
+            [cal.predict_proba(scores[:, k])[:, 1] for k, cal in enumerate(calibration)]
+        )
+        return _normalize_one_vs_rest(proba)
     return calibration.predict_proba(scores)
 
 
@@ -360,16 +376,17 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         estimator = self._get_estimator()
         calibrator = self._get_calibrator()
         n_classes = classes.shape[0]
+        # an AutoCalibrator is multiclass and binary alike (a BaseCalibrator)
         if (
             n_classes == 2
-            and takes_all_classes(calibrator)
+            and _takes_all_classes(calibrator)
             and not isinstance(calibrator, BaseCalibrator)
         ):
             raise ValueError(
                 f"`calibrator` {type(calibrator).__name__} is a multiclass "
                 "calibrator; `y` has 2 classes, which need a binary calibrator."
             )
-        one_vs_rest = n_classes > 2 and not takes_all_classes(calibrator)
+        one_vs_rest = n_classes > 2 and not _takes_all_classes(calibrator)
         frozen = isinstance(estimator, FrozenEstimator)
         split_params = {}
         if _routing_enabled():

@@ -7,7 +7,6 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.special import expit, log_softmax, logit
 from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skcalib import (
@@ -36,21 +35,42 @@ def _multiclass(n=450, K=3, seed=0, scale=4.0):
     return log_softmax(logits, axis=1), y
 
 
-def _folds(y, cv=5):
-    k = min(cv, np.bincount(y).min())
-    return list(StratifiedKFold(k, shuffle=True, random_state=0).split(y, y))
+def _folds(X, y, cv=5):
+    """Round-robin folds of the distinct sorted score rows, by hand."""
+    X = np.asarray(X, dtype=float).reshape(len(y), -1)
+    n_splits = min(cv, min(len(np.unique(X[y == c], axis=0)) for c in np.unique(y)))
+    fold = np.empty(len(y), dtype=int)
+    for i, v in enumerate(np.unique(X, axis=0)):  # sorted lexicographically
+        fold[(X == v).all(axis=1)] = i % n_splits
+    return [
+        (np.flatnonzero(fold != k), np.flatnonzero(fold == k)) for k in range(n_splits)
+    ]
 
 
-def _binary_cv_loss(cal, s, y, w=None):
-    """Mean over the folds of the weighted mean log loss, written out."""
-    losses = []
-    for train, test in _folds(y):
+def _binary_oof(cal, s, y, w=None):
+    """Per-sample out-of-fold log loss, written out."""
+    out = np.empty(len(y))
+    for train, test in _folds(s, y):
         wt = None if w is None else w[train]
         fitted = clone(cal).fit(s[train], y[train], sample_weight=wt)
         p1 = fitted.predict_proba(s[test])[:, 1]
-        loss = -np.log(np.where(y[test] == 1, p1, 1 - p1))
-        losses.append(np.average(loss, weights=None if w is None else w[test]))
-    return float(np.mean(losses))
+        out[test] = -np.log(np.where(y[test] == 1, p1, 1 - p1))
+    return out
+
+
+def _one_se_choice(oof, w=None):
+    """Mean losses and the first candidate within one paired standard error
+    of the lowest (weights as repeated rows)."""
+    w = np.ones(oof.shape[1]) if w is None else w
+    n = w.sum()
+    means = oof @ w / n
+    best = int(np.argmin(means))
+    for c in range(best):
+        d = oof[c] - oof[best]
+        se = np.sqrt(((d - d @ w / n) ** 2) @ w / (n - 1) / n)
+        if means[c] - means[best] <= se:
+            return means, c
+    return means, best
 
 
 # --------------------------------------------------------------------- errors
@@ -108,9 +128,9 @@ def test_binary_selection_is_the_cv_argmin(weighted):
         ("affine", ProperScoringAffineCalibrator(l2=1e-3)),
     ]
     cal = AutoCalibrator(candidates=candidates).fit(s, y, sample_weight=w)
-    expected = [_binary_cv_loss(c, s, y, w) for _, c in candidates]
+    oof = np.array([_binary_oof(c, s, y, w) for _, c in candidates])
+    expected, best = _one_se_choice(oof, w)
     assert_allclose(cal.cv_log_loss_[0], expected, rtol=1e-10)
-    best = int(np.argmin(expected))
     assert cal.selected_ == [candidates[best][0]]
     assert cal.candidate_names_ == [name for name, _ in candidates]
     ref = clone(candidates[best][1]).fit(s, y, sample_weight=w)
@@ -137,21 +157,20 @@ def test_multiclass_selection_is_the_cv_argmin():
         return clone(c).fit(X[train], y[train]).predict_proba(X[rows])
 
     candidates = [
-        ("temperature", MulticlassAffineCalibrator(kind="temperature", l2=1e-3)),
-        ("vector", MulticlassAffineCalibrator(kind="vector", l2=1e-3)),
+        ("temperature", MulticlassAffineCalibrator(kind="temperature", l2=1e-5)),
+        ("vector", MulticlassAffineCalibrator(kind="vector", l2=1e-5)),
+        ("ovr-sigmoid", PlattCalibrator()),
         ("ovr-beta", BetaCalibrator()),
         ("ovr-pav", PAVLLRCalibrator()),
     ]
     assert cal.candidate_names_ == [name for name, _ in candidates]
-    expected = []
-    for name, c in candidates:
-        losses = []
-        for train, test in _folds(y):
-            p = proba(name, c, train, test)
-            losses.append(-np.log(p[np.arange(test.shape[0]), y[test]]).mean())
-        expected.append(np.mean(losses))
+    oof = np.empty((len(candidates), len(y)))
+    for c, (name, cal_c) in enumerate(candidates):
+        for train, test in _folds(X, y):
+            p = proba(name, cal_c, train, test)
+            oof[c, test] = -np.log(p[np.arange(test.shape[0]), y[test]])
+    expected, best = _one_se_choice(oof)
     assert_allclose(cal.cv_log_loss_[0], expected, rtol=1e-8)
-    best = int(np.argmin(expected))
     assert cal.selected_ == [candidates[best][0]]
     name, c = candidates[best]
     assert_allclose(
@@ -168,10 +187,10 @@ def test_picks_the_right_family():
     X, y = _multiclass(300, K=10, seed=2, scale=6.0)
     assert AutoCalibrator().fit(X, y).selected_ == ["temperature"]
     rng = np.random.default_rng(0)
+    stairs = rng.uniform(-3, 3, 5000)  # P(target) 0.1, 0.5, 0.9 by thirds
+    y_stairs = rng.random(5000) < np.select([stairs < -1, stairs < 1], [0.1, 0.5], 0.9)
+    assert AutoCalibrator().fit(stairs, y_stairs).selected_ == ["pav"]
     y2 = rng.random(5000) < 0.5
-    s = np.where(y2, rng.normal(1.0, 1.0, 5000), rng.normal(-1.0, 1.0, 5000))
-    stairs = np.floor(s) + 0.1 * np.floor(10 * s) ** 3  # not a sigmoid of s
-    assert AutoCalibrator().fit(stairs, y2).selected_ == ["pav"]
     p = np.where(y2, rng.beta(4, 1, 5000), rng.beta(1, 2, 5000))
     assert AutoCalibrator().fit(logit(p), y2).selected_ == ["beta"]
 
@@ -187,11 +206,29 @@ def test_decision_function_scores_are_used_as_they_are():
     assert_allclose(cal.predict_proba(D), normalize_one_vs_rest(np.column_stack(cols)))
 
 
+def test_folds_weights_equal_repetition():
+    """Integer weights and repeated rows give the same folds, selection and
+    calibration; zero weights are as absent rows."""
+    s, y = _binary(200, seed=9)
+    w = np.random.default_rng(3).integers(0, 4, y.shape[0])
+    weighted = AutoCalibrator().fit(s, y, sample_weight=w)
+    repeated = AutoCalibrator().fit(np.repeat(s, w), np.repeat(y, w))
+    assert weighted.selected_ == repeated.selected_
+    assert_allclose(weighted.cv_log_loss_, repeated.cv_log_loss_, rtol=1e-9)
+    assert_allclose(weighted.transform(s), repeated.transform(s), rtol=1e-7)
+    folds = AutoCalibrator()._folds(s[:, None], y, 2, None)
+    tests = np.sort(np.concatenate([test for _, test in folds]))
+    assert_allclose(tests, np.arange(y.shape[0]))  # a partition
+    for train, test in folds:  # spread over the scores: both classes in each
+        assert set(y[test]) == set(y[train]) == {0, 1}
+        assert abs(len(test) - len(y) / len(folds)) <= 1
+
+
 def test_too_few_samples_uses_the_first_candidate():
     s = np.array([0.1, 0.4, 0.35, 0.8, 0.9])
     y = np.array([0, 0, 0, 1, 0])
     cal = AutoCalibrator().fit(s, y)
-    assert cal.selected_ == ["pav"]
+    assert cal.selected_ == ["temperature"]
     assert np.isinf(cal.cv_log_loss_).all()
 
 

@@ -38,7 +38,7 @@ from skcalib import (
     ProperScoringAffineCalibrator,
     ScoreTransformer,
 )
-from skcalib._auto import normalize_one_vs_rest
+from skcalib._calibrated_classifier import _normalize_one_vs_rest
 from skcalib.utils._response import one_vs_rest_log_odds
 
 CALIBRATORS = [
@@ -403,7 +403,7 @@ def test_multiclass_one_vs_rest_calibrators_and_views():
 def test_one_vs_rest_rows_of_zeros_become_uniform():
     proba = np.array([[0.2, 0.2, 0.6], [0.0, 0.0, 0.0], [0.5, 0.0, 0.0]])
     assert_allclose(
-        normalize_one_vs_rest(proba),
+        _normalize_one_vs_rest(proba),
         [[0.2, 0.2, 0.6], [1 / 3, 1 / 3, 1 / 3], [1.0, 0.0, 0.0]],
     )
 
