@@ -13,15 +13,17 @@ and the best one is refitted on all of them.
 from __future__ import annotations
 
 import warnings
+from functools import update_wrapper
 from numbers import Integral, Real
+from types import MethodType
 
 import numpy as np
-from scipy.special import logsumexp
+from scipy.special import expit, logsumexp
 from sklearn.base import clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import BaseCalibrator, _single_column
+from ._base import BaseCalibrator, SingleColumnError, _single_column
 from ._beta import BetaCalibrator
 from ._dask import any_dask_collection
 from ._multiclass_affine import MulticlassAffineCalibrator
@@ -29,7 +31,6 @@ from ._pav_calibrators import PAVLLRCalibrator
 from ._platt import PlattCalibrator
 from .utils._response import one_vs_rest_log_odds
 from .utils._sklearn_compat import (
-    ClassifierTags,
     Interval,
     _fit_context,
     _VisualBlock,
@@ -46,8 +47,13 @@ def takes_all_classes(calibrator) -> bool:
     """Whether ``calibrator`` is natively multiclass (fits K score columns).
 
     Such a calibrator says so with scikit-learn's classifier tag
-    ``multi_class=True``; skcalib's binary calibrators say ``False``.
+    ``multi_class=True`` (skcalib's binary calibrators say ``False``), or,
+    being a binary calibrator too (:class:`AutoCalibrator`), with the class
+    attribute ``_multiclass_native = True``: it then takes all K columns
+    when there are K > 2 classes and one score column for two.
     """
+    if getattr(calibrator, "_multiclass_native", False):
+        return True
     tags = get_tags(calibrator).classifier_tags
     return tags is not None and bool(tags.multi_class)
 
@@ -149,45 +155,97 @@ class _TwoClassTemperature(BaseCalibrator):
             return X * self.coef_ - (np.log(prior) - np.log1p(-prior))
 
 
+class _ProbabilitySigmoid(PlattCalibrator):
+    """Platt's sigmoid of the probability ``sigmoid(s)`` rather than of ``s``.
+
+    What scikit-learn's ``method='sigmoid'`` fits on a ``predict_proba``
+    classifier: bounded inputs, so probabilities of exactly 0 or 1 (log-odds
+    of +/-708) cannot flatten the fit.
+    """
+
+    def _fit(self, X, is_target, sample_weight):
+        return super()._fit(expit(X), is_target, sample_weight)
+
+    def _affine(self, X):
+        return super()._affine(expit(X))
+
+
 def _default_binary_candidates():
-    """Simplest first: the first within one standard error of the best wins."""
+    """Simplest first (the earlier one wins a tie)."""
     return [
-        ("temperature", _TwoClassTemperature()),
+        ("temperature", _TwoClassTemperature(l2=1e-3)),
         ("sigmoid", PlattCalibrator()),
+        ("sigmoid-p", _ProbabilitySigmoid()),
         ("beta", BetaCalibrator()),
         ("pav", PAVLLRCalibrator()),
     ]
 
 
 def _default_multiclass_candidates():
-    """Simplest first: the first within one standard error of the best wins."""
+    """Simplest first (the earlier one wins a tie)."""
     return [
-        ("temperature", MulticlassAffineCalibrator(kind="temperature", l2=1e-5)),
-        ("vector", MulticlassAffineCalibrator(kind="vector", l2=1e-5)),
+        ("temperature", MulticlassAffineCalibrator(kind="temperature", l2=1e-3)),
+        ("vector", MulticlassAffineCalibrator(kind="vector", l2=1e-3)),
         ("ovr-sigmoid", PlattCalibrator()),
+        ("ovr-sigmoid-p", _ProbabilitySigmoid()),
         ("ovr-beta", BetaCalibrator()),
         ("ovr-pav", PAVLLRCalibrator()),
     ]
 
 
+def _llr_view(cal):
+    """``decision_function``: a binary fit on one column."""
+    check_is_fitted(cal)
+    if cal._multiclass:
+        raise SingleColumnError(
+            f"decision_function gives the LLRs of a binary problem; this "
+            f"{type(cal).__name__} was fitted on {len(cal.classes_)} classes: "
+            "use predict_proba or transform."
+        )
+    return _single_column(cal)
+
+
+def _proba_view(cal):
+    """``predict_proba`` and ``predict``: K classes, or one binary column."""
+    check_is_fitted(cal)
+    return True if cal._multiclass else _single_column(cal)
+
+
+class _available:
+    """Method descriptor: ``check(obj)`` raises (an ``AttributeError``, so
+    ``hasattr`` answers ``False``) where the method does not apply."""
+
+    def __init__(self, check):
+        self.check = check
+
+    def __call__(self, fn):
+        self.fn = fn
+        update_wrapper(self, fn)
+        return self
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.fn
+        self.check(obj)
+        return MethodType(self.fn, obj)
+
+
 class AutoCalibrator(BaseCalibrator):
     """The calibrator of lowest cross-validated log loss among a few candidates.
 
-    Each candidate is fitted on ``cv`` stratified folds of the calibration
+    Each candidate is fitted on ``n_folds`` folds of the calibration
     scores (fixed folds: the choice is deterministic), its posteriors on the
     held-out folds are scored by the log loss, and the candidate of lowest
     out-of-fold log loss (weighted mean over all the samples) is refitted on
     all the scores. The candidates fit in
-    milliseconds, so the selection costs about ``cv + 1`` fits of each.
-    Candidates are listed simplest first, and the first one whose
-    out-of-fold log loss is within one standard error (of the paired
-    per-sample differences) of the lowest is chosen: on small calibration
-    sets, where the losses are noisy, the simpler map wins ties.
+    milliseconds, so the selection costs about ``n_folds + 1`` fits of each.
 
     Binary ``y`` (scores of shape ``(n_samples,)``, or several columns each
     calibrated on its own as by every skcalib calibrator): by default
     temperature scaling (posterior log-odds ``s / T``, one parameter),
-    Platt's sigmoid (:class:`PlattCalibrator`), beta calibration
+    Platt's sigmoid (:class:`PlattCalibrator`) of ``s`` and of the
+    probability ``sigmoid(s)`` (scikit-learn's ``method='sigmoid'`` on a
+    ``predict_proba`` classifier), beta calibration
     (:class:`BetaCalibrator`) and PAV to LLRs (:class:`PAVLLRCalibrator`).
     ``transform`` and ``decision_function`` give the chosen calibrator's
     LLRs.
@@ -195,10 +253,11 @@ class AutoCalibrator(BaseCalibrator):
     ``y`` with K > 2 classes (scores of shape ``(n_samples, K)``, column
     ``k`` for ``classes_[k]``: decision-function columns or
     log-probabilities): by default temperature and vector scaling
-    (:class:`MulticlassAffineCalibrator`) and one-vs-rest sigmoid, beta
-    calibration and PAV (probabilities normalized to sum to 1). A binary candidate is
-    fitted one-vs-rest on the log-odds of each class against the rest when
-    the columns are log-probabilities (each row's ``logsumexp`` is 0: what
+    (:class:`MulticlassAffineCalibrator`) and one-vs-rest sigmoid (of the
+    score and of the probability), beta calibration and PAV (probabilities
+    normalized to sum to 1). A binary candidate is fitted one-vs-rest on
+    the log-odds of each class against the rest when the columns are
+    log-probabilities (each row's ``logsumexp`` is 0: what
     :class:`CalibratedClassifier` passes for a ``predict_proba``
     classifier), on the columns as they are otherwise. ``predict_proba``
     gives the chosen calibration's probabilities and ``transform`` their
@@ -208,12 +267,12 @@ class AutoCalibrator(BaseCalibrator):
     ----------
     candidates : list of (str, calibrator) tuples, default=None
         The named calibrators to choose from, each cloned, simplest first
-        (ties within one standard error go to the earlier one). Binary
+        (a tie goes to the earlier one). Binary
         calibrators serve both problems (one-vs-rest with K > 2 classes);
         natively multiclass ones (classifier tag ``multi_class=True``, e.g.
         :class:`MulticlassAffineCalibrator`) only K > 2 classes. ``None``
         means the defaults above.
-    cv : int, default=5
+    n_folds : int, default=5
         Number of folds of the selection, lowered to the number of distinct
         scores of the rarest class when that is smaller. The distinct scores
         are sorted and dealt round-robin into the folds (the labels play no
@@ -269,39 +328,43 @@ class AutoCalibrator(BaseCalibrator):
     Examples
     --------
     >>> import numpy as np
+    >>> from scipy.special import logit
     >>> from skcalib import AutoCalibrator
     >>> rng = np.random.default_rng(0)
-    >>> y = np.r_[np.ones(300), np.zeros(300)]
-    >>> s = rng.normal(2 * y, 1.0)  # Gaussian scores: an affine LLR
-    >>> cal = AutoCalibrator().fit(s, y)
-    >>> cal.selected_, cal.candidate_names_
-    (['beta'], ['pav', 'beta', 'sigmoid'])
-    >>> cal.decision_function([0.0, 2.0]).round(1).tolist()
-    [-2.0, 2.2]
+    >>> y = np.r_[np.ones(500), np.zeros(500)]
+    >>> p = np.where(y == 1, rng.beta(4, 1, 1000), rng.beta(1, 2, 1000))
+    >>> cal = AutoCalibrator().fit(logit(p), y)  # Beta-distributed scores
+    >>> cal.candidate_names_
+    ['temperature', 'sigmoid', 'sigmoid-p', 'beta', 'pav']
+    >>> cal.cv_log_loss_.round(3).tolist()
+    [[0.308, 0.284, 0.285, 0.283, 0.289]]
+    >>> cal
+    AutoCalibrator()  # selected: beta
 
-    Three classes, log-probabilities of an overconfident classifier:
+    Ten classes, few samples, an overconfident classifier's log-probabilities:
 
     >>> from scipy.special import log_softmax
-    >>> y3 = rng.integers(0, 3, 600)
-    >>> logits = 4 * (np.eye(3)[y3] + rng.normal(size=(600, 3)))
-    >>> cal3 = AutoCalibrator().fit(log_softmax(logits, axis=1), y3)
-    >>> cal3.selected_
+    >>> y10 = rng.integers(0, 10, 300)
+    >>> logits = 4 * (np.eye(10)[y10] + rng.normal(size=(300, 10)))
+    >>> cal10 = AutoCalibrator().fit(log_softmax(logits, axis=1), y10)
+    >>> cal10.selected_
     ['temperature']
-    >>> cal3.predict_proba(log_softmax(logits[:2], axis=1)).sum(axis=1).round(6)
+    >>> cal10.predict_proba(log_softmax(logits[:2], axis=1)).sum(axis=1).round(6)
     array([1., 1.])
     """
 
     _output = "llr"
+    _multiclass_native = True
 
     _parameter_constraints: dict = {
         **BaseCalibrator._parameter_constraints,
         "candidates": [list, None],
-        "cv": [Interval(Integral, 2, None, closed="left")],
+        "n_folds": [Interval(Integral, 2, None, closed="left")],
     }
 
-    def __init__(self, *, candidates=None, cv=5, prior=None):
+    def __init__(self, *, candidates=None, n_folds=5, prior=None):
         self.candidates = candidates
-        self.cv = cv
+        self.n_folds = n_folds
         self.prior = prior
 
     # ------------------------------------------------------------------ fit
@@ -355,7 +418,7 @@ class AutoCalibrator(BaseCalibrator):
         # folds: at most the number of distinct score rows of the rarest class
         pairs = np.unique(np.column_stack([y_index[rows], X[rows]]), axis=0)
         counts = np.bincount(pairs[:, 0].astype(np.intp), minlength=n_classes)
-        n_splits = min(int(self.cv), int(counts.min()))
+        n_splits = min(int(self.n_folds), int(counts.min()))
         if n_splits < 2:
             return None
         distinct, inverse = np.unique(X[rows], axis=0, return_inverse=True)
@@ -371,9 +434,7 @@ class AutoCalibrator(BaseCalibrator):
 
         ``fit_score(cal, train, test)`` returns the per-sample log loss of
         the test rows. A candidate's loss is the weighted mean over all the
-        rows; the chosen one is the first (simplest) whose loss exceeds the
-        lowest by at most one standard error of the paired difference
-        (weights counted as repeated rows).
+        rows; the lowest wins (the earlier one on a tie).
         """
         losses = np.full(len(candidates), np.inf)
         if folds is None:
@@ -395,18 +456,7 @@ class AutoCalibrator(BaseCalibrator):
         total = w.sum()
         with np.errstate(invalid="ignore"):
             losses = (oof @ w) / total
-        best = int(np.argmin(losses))
-        if not np.isfinite(losses[best]):
-            return losses, 0
-        for c in range(best):
-            if not np.isfinite(losses[c]):
-                continue
-            diff = oof[c] - oof[best]
-            gap = losses[c] - losses[best]
-            var = float(((diff - gap) ** 2) @ w) / max(total - 1.0, 1.0)
-            if gap <= np.sqrt(var / total):
-                return losses, c
-        return losses, best
+        return losses, int(np.argmin(losses))
 
     def _fit(self, X, is_target, sample_weight):
         """Binary ``y``: one selection per column."""
@@ -543,15 +593,7 @@ class AutoCalibrator(BaseCalibrator):
                 return np.log(self._multiclass_proba(X))
         return super().transform(X)
 
-    def _check_binary(self, method):
-        check_is_fitted(self)
-        if self._multiclass:
-            raise AttributeError(
-                f"{method} gives LLRs of a binary problem; this "
-                f"{type(self).__name__} was fitted on {len(self.classes_)} "
-                "classes: use predict_proba or transform."
-            )
-
+    @_available(_llr_view)
     def decision_function(self, X):
         """Calibrated log-likelihood-ratios (natural log), binary ``y`` only.
 
@@ -565,10 +607,9 @@ class AutoCalibrator(BaseCalibrator):
         llr : ndarray of shape (n_samples,)
             The chosen calibrator's LLRs.
         """
-        self._check_binary("decision_function")
-        _single_column(self)
         return BaseCalibrator.decision_function(self, X)
 
+    @_available(_proba_view)
     def predict_proba(self, X):
         """Calibrated posterior probabilities.
 
@@ -582,12 +623,11 @@ class AutoCalibrator(BaseCalibrator):
         proba : ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``; binary: at ``prior_``.
         """
-        check_is_fitted(self)
         if self._multiclass:
             return self._multiclass_proba(X)
-        _single_column(self)
         return BaseCalibrator.predict_proba(self, X)
 
+    @_available(_proba_view)
     def predict(self, X):
         """Bayes decisions at ``prior_`` (binary) or the most probable class.
 
@@ -601,10 +641,8 @@ class AutoCalibrator(BaseCalibrator):
         y_pred : ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
-        check_is_fitted(self)
         if self._multiclass:
             return self.classes_[np.argmax(self._multiclass_proba(X), axis=1)]
-        _single_column(self)
         return BaseCalibrator.predict(self, X)
 
     # ---------------------------------------------------------------- display
@@ -627,8 +665,3 @@ class AutoCalibrator(BaseCalibrator):
             if selected is None
             else "selected: " + ", ".join(selected),
         )
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags = ClassifierTags(multi_class=True)
-        return tags

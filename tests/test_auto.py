@@ -17,7 +17,7 @@ from skcalib import (
     PlattCalibrator,
     ProperScoringAffineCalibrator,
 )
-from skcalib._auto import normalize_one_vs_rest
+from skcalib._auto import _ProbabilitySigmoid, normalize_one_vs_rest
 from skcalib.utils._response import one_vs_rest_log_odds
 
 
@@ -59,18 +59,10 @@ def _binary_oof(cal, s, y, w=None):
 
 
 def _one_se_choice(oof, w=None):
-    """Mean losses and the first candidate within one paired standard error
-    of the lowest (weights as repeated rows)."""
+    """Weighted mean losses and their argmin."""
     w = np.ones(oof.shape[1]) if w is None else w
-    n = w.sum()
-    means = oof @ w / n
-    best = int(np.argmin(means))
-    for c in range(best):
-        d = oof[c] - oof[best]
-        se = np.sqrt(((d - d @ w / n) ** 2) @ w / (n - 1) / n)
-        if means[c] - means[best] <= se:
-            return means, c
-    return means, best
+    means = oof @ w / w.sum()
+    return means, int(np.argmin(means))
 
 
 # --------------------------------------------------------------------- errors
@@ -92,7 +84,7 @@ def test_bad_candidates(candidates, match):
 def test_bad_params():
     s, y = _binary()
     with pytest.raises(InvalidParameterError):
-        AutoCalibrator(cv=1).fit(s, y)
+        AutoCalibrator(n_folds=1).fit(s, y)
     with pytest.raises(InvalidParameterError):
         AutoCalibrator(candidates="beta").fit(s, y)
 
@@ -147,7 +139,7 @@ def test_multiclass_selection_is_the_cv_argmin():
     ovr = one_vs_rest_log_odds(X)  # the columns are log-probabilities
 
     def proba(name, c, train, rows):
-        if name.startswith("ovr"):
+        if name.startswith("ovr"):  # one-vs-rest on the log-odds
             fits = [
                 clone(c).fit(ovr[train, k], (y[train] == k).astype(int))
                 for k in range(K)
@@ -157,9 +149,10 @@ def test_multiclass_selection_is_the_cv_argmin():
         return clone(c).fit(X[train], y[train]).predict_proba(X[rows])
 
     candidates = [
-        ("temperature", MulticlassAffineCalibrator(kind="temperature", l2=1e-5)),
-        ("vector", MulticlassAffineCalibrator(kind="vector", l2=1e-5)),
+        ("temperature", MulticlassAffineCalibrator(kind="temperature", l2=1e-3)),
+        ("vector", MulticlassAffineCalibrator(kind="vector", l2=1e-3)),
         ("ovr-sigmoid", PlattCalibrator()),
+        ("ovr-sigmoid-p", _ProbabilitySigmoid()),
         ("ovr-beta", BetaCalibrator()),
         ("ovr-pav", PAVLLRCalibrator()),
     ]

@@ -6,6 +6,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skcalib
 from skcalib import (
+    AutoCalibrator,
     BetaCalibrator,
     CalibratedClassifier,
     MulticlassAffineCalibrator,
@@ -24,6 +25,7 @@ CALIBRATORS = [
     PAVLLRCalibrator(extremes="bound", strict=True),
     BetaCalibrator(),
     BetaCalibrator(alpha=2, beta=2, p_target=0.2, input_scale="log_odds"),
+    AutoCalibrator(),
 ]
 
 # Accepting a vector of scores is the natural interface (one column of scores).
