@@ -164,7 +164,15 @@ class _ProbabilitySigmoid(PlattCalibrator):
     """
 
     def _fit(self, X, is_target, sample_weight):
-        return super()._fit(expit(X), is_target, sample_weight)
+        P = expit(X)
+        saturated = (np.ptp(P, axis=0) == 0) & (np.ptp(X, axis=0) > 0)
+        if not saturated.any():
+            return super()._fit(P, is_target, sample_weight)
+        # scores so far out that every probability rounds to 0 or 1: the flat
+        # map is this candidate's honest answer, not a problem of the data
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "_ProbabilitySigmoid: all training")
+            return super()._fit(P, is_target, sample_weight)
 
     def _affine(self, X):
         return super()._affine(expit(X))
