@@ -54,9 +54,14 @@ def batch_invariant_call(func, X):
     ``func`` runs once on the largest multiple of ``ROW_TILE`` rows and, if
     rows remain, once more on them padded to a tile by repeating the last
     row (at most ``ROW_TILE - 1`` extra rows). Inputs other than NumPy
-    arrays, SciPy sparse matrices and pandas objects are passed as they are.
+    arrays, pandas objects and CSR/CSC matrices (the sparse formats that take
+    row indices) are passed as they are.
     """
-    tiled = isinstance(X, np.ndarray) or sp.issparse(X) or hasattr(X, "iloc")
+    tiled = (
+        isinstance(X, np.ndarray)
+        or hasattr(X, "iloc")
+        or (sp.issparse(X) and X.format in ("csr", "csc"))
+    )
     if not tiled or X.ndim != 2 or X.shape[0] % ROW_TILE == 0:
         return func(X)
     n = X.shape[0]
