@@ -754,9 +754,7 @@ COMMON = [
 # gives the weighted and the repeated fit the same folds (one group each).
 def _expected_failed(estimator):
     failed = {}
-    if isinstance(estimator.calibrator, PAVLLRCalibrator) or (
-        estimator.calibrator is None
-    ):
+    if isinstance(estimator.calibrator, PAVLLRCalibrator):
         for name in (
             "check_classifiers_train",
             "check_classifiers_train(readonly_memmap=True)",
