@@ -32,7 +32,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ._affine import ProperScoringAffineCalibrator, _warn_convergence
-from ._solver import ArrayData, minimize
+from ._solver import MAX_LLR_RANGE, ArrayData, minimize
 from .utils._sklearn_compat import (
     ClassifierTags,
     StrOptions,
@@ -77,6 +77,24 @@ def _scale_coef(kind, theta, n_features, n_classes, exponent):
     else:
         Wb = out.reshape(n_classes - 1, n_features + 1)
         Wb[:, :n_features] = np.ldexp(Wb[:, :n_features], exponent)
+    return out
+
+
+#: Largest spread (nats) of the starting map's logits over the training
+#: scores: a tenth of the spread where the fit counts as unbounded.
+START_SPAN = MAX_LLR_RANGE / 10
+
+
+def _shrink_coef(kind, theta, n_features, n_classes, factor):
+    """``theta`` with the entries of ``W`` multiplied by ``factor``."""
+    out = np.array(theta, dtype=np.float64)
+    if kind == "temperature":
+        out[0] *= factor
+    elif kind == "vector":
+        out[:n_classes] *= factor
+    else:
+        Wb = out.reshape(n_classes - 1, n_features + 1)
+        Wb[:, :n_features] *= factor
     return out
 
 
@@ -451,6 +469,12 @@ class MulticlassAffineCalibrator(
             l2=float(self.l2),
         )
         start = _scale_coef(self.kind, self._start(d, K), d, K, exponent)
+        span = obj.span(start)
+        if span > START_SPAN:
+            # the identity map on scores of large magnitude (log-scores times
+            # 1e3, ...) already spans more than the bound where the fit counts
+            # as unbounded, with saturated posteriors: shrink it
+            start = _shrink_coef(self.kind, start, d, K, START_SPAN / span)
         res = minimize(obj, data, start, tol=self.tol, max_iter=self.max_iter)
         if res.status != "converged":
             _warn_convergence(self, None, res, self.max_iter)

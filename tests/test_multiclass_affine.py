@@ -248,3 +248,21 @@ def test_pickle_clone_and_set_output():
     out = cal.set_output(transform="pandas").transform(S)
     assert out.shape == (300, 3)
     assert list(out.columns) == cal.get_feature_names_out().tolist()
+
+
+@pytest.mark.parametrize(
+    "kind, scale", [("matrix", 1e3), ("vector", 1e4), ("temperature", 1e300)]
+)
+def test_log_scores_of_large_magnitude(kind, scale):
+    # the identity start on scores x1e3 already spans more than the bound where
+    # the fit counts as unbounded: it stopped after one iteration with 0/1
+    # posteriors. The affine family is scale-equivariant, so without a penalty
+    # the fit on scaled scores gives the same posteriors.
+    S, y, _ = _scores(600)
+    logp = log_softmax(S, axis=1)
+    ref = MulticlassAffineCalibrator(kind=kind, l2=0.0).fit(logp, y)
+    cal = MulticlassAffineCalibrator(kind=kind, l2=0.0).fit(logp * scale, y)
+    np.testing.assert_allclose(
+        cal.predict_proba(logp * scale), ref.predict_proba(logp), atol=1e-9
+    )
+    assert cal.n_iter_ > 1
