@@ -33,6 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._affine import ProperScoringAffineCalibrator, _warn_convergence
 from ._solver import MAX_LLR_RANGE, ArrayData, minimize
+from ._special import scaled_affine
 from .utils._sklearn_compat import (
     ClassifierTags,
     StrOptions,
@@ -523,11 +524,18 @@ class MulticlassAffineCalibrator(
         return Wb.ravel()
 
     def _logits(self, X):
+        """``W s + b`` as ``(Z, e)``: the logits are ``ldexp(Z, e)`` per row."""
         check_is_fitted(self)
         X = validate_data(
             self, X, reset=False, dtype=np.float64, ensure_all_finite=True
         )
-        return X @ self.coef_.T + self.intercept_
+        return scaled_affine(X, self.coef_, self.intercept_)
+
+    def _shifted_logits(self, X):
+        """The logits minus their row maximum: 0 or below, ``-inf`` past the range."""
+        Z, e = self._logits(X)
+        with np.errstate(over="ignore"):  # differences past -1.8e308 are -inf
+            return np.ldexp(Z - Z.max(axis=1, keepdims=True), e[:, None])
 
     def transform(self, X):
         """Calibrated log-posteriors.
@@ -542,7 +550,7 @@ class MulticlassAffineCalibrator(
         log_proba : ndarray of shape (n_samples, n_classes)
             ``log softmax(W s + b)``, columns in the order of ``classes_``.
         """
-        return log_softmax(self._logits(X), axis=1)
+        return log_softmax(self._shifted_logits(X), axis=1)
 
     def predict_proba(self, X):
         """Calibrated posterior probabilities.
@@ -558,7 +566,7 @@ class MulticlassAffineCalibrator(
             ``softmax(W s + b)``, columns in the order of ``classes_``; rows
             sum to 1.
         """
-        return softmax(self._logits(X), axis=1)
+        return softmax(self._shifted_logits(X), axis=1)
 
     def predict(self, X):
         """The most probable class of each sample.
@@ -573,8 +581,8 @@ class MulticlassAffineCalibrator(
         y_pred : ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
-        logits = self._logits(X)  # checks that the estimator is fitted
-        return self.classes_[np.argmax(logits, axis=1)]
+        Z, _ = self._logits(X)  # checks that the estimator is fitted
+        return self.classes_[np.argmax(Z, axis=1)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
