@@ -28,7 +28,6 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ._affine import ProperScoringAffineCalibrator, _warn_convergence
@@ -40,7 +39,7 @@ from .utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
-from .utils._validation import check_weights
+from .utils._validation import check_class_y, check_weights
 
 __all__ = ["MulticlassAffineCalibrator"]
 
@@ -432,8 +431,9 @@ class MulticlassAffineCalibrator(
             The fitted calibrator.
         """
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
-        check_classification_targets(y)
-        classes, y_idx = np.unique(y, return_inverse=True)
+        # one label check with the other estimators: labels of types that
+        # cannot be compared (0, 'a', 2.5) are a ValueError naming them
+        y, classes, y_idx = check_class_y(y, owner=type(self).__name__)
         K, d = classes.shape[0], X.shape[1]
         if K < 2:
             raise ValueError(

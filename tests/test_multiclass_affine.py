@@ -303,3 +303,10 @@ def test_scores_near_the_float_maximum(kind):
         np.testing.assert_allclose(log_proba[2, 1:], log_softmax(keep), rtol=1e-12)
         assert log_proba[2, 0] < -1e300 and proba[2, 0] == 0.0
     assert_equal(cal.predict(X), proba.argmax(axis=1))
+
+
+def test_mixed_type_labels_are_a_value_error():
+    S, _, _ = _scores(6)
+    y = np.array([0, "a", 2.5] * 2, dtype=object)
+    with pytest.raises(ValueError, match="`y` mixes label types"):
+        MulticlassAffineCalibrator().fit(S, y)
