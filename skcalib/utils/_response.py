@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
-from sklearn.utils import _safe_indexing
+
+from ._sklearn_compat import _safe_indexing
 
 __all__ = [
     "batch_invariant_call",
