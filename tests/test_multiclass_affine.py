@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+from _sklearn_checks import needs_sklearn_temperature
 from scipy.special import log_softmax, softmax
 from sklearn.base import clone
 from sklearn.calibration import CalibratedClassifierCV
@@ -167,6 +168,7 @@ def test_matrix_equals_multinomial_logistic_regression():
     )
 
 
+@needs_sklearn_temperature
 def test_temperature_no_worse_than_calibrated_classifier_cv():
     X, y = make_classification(
         3000, n_features=10, n_informative=6, n_classes=4, random_state=0
