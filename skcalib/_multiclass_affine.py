@@ -39,7 +39,7 @@ from .utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
-from .utils._validation import check_weights
+from .utils._validation import check_weights, plain_value
 
 __all__ = ["MulticlassAffineCalibrator"]
 
@@ -419,7 +419,7 @@ class MulticlassAffineCalibrator(
         if K < 2:
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least 2 classes in "
-                f"`y`; got 1 class ({classes[0].item()!r})."
+                f"`y`; got 1 class ({plain_value(classes[0])!r})."
             )
         if self.kind != "matrix" and d != K:
             raise ValueError(

@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
+from ._validation import plain_value
+
 __all__ = [
     "binary_response",
     "class_response",
@@ -66,8 +68,8 @@ def pos_label_is_first(classes, pos_label) -> bool:
         return False
     if pos_label not in list(classes):
         raise ValueError(
-            f"`pos_label`={pos_label!r} is not a valid label: it must be one "
-            f"of {list(classes)}."
+            f"`pos_label`={plain_value(pos_label)!r} is not a valid label: it "
+            f"must be one of {plain_value(list(classes))}."
         )
     return bool(pos_label == classes[0])
 
