@@ -117,6 +117,9 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """
 
     _output = "llr"
+    #: ``decision_function`` is the calibrated natural-log LLR (the displays'
+    #: ``from_estimator`` read it as such).
+    _decision_function_is_llr = True
 
     _parameter_constraints: dict = {
         "prior": [Interval(Real, 0, 1, closed="neither"), None],

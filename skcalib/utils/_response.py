@@ -17,6 +17,7 @@ from ._validation import plain_value
 __all__ = [
     "binary_response",
     "class_response",
+    "decision_function_is_llr",
     "estimator_scores",
     "one_vs_rest_log_odds",
     "pos_label_is_first",
@@ -72,6 +73,19 @@ def pos_label_is_first(classes, pos_label) -> bool:
             f"must be one of {plain_value(list(classes))}."
         )
     return bool(pos_label == classes[0])
+
+
+def decision_function_is_llr(estimator) -> bool:
+    """Whether ``estimator.decision_function`` returns natural-log LLRs.
+
+    True of skcalib's calibrators and of ``CalibratedClassifier``, which say
+    so with the class attribute ``_decision_function_is_llr``, also as the
+    last step of a ``Pipeline``; False of anything else (a classifier's
+    decision function is a score on its own scale).
+    """
+    while hasattr(estimator, "steps"):  # a Pipeline: its last step decides
+        estimator = estimator.steps[-1][1]
+    return getattr(estimator, "_decision_function_is_llr", False) is True
 
 
 def binary_response(estimator, X, method: str, *, flip=False, proba="column"):
