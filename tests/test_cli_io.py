@@ -346,6 +346,27 @@ def test_unusual_files_fall_back_to_the_careful_reader(tmp_path, capsys):
     assert (out["n_target"], out["n_nontarget"]) == (1, 1)
 
 
+@pytest.mark.parametrize(
+    "text, line, message",
+    [
+        # the first line decides the delimiter; the others must follow it
+        ("0.5,1\n0.2 0\n0.1 0\n", 2, "no comma, but line 1 separates"),
+        ("# c\nscore,label\n0.5,1\n\n0.2 0\n", 5, "no comma, but line 2"),
+        ("0.5,1\n0.2,0,\n", 2, "extra column"),
+        ("0.5 1\n0.2,0\n", 2, "This line has commas, but the first line"),
+    ],
+)
+def test_one_file_one_delimiter(text, line, message, tmp_path, capsys):
+    path = _write(tmp_path / "s.txt", text)
+    assert main(["evaluate", path]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}, line {line}: " in err and message in err
+    key = _write(tmp_path / "k.txt", "m,s1,target\nm s2 nontarget\n")
+    trials = _write(tmp_path / "t.txt", "m s1 1.0\nm s2 -1\n")
+    assert main(["evaluate", trials, "--key", key]) == 2
+    assert f"{key}, line 2: no comma" in capsys.readouterr().err
+
+
 def test_bosaris_matching_is_vectorized_and_exact(tmp_path):
     rng = np.random.RandomState(1)
     n = 2000

@@ -136,6 +136,14 @@ def _split_lines(text: str, path: str):
         raise InputError(f"{path}, line {len(raw) + 1}: empty file (no trials found).")
     delimiter = "," if "," in kept[0] else None
     if delimiter == ",":
+        # one file, one delimiter: a line without a comma in a comma-separated
+        # file is a whitespace-separated line (or a one-field line), not CSV
+        for n, s in zip(numbers, kept, strict=True):
+            if "," not in s:
+                raise InputError(
+                    f"{path}, line {n}: no comma, but line {numbers[0]} separates "
+                    "its fields by commas: use one delimiter in the whole file."
+                )
         rows = [[f.strip() for f in r] for r in csv.reader(kept)]
     else:
         rows = [s.split() for s in kept]
@@ -175,16 +183,24 @@ def _parse_floats(values: list, numbers: np.ndarray, path: str, what: str):
     return out
 
 
-def _check_columns(rows, numbers, expected: int, path: str, layout: str):
+def _check_columns(
+    rows, numbers, expected: int, path: str, layout: str, delimiter=None
+):
     counts = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
     bad = np.flatnonzero(counts != expected)
     if bad.size:
         i = int(bad[0])
         found = int(counts[i])
         problem = "missing column" if found < expected else "extra column"
+        hint = ""
+        if delimiter is None and any("," in f for f in rows[i]):
+            hint = (
+                " This line has commas, but the first line separates its "
+                "fields by whitespace: use one delimiter in the whole file."
+            )
         raise InputError(
             f"{path}, line {numbers[i]}: {problem}: expected {expected} columns "
-            f"({layout}), found {found}."
+            f"({layout}), found {found}.{hint}"
         )
 
 
@@ -241,7 +257,7 @@ def _read_careful(source: _Source, *, key: bool, need_labels: bool) -> ScoreFile
             raise InputError(
                 f"{path}, line {n_lines + 1}: no trials after the header line."
             )
-    _check_columns(rows, numbers, expected, path, layout)
+    _check_columns(rows, numbers, expected, path, layout, delimiter)
     scores = _parse_floats([r[score_col] for r in rows], numbers, path, "score")
     columns = [
         None if j == score_col else np.array([r[j] for r in rows])
@@ -256,7 +272,7 @@ def _read_careful(source: _Source, *, key: bool, need_labels: bool) -> ScoreFile
 
 def _read_key_careful(source: _Source):
     path = source.name
-    numbers, rows, _, n_lines = _split_lines(source.text(), path)
+    numbers, rows, delimiter, n_lines = _split_lines(source.text(), path)
     first = rows[0]
     if (
         len(first) == 3
@@ -266,7 +282,7 @@ def _read_key_careful(source: _Source):
         rows, numbers = rows[1:], numbers[1:]
     if not rows:
         raise InputError(f"{path}, line {n_lines + 1}: no trials in key file.")
-    _check_columns(rows, numbers, 3, path, "model segment target|nontarget")
+    _check_columns(rows, numbers, 3, path, "model segment target|nontarget", delimiter)
     labels = _parse_labels([r[2] for r in rows], numbers, path)
     return rows, numbers, labels
 
@@ -370,10 +386,22 @@ def _first_line(block: bytes):
     return None
 
 
-def _fields(block: bytes, width: int) -> list:
-    """The fields of ``block``, after checking each line has ``width`` of them."""
+def _fields(block: bytes, width: int, comma: bool = False) -> list:
+    """The fields of ``block``, after checking each line has ``width`` of them.
+
+    With ``comma``, every line must also hold exactly ``width - 1`` commas
+    (one file, one delimiter: a whitespace-separated line in a CSV file, or
+    an empty field, is for the careful pass to report).
+    """
+    if comma:
+        if b'"' in block:
+            raise _Doubt
+        comma_at = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 44)
+        block = block.replace(b",", b" ")
     tokens = block.split()
     if not tokens:
+        if comma and comma_at.size:
+            raise _Doubt
         return tokens
     if len(tokens) % width:
         raise _Doubt
@@ -382,10 +410,18 @@ def _fields(block: bytes, width: int) -> list:
     starts = np.flatnonzero(word[1:] & ~word[:-1]) + 1
     if word[0]:
         starts = np.concatenate(([0], starts))
-    line_of = np.searchsorted(np.flatnonzero(buf == 10), starts)
+    newlines = np.flatnonzero(buf == 10)
+    line_of = np.searchsorted(newlines, starts)
     first, last = line_of[::width], line_of[width - 1 :: width]
     if (first != last).any() or (first[1:] == first[:-1]).any():
         raise _Doubt
+    if comma:
+        n_lines = newlines.shape[0] + 1
+        per_line = np.bincount(np.searchsorted(newlines, comma_at), minlength=n_lines)
+        expected = np.zeros(n_lines, dtype=per_line.dtype)
+        expected[first] = width - 1
+        if (per_line != expected).any():
+            raise _Doubt
     return tokens
 
 
@@ -432,11 +468,7 @@ def _read_fast(
                 if _is_header(fields, score_col):
                     header, block = fields, block[past:]
             columns = [[] for _ in range(width)]
-        if delimiter:
-            if b'"' in block:
-                raise _Doubt
-            block = block.replace(b",", b" ")
-        tokens = _fields(block, width)
+        tokens = _fields(block, width, comma=delimiter == ",")
         if not tokens:
             continue
         for j in range(width):
