@@ -5,6 +5,7 @@
     skcalib evaluate SCORES [--key KEY] [--p-target P --c-miss C --c-fa C]
                             [--plot FILE.png] [--det FILE.png]
                             [--tippett FILE.png] [--ci LEVEL
+                            [--ci-method {percentile,basic,bca}]
                             [--groups {model,segment}] [--n-resamples N]]
                             [--json]
     skcalib calibrate --method {pav-llr,pav,platt,affine} --train TRAIN
@@ -54,6 +55,18 @@ def _probability(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not 0 < v < 1:
         raise argparse.ArgumentTypeError(f"must be in (0, 1); got {text}")
+    return v
+
+
+def _level(text: str) -> float:
+    """A confidence level in (0, 1); a percentage gets a suggestion."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < v < 1:
+        hint = f" (for {text}%, write {v / 100:g})" if 1 < v < 100 else ""
+        raise argparse.ArgumentTypeError(f"must be in (0, 1); got {text}{hint}")
     return v
 
 
@@ -191,9 +204,19 @@ def build_parser() -> argparse.ArgumentParser:
     ci.add_argument(
         "--ci",
         metavar="LEVEL",
-        type=_probability,
+        type=_level,
         help="print each metric with its bootstrap confidence interval at "
-        "this level, e.g. 0.95 (default: no intervals)",
+        "this level, a number in (0, 1) such as 0.95 (default: no intervals)",
+    )
+    ci.add_argument(
+        "--ci-method",
+        choices=("percentile", "basic", "bca"),
+        default=None,
+        help="interval method (default percentile): percentile, basic (the "
+        "percentile interval reflected about the estimate: better for the "
+        "optimistic min DCF, EER and min Cllr) or bca (bias corrected and "
+        "accelerated; evaluates each metric once more per trial, or per "
+        "group with --groups: slow beyond some ten thousand)",
     )
     ci.add_argument(
         "--groups",
@@ -206,7 +229,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         type=_count,
         default=1000,
-        help="bootstrap resamples (default 1000)",
+        help="bootstrap resamples (default 1000); at least 2 / (1 - LEVEL), "
+        "e.g. 40 for 0.95, so that one resample lies beyond each end of the "
+        "interval",
     )
     ci.add_argument(
         "--seed",
