@@ -415,7 +415,12 @@ def test_calibrate_trials_format_and_model_roundtrip(data, tmp_path, capsys):
     argv = ["calibrate", "--method", "pav-llr", "--train", train_scores]
     assert main([*argv, "--train-key", train_key, "--save-model", str(model)]) == 0
     assert isinstance(joblib.load(model), skcalib.PAVLLRCalibrator)
-    capsys.readouterr()
+    # one confirmation line on stderr, none with -q
+    assert capsys.readouterr().err == f"PAVLLRCalibrator: model saved to {model}\n"
+    assert (
+        main(["-q", *argv, "--train-key", train_key, "--save-model", str(model)]) == 0
+    )
+    assert capsys.readouterr().err == ""
     assert main(["calibrate", "--load-model", str(model), "--apply", apply]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [ln.split()[:2] for ln in out] == [

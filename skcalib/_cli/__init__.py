@@ -13,6 +13,7 @@
                       [--save-model FILE | --load-model FILE]
     skcalib fuse --train TRAIN1 TRAIN2 ... [--train-key KEY]
                  --apply SCORES1 SCORES2 ... [-o OUT]
+                 [--save-model FILE | --load-model FILE]
     skcalib demo [--plot FILE.png] [--json]
 
 Score files are text, comma- or whitespace-separated, one trial per line
@@ -342,9 +343,9 @@ def build_parser() -> argparse.ArgumentParser:
     fu.add_argument(
         "--train",
         nargs="+",
-        required=True,
         metavar="TRAIN",
-        help="labelled training scores, one file per system ('-': stdin)",
+        help="labelled training scores, one file per system ('-': stdin); "
+        "required unless --load-model",
     )
     fu.add_argument(
         "--train-key",
@@ -354,9 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
     fu.add_argument(
         "--apply",
         nargs="+",
-        required=True,
         metavar="SCORES",
-        help="scores to fuse, one file per system in the order of --train",
+        help="scores to fuse, one file per system in the order of --train "
+        "(or of the systems of --load-model)",
     )
     fu.add_argument(
         "-o",
@@ -370,29 +371,30 @@ def build_parser() -> argparse.ArgumentParser:
         default="llr",
         help="write fused LLRs (default) or target probabilities at --prior",
     )
+    # None: not given (refused with --load-model); cmd_fuse fills the defaults
     fu.add_argument(
         "--alpha",
         type=_positive,
-        default=1.0,
+        default=None,
         help="Beta-family rule parameter alpha (default 1: logistic regression)",
     )
     fu.add_argument(
         "--beta",
         type=_positive,
-        default=1.0,
+        default=None,
         help="Beta-family rule parameter beta (default 1)",
     )
     fu.add_argument(
         "--p-target",
         type=_probability,
-        default=0.5,
+        default=None,
         metavar="P",
         help="target prior of the application the objective is tuned for (default 0.5)",
     )
     fu.add_argument(
         "--l2",
         type=_non_negative,
-        default=0.0,
+        default=None,
         help="L2 penalty on the fusion weights (default 0)",
     )
     fu.add_argument(
@@ -401,6 +403,18 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="prior that turns fused LLRs into probabilities for --output proba "
         "(default: the training proportion of targets)",
+    )
+    fu.add_argument(
+        "--save-model",
+        metavar="FILE",
+        help="save the fitted fusion (joblib pickle)",
+    )
+    fu.add_argument(
+        "--load-model",
+        metavar="FILE",
+        help="use a fusion saved with --save-model instead of training (only "
+        "load files you trust: it is a pickle); the training options --train, "
+        "--train-key, --alpha, --beta, --p-target, --l2, --prior are refused",
     )
     fu.set_defaults(command_module="_fuse", command_func="cmd_fuse")
 

@@ -17,6 +17,7 @@ from ._common import (
     json_number,
     warnings_as_notes,
 )
+from ._model import load_model, refuse_training_options, save_model
 from ._output import atomic_output, check_outputs
 from ._reader import read_scores, require_both_classes, require_finite
 from ._writer import write_scores
@@ -454,31 +455,6 @@ def make_calibrator(args):
     return cls(**kwargs)
 
 
-def load_model(path: str):
-    import joblib
-
-    from .._base import BaseCalibrator
-
-    if os.path.isdir(path):
-        raise InputError(f"{path}: is a directory, not a saved model.")
-    try:
-        model = joblib.load(path)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file.") from None
-    except MemoryError:
-        raise InputError(f"{path}: not a saved skcalib model (too large).") from None
-    except Exception as exc:  # any unreadable file: zlib, lzma, pickle, EOF, ...
-        raise InputError(
-            f"{path}: not a saved skcalib model (reading it failed with "
-            f"{type(exc).__name__})."
-        ) from None
-    if not isinstance(model, BaseCalibrator):
-        raise InputError(
-            f"{path}: not a saved skcalib calibrator (found {type(model).__name__})."
-        )
-    return model
-
-
 def cmd_calibrate(args) -> int:
     if args.load_model is None and args.train is None:
         raise InputError("calibrate needs --train TRAIN (or --load-model FILE).")
@@ -487,20 +463,7 @@ def cmd_calibrate(args) -> int:
     if args.apply is None and args.save_model is None:
         raise InputError("nothing to do: give --apply SCORES and/or --save-model.")
     if args.load_model is not None:
-        given = [
-            flag for dest, flag in TRAINING_OPTIONS if getattr(args, dest) is not None
-        ]
-        if args.train_key is not None:
-            given.append("--train-key")
-        if given:
-            raise InputError(
-                f"{', '.join(given)}: only for training; the model from "
-                f"--load-model {args.load_model} is already fitted."
-            )
-        if args.save_model is not None:
-            raise InputError(
-                "--save-model: the model from --load-model is already saved."
-            )
+        refuse_training_options(args, TRAINING_OPTIONS)
     elif args.method is None:
         raise InputError("--method is required with --train.")
     check_outputs(
@@ -516,7 +479,7 @@ def cmd_calibrate(args) -> int:
         raise InputError("only one input can be standard input (-).")
     progress = Progress(args.quiet)
     if args.load_model is not None:
-        model = load_model(args.load_model)
+        model = load_model(args.load_model, "calibrate")
     else:
         model = make_calibrator(args)
         train = read_scores(
@@ -531,10 +494,7 @@ def cmd_calibrate(args) -> int:
         except ValueError as exc:
             raise InputError(f"{train.path}: cannot fit: {exc}") from None
         if args.save_model is not None:
-            import joblib
-
-            with atomic_output(args.save_model, "wb") as f:
-                joblib.dump(model, f)
+            save_model(model, args.save_model, quiet=args.quiet)
     if args.apply is not None:
         sf = read_scores(args.apply, progress, need_labels=False)
         require_finite(sf, "to be calibrated")
