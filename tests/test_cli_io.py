@@ -240,6 +240,40 @@ def _stdin(monkeypatch, data: bytes):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
 
 
+def test_gzip_files_are_read_transparently(files, capsys, monkeypatch):
+    import gzip
+
+    tmp_path, train, apply = files
+    assert main(["evaluate", train, "--json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    packed = _write(tmp_path / "train.txt.gz", gzip.compress(_read(train)))
+    assert main(["evaluate", packed, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert {k: got[k] for k in ("eer", "cllr", "n_target")} == {
+        k: expected[k] for k in ("eer", "cllr", "n_target")
+    }
+    # recognized by content, not name; from stdin too; keys as well
+    hidden = _write(tmp_path / "train.dat", gzip.compress(_read(train)))
+    _stdin(monkeypatch, _read(packed))
+    for source in (hidden, "-"):
+        assert main(["evaluate", source, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["eer"] == expected["eer"]
+    trials = _write(tmp_path / "t.txt", "m s1 1.0\nm s2 -1\nm s3 0.5\n")
+    key = _write(
+        tmp_path / "k.gz", gzip.compress(b"m s1 target\nm s2 nontarget\nm s3 1\n")
+    )
+    assert main(["evaluate", trials, "--key", key, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_target"] == 2
+    # messages name the line of the decompressed text; damage is one line
+    bad = _write(tmp_path / "bad.gz", gzip.compress(b"1 target\n2 x\n"))
+    assert main(["evaluate", bad]) == 2
+    assert f"{bad}, line 2: unknown label 'x'" in capsys.readouterr().err
+    cut = _write(tmp_path / "cut.gz", gzip.compress(_read(train))[:-40])
+    assert main(["evaluate", cut]) == 2
+    err = capsys.readouterr().err
+    assert err == f"skcalib: error: {cut}: damaged gzip file (it ends too early).\n"
+
+
 def test_dash_reads_standard_input(files, capsys, monkeypatch):
     tmp_path, train, apply = files
     assert main(["evaluate", train, "--json"]) == 0

@@ -15,11 +15,17 @@ from ._common import (
     Progress,
     duration,
     json_number,
+    note,
     warnings_as_notes,
 )
 from ._model import load_model, refuse_training_options, save_model
 from ._output import atomic_output, check_outputs
-from ._reader import read_scores, require_both_classes, require_finite
+from ._reader import (
+    read_scores,
+    require_both_classes,
+    require_finite,
+    unscored_note,
+)
 from ._writer import write_scores
 
 
@@ -374,6 +380,7 @@ def cmd_evaluate(args) -> int:
             "effective_prior": effective_prior(args),
             **{k: json_number(v) for k, v in metrics.items()},
             "n_confidently_wrong": sum(wrong),
+            "n_key_trials_unscored": sf.n_unscored,
         }
         if intervals is not None:
             out["ci"] = {
@@ -393,6 +400,8 @@ def cmd_evaluate(args) -> int:
         f"{sf.path}: {n_tar + n_non} trials ({n_tar} target, {n_non} "
         "non-target); scores read as natural-log LLRs"
     )
+    if sf.n_unscored:
+        print(unscored_note(sf))
     print(app_line(args))
     if intervals is not None:
         unit = "trials" if groups is None else f"{args.groups}s"
@@ -487,6 +496,7 @@ def cmd_calibrate(args) -> int:
         )
         require_finite(train, "to train a calibrator")
         require_both_classes(train)
+        note(unscored_note(train), quiet=args.quiet)
         progress.update(f"fitting {type(model).__name__}")
         try:
             with warnings_as_notes():

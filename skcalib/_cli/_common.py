@@ -74,6 +74,12 @@ class Progress:
             self.update(message, force=True)
 
 
+def note(text: str | None, *, quiet: bool) -> None:
+    """``text`` as one note line on stderr, unless ``quiet`` or empty."""
+    if text and not quiet:
+        print(f"{PROG}: note: {text}", file=sys.stderr)
+
+
 def duration(seconds: float) -> str:
     """``seconds`` as a rough human duration: ``"40 s"``, ``"3 min"``, ``"2 h"``."""
     if not math.isfinite(seconds):

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from ._common import InputError, Progress, warnings_as_notes
+from ._common import InputError, Progress, note, warnings_as_notes
 from ._model import load_model, refuse_training_options, save_model
 from ._output import check_outputs
 from ._reader import (
@@ -21,6 +21,7 @@ from ._reader import (
     require_both_classes,
     require_finite,
     trial_codes,
+    unscored_note,
 )
 from ._writer import write_scores
 
@@ -184,6 +185,7 @@ def _train(args, progress):
     )
     train = _read_set(args.train, progress, key=args.train_key, need_labels=True)
     require_both_classes(train[0])
+    note(unscored_note(train[0]), quiet=args.quiet)
     X_train = stack_systems(train)
     progress.update(f"fitting ProperScoringFusion on {X_train.shape[0]:,} trials")
     try:

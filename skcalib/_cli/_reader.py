@@ -13,10 +13,12 @@ line to name the first offending line, or to read the unusual but valid file.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import math
 import os
 import sys
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -58,6 +60,8 @@ class ScoreFile:
     scores: np.ndarray
     columns: list = field(repr=False)  # each column's fields (str or bytes)
     labels: np.ndarray | None = None  # bool, True for target
+    n_unscored: int = 0  # trials of the key file with no score in this file
+    key_path: str | None = None
     source: _Source | None = field(default=None, repr=False)
     _lines: np.ndarray | None = field(default=None, repr=False)
 
@@ -73,8 +77,39 @@ class ScoreFile:
         return self._lines
 
 
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+class _Gunzip(io.RawIOBase):
+    """A gzip stream whose failures are one-line input errors."""
+
+    def __init__(self, raw, path: str):
+        self._gz = gzip.GzipFile(fileobj=raw, mode="rb")
+        self._raw = raw
+        self._path = path
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size=-1) -> bytes:
+        try:
+            return self._gz.read(size)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            reason = "it ends too early" if isinstance(exc, EOFError) else exc
+            raise InputError(f"{self._path}: damaged gzip file ({reason}).") from None
+
+    def close(self) -> None:
+        self._gz.close()
+        self._raw.close()
+        super().close()
+
+
 class _Source:
-    """A score file, or standard input for ``-``, readable more than once."""
+    """A score file, or standard input for ``-``, readable more than once.
+
+    A gzip-compressed file (recognized by its first bytes, whatever its name)
+    is read decompressed.
+    """
 
     def __init__(self, path: str):
         self.path = path
@@ -85,8 +120,14 @@ class _Source:
             raise InputError(f"{path}: is a directory, not a score file.")
 
     def open(self):
+        raw = self._open_raw()
+        if raw.peek(2)[:2] == _GZIP_MAGIC:
+            return _Gunzip(raw, self.name)
+        return raw
+
+    def _open_raw(self):
         if self._data is not None:
-            return io.BytesIO(self._data)
+            return io.BufferedReader(io.BytesIO(self._data))
         try:
             return open(self.path, "rb")
         except FileNotFoundError:
@@ -287,8 +328,13 @@ def _read_key_careful(source: _Source):
     return rows, numbers, labels
 
 
-def _match_key_careful(sf: ScoreFile, key_source: _Source) -> np.ndarray:
-    """Labels of the scored trials, or a message naming the first bad line."""
+def _match_key_careful(sf: ScoreFile, key_source: _Source):
+    """Labels of the scored trials and the number of key trials not scored.
+
+    A key may hold more trials than the score file (a master key evaluated
+    on the scores of one condition); a scored trial missing from the key,
+    or scored twice, is an error naming its line.
+    """
     key_path = key_source.name
     rows, numbers, labels = _read_key_careful(key_source)
     table: dict = {}
@@ -318,13 +364,7 @@ def _match_key_careful(sf: ScoreFile, key_source: _Source) -> np.ndarray:
             )
         seen[trial] = int(n)
         out[i] = hit[0]
-    if len(seen) != len(table):
-        missing = next(t for t in table if t not in seen)
-        raise InputError(
-            f"{key_path}, line {table[missing][1]}: trial ({missing[0]}, "
-            f"{missing[1]}) has no score in {sf.path} (key/score mismatch)."
-        )
-    return out
+    return out, len(table) - len(seen)
 
 
 def _as_text(column: np.ndarray) -> list:
@@ -515,8 +555,9 @@ def trial_codes(*pairs) -> list:
     return np.split(trial, np.cumsum(sizes)[:-1])
 
 
-def _match_key_fast(sf: ScoreFile, key_source: _Source, progress) -> np.ndarray:
-    """Labels of the scored trials, matched by integer codes of their names."""
+def _match_key_fast(sf: ScoreFile, key_source: _Source, progress):
+    """Labels of the scored trials (matched by integer codes of their names)
+    and the number of key trials not scored."""
     key = _read_fast(key_source, progress, key=True, need_labels=False, key_file=True)
     is_tar, bad = classify_labels(key.columns[2])
     if bad >= 0:
@@ -531,9 +572,9 @@ def _match_key_fast(sf: ScoreFile, key_source: _Source, progress) -> np.ndarray:
     if (sorted_keyed[pos] != scored).any():
         raise _Doubt  # a scored trial not in the key
     hits = np.bincount(pos, minlength=sorted_keyed.shape[0])
-    if (hits != 1).any():
-        raise _Doubt  # a duplicate scored trial, or a key trial without score
-    return is_tar[order][pos]
+    if (hits > 1).any():
+        raise _Doubt  # a duplicate scored trial: the careful pass names it
+    return is_tar[order][pos], int(np.count_nonzero(hits == 0))
 
 
 # ------------------------------------------------------------------------- API
@@ -559,9 +600,10 @@ def read_scores(
             )
         key_source = _Source(key)
         try:
-            sf.labels = _match_key_fast(sf, key_source, progress)
+            sf.labels, sf.n_unscored = _match_key_fast(sf, key_source, progress)
         except _Doubt:
-            sf.labels = _match_key_careful(sf, key_source)
+            sf.labels, sf.n_unscored = _match_key_careful(sf, key_source)
+        sf.key_path = key_source.name
     progress.update(f"read {sf.path}: {sf.scores.shape[0]:,} trials")
     return sf
 
@@ -583,6 +625,19 @@ def require_finite(sf: ScoreFile, why: str) -> None:
             f"{sf.path}, line {sf.lines[i]}: score {format_value(sf.scores[i])!r} "
             f"must be finite {why}."
         )
+
+
+def unscored_note(sf: ScoreFile) -> str | None:
+    """One line on the key trials that have no score, if there are any."""
+    if not sf.n_unscored:
+        return None
+    n = sf.n_unscored
+    return (
+        f"{sf.key_path}: {n:,} key trial{'s' if n != 1 else ''} "
+        f"{'have' if n != 1 else 'has'} no score in {sf.path} and "
+        f"{'are' if n != 1 else 'is'} left out (the key may cover more "
+        "trials than one score file)."
+    )
 
 
 def require_both_classes(sf: ScoreFile) -> None:
