@@ -25,6 +25,7 @@ from scipy.linalg.blas import dsyrk
 from scipy.special import log_softmax, softmax
 from sklearn.base import (
     BaseEstimator,
+    ClassifierMixin,
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
@@ -275,7 +276,7 @@ class MulticlassObjective:
 
 
 class MulticlassAffineCalibrator(
-    ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+    ClassifierMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 ):
     """Multiclass calibration by an affine map of log-scores and a softmax.
 

@@ -427,9 +427,9 @@ def test_bosaris_matching_is_vectorized_and_exact(tmp_path):
     np.testing.assert_array_equal(sf.labels, y)
     np.testing.assert_array_equal(sf.scores, s)
     careful = _reader._read_careful(_reader._Source(scores), key=True, need_labels=True)
-    np.testing.assert_array_equal(
-        _reader._match_key_careful(careful, _reader._Source(key)), y
-    )
+    labels, n_unscored = _reader._match_key_careful(careful, _reader._Source(key))
+    np.testing.assert_array_equal(labels, y)
+    assert n_unscored == 0
 
 
 def test_classify_labels_reports_the_first_bad_line():

@@ -16,14 +16,16 @@
                  [--save-model FILE | --load-model FILE]
     skcalib demo [--plot FILE.png] [--json]
 
-Score files are text, comma- or whitespace-separated, one trial per line
-(blank lines and lines starting with ``#`` are ignored; a first line naming
-its columns, e.g. ``score label``, is a header; ``-`` reads standard input):
+Score files are text, comma- or whitespace-separated (one delimiter per
+file), one trial per line, possibly gzip-compressed (blank lines and lines
+starting with ``#`` are ignored; a first line naming its columns, e.g.
+``score label``, is a header; ``-`` reads standard input):
 
 - two columns ``score label``, the label one of ``1/0``, ``target/nontarget``
   (also ``tar/non``, ``true/false``, ``+1/-1``), or
 - three columns ``model segment score`` (BOSARIS style) with a key file of
-  ``model segment target|nontarget`` lines.
+  ``model segment target|nontarget`` lines (the key may list more trials
+  than the score file; they are counted and left out).
 
 Malformed input exits with status 2 and a one-line message naming the file
 and the line; nothing in this package prints a traceback for bad input.
@@ -157,8 +159,10 @@ def build_parser() -> argparse.ArgumentParser:
         "calibration (EER, min/actual DCF, Cllr).",
         epilog="Score files: 'score label' (label "
         f"{_LABEL_HELP}) or 'model segment score' with a key file of "
-        "'model segment target|nontarget'; comma- or whitespace-separated; "
-        "'-' reads standard input. Output files are replaced only once "
+        "'model segment target|nontarget' (it may hold more trials than the "
+        "score file); comma- or whitespace-separated, one delimiter per file; "
+        "gzip-compressed files are read as such; '-' reads standard input. "
+        "Output files are replaced only once "
         f"completely written. With --json, {JSON_INFINITY_HELP}.",
         parents=[quiet],
     )
