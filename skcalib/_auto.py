@@ -528,7 +528,8 @@ class AutoCalibrator(BaseCalibrator):
         if X.shape[1] != K:
             raise ValueError(
                 f"{type(self).__name__} needs one score column per class: `y` "
-                f"has {K} classes but `X` has {X.shape[1]} columns."
+                f"has {K} classes but `X` has {X.shape[1]} columns. Only binary "
+                "classification is supported on other score layouts."
             )
         sample_weight = check_weights(sample_weight, X.shape[0])
         candidates = self._candidates(multiclass=True)
