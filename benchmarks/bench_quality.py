@@ -103,7 +103,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 import skcalib
-from skcalib.metrics import expected_calibration_error
+from skcalib.metrics import expected_calibration_error, top_label_calibration_error
 
 N_BINS = 15
 PAIR_LIMIT = 1.02  # a skcalib method against its scikit-learn namesake
@@ -437,23 +437,11 @@ def available_peers():
 # scores
 
 
-def _top_label_ece(y, proba):
-    """Top-label ECE (Guo et al., 2017), bins of ``calibration_curve``."""
-    top = proba.argmax(axis=1)
-    conf = proba[np.arange(y.shape[0]), top]
-    correct = (top == y).astype(float)
-    edges = np.linspace(0.0, 1.0, N_BINS + 1)
-    ids = np.searchsorted(edges[1:-1], conf)
-    total = np.bincount(ids, minlength=N_BINS)
-    gap = np.bincount(ids, weights=correct - conf, minlength=N_BINS)
-    return float(np.sum(np.abs(gap[total > 0])) / y.shape[0])
-
-
 def scores(y, proba, n_classes):
     """(log-loss, Brier, ECE) of test probabilities ``proba`` (n, K)."""
     proba = np.asarray(proba, dtype=float)
     if proba.shape != (y.shape[0], n_classes) or not np.isfinite(proba).all():
-        raise RuntimeError(f"bad probabilities: shape {proba.shape} or not finite")
+        raise ValueError(f"bad probabilities: shape {proba.shape} or not finite")
     ll = log_loss(y, proba, labels=np.arange(n_classes))
     if n_classes == 2:
         brier = float(np.mean((proba[:, 1] - y) ** 2))
@@ -461,7 +449,7 @@ def scores(y, proba, n_classes):
     else:
         onehot = np.eye(n_classes)[y]
         brier = float(np.mean(np.sum((proba - onehot) ** 2, axis=1)))
-        ece = _top_label_ece(y, proba)
+        ece = top_label_calibration_error(y, proba, n_bins=N_BINS)
     return float(ll), brier, float(ece)
 
 
@@ -520,8 +508,10 @@ def _run_task(dataset, classifier, repeat, method_names, peers):
             except Exception as exc:  # noqa: BLE001  (reported, run goes on)
                 res = {"status": "error", "message": f"{type(exc).__name__}: {exc}"}
             else:
-                # outside the try: a failing metric is a bug of this script
-                res = {"status": "ok", "scores": scores(y_te, proba, n_classes)}
+                try:
+                    res = {"status": "ok", "scores": scores(y_te, proba, n_classes)}
+                except ValueError as exc:  # e.g. rows not summing to 1
+                    res = {"status": "error", "message": f"invalid output: {exc}"}
         res["time"] = time.perf_counter() - t0
         res["warnings"] = sorted(
             {f"{w.category.__name__}: {str(w.message)[:120]}" for w in caught}
