@@ -850,7 +850,8 @@ def _markdown(header, rows):
 def _rst(header, rows):
     lines = [".. list-table::", "   :header-rows: 1", ""]
     for row in [header, *rows]:
-        cells = [c if c else "\\" for c in row]  # an empty cell needs content
+        # an empty cell needs content; a lone "-" would start a bullet list
+        cells = [{"": "\\", "-": "–"}.get(c, c) for c in row]
         lines.append("   * - " + cells[0])
         lines += ["     - " + c for c in cells[1:]]
     return "\n".join(lines)
@@ -1041,6 +1042,16 @@ def main(argv=None):
     if missing_peers:
         log(f"peers not installed (skipped): {', '.join(missing_peers)}")
 
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=os.path.dirname(os.path.abspath(__file__)),
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = ""
     t0 = time.perf_counter()
     jobs = [(d, k, r) for d in datasets for k in classifiers for r in range(repeats)]
     # workers import this file as a module (loky passes sys.path on), rather
@@ -1063,16 +1074,6 @@ def main(argv=None):
     cells = aggregate(tasks, method_names)
     pairs, rank_summary = summarize(cells, method_names, registry)
 
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=os.path.dirname(os.path.abspath(__file__)),
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = ""
     import sklearn
 
     meta = {
