@@ -319,7 +319,12 @@ def _uncalibrated(ctx):
 
 
 def _skcalib_class(name):
-    return partial(getattr, skcalib, name)
+    """A factory of ``skcalib.<name>()``, an instance with default parameters."""
+
+    def factory():
+        return getattr(skcalib, name)()
+
+    return factory
 
 
 def build_methods():
