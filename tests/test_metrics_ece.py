@@ -242,7 +242,7 @@ def test_multiclass_errors(func):
         func(["a", "c"], q, labels=["a", "b"])
     with pytest.raises(ValueError, match="labels"):
         func([0, 1], q, labels=["a", "b", "c"])
-    with pytest.raises(ValueError, match="0 sample"):
+    with pytest.raises(ValueError, match="`y_true` is empty"):
         func([], np.empty((0, 2)))
     with pytest.raises(ValueError, match="[Nn]egative"):
         func([0, 1], q, sample_weight=[1.0, -1.0])

@@ -32,11 +32,6 @@ def _validated(y_true, y_prob, p_classes, labels, sample_weight):
             "`y_prob` must be 2-D of shape (n_samples, n_classes) with "
             f"n_classes >= 2; got shape {q.shape}."
         )
-    if q.shape[0] == 0:
-        raise ValueError(
-            f"Found array with 0 sample(s) (shape={q.shape}) while a minimum of 1 "
-            "is required: `y_prob` is empty."
-        )
     if not np.isfinite(q).all():
         raise ValueError("`y_prob` must be finite (no NaN or infinity).")
     if (q < 0).any() or (q > 1).any():
