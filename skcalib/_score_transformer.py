@@ -103,20 +103,21 @@ def _binary_scores(estimator, X, method: str) -> np.ndarray:
     return binary_response(estimator, X, method, proba="log_odds")
 
 
-def _class_scores(estimator, X, method: str, n_classes: int) -> np.ndarray:
+def _class_scores(estimator, X, method: str, classes, per_class=False) -> np.ndarray:
     """Scores of a fitted classifier, float64: (n,) if binary, else (n, n_classes).
 
-    Binary: :func:`_binary_scores`; multiclass:
+    Binary: :func:`_binary_scores`, unless ``per_class`` (for a natively
+    multiclass calibrator); otherwise
     :func:`~skcalib.utils._response.class_response` (the ``decision_function``
-    columns or the log-probabilities).
+    columns or the log-probabilities, one column per class of ``classes``).
     """
-    if n_classes == 2:
+    if classes.shape[0] == 2 and not per_class:
         return _binary_scores(estimator, X, method)
-    return class_response(estimator, X, method, n_classes)
+    return class_response(estimator, X, method, classes)
 
 
 def _fit_and_score(
-    estimator, X, y, train, test, sample_weight, fit_params, method, n_classes
+    estimator, X, y, train, test, sample_weight, fit_params, method, classes, per_class
 ):
     """Fit ``estimator`` on ``train`` (all rows if None), score ``test``.
 
@@ -135,7 +136,9 @@ def _fit_and_score(
     resolved = resolve_response_method(estimator, method)
     if test is None:
         return estimator, None, resolved
-    scores = _class_scores(estimator, _safe_indexing(X, test), resolved, n_classes)
+    scores = _class_scores(
+        estimator, _safe_indexing(X, test), resolved, classes, per_class
+    )
     return estimator, scores, resolved
 
 
@@ -172,7 +175,8 @@ def _cross_fit(
     fit_params=None,
     n_jobs=None,
     fit_full=True,
-    n_classes=2,
+    classes,
+    per_class=False,
     split_params=None,
     select_splits=None,
 ):
@@ -183,12 +187,14 @@ def _cross_fit(
     with ``fit_full``, the fit on all the data run as one joblib batch, so the
     full fit overlaps the fold fits when ``n_jobs > 1``. ``select_splits``, if
     given, maps the list of splits to the ones to fit (it may raise), before
-    any fit; the scores of test folds it leaves out are NaN.
+    any fit; the scores of test folds it leaves out are NaN. ``classes`` are
+    the classes of ``y``; ``per_class`` asks for one score column per class
+    even for a binary problem (see :func:`_class_scores`).
 
     Returns
     -------
     scores : ndarray of shape (n_samples,), or (n_samples, n_classes) if \
-            ``n_classes > 2``
+            there are more than 2 classes or ``per_class``
         ``scores[test]`` comes from the model fitted on the matching ``train``.
     splits : list of (train, test) index arrays
     fold_estimators : list of fitted clones, one per split
@@ -215,7 +221,8 @@ def _cross_fit(
             sample_weight,
             fit_params,
             response_method,
-            n_classes,
+            classes,
+            per_class,
         )
         for train, test in tasks
     )
@@ -227,7 +234,8 @@ def _cross_fit(
             f"The folds of {type(estimator).__name__} resolved to different "
             f"response methods {sorted(methods)}; set `response_method`."
         )
-    shape = (n_samples,) if n_classes == 2 else (n_samples, n_classes)
+    n_classes = classes.shape[0]
+    shape = (n_samples,) if n_classes == 2 and not per_class else (n_samples, n_classes)
     scores = np.full(shape, np.nan)  # NaN: test folds not selected
     for (_, test), (_, fold_scores, _) in zip(splits, fold_results, strict=True):
         scores[test] = fold_scores
@@ -402,7 +410,8 @@ class ScoreTransformer(
             sample_weight,
             fit_params,
             self.response_method,
-            self.classes_.shape[0],
+            self.classes_,
+            False,
         )
         self._set_fitted(estimator, method)
         return estimator
@@ -464,10 +473,9 @@ class ScoreTransformer(
         X, y, sample_weight, fit_params, split_params = self._prepare_fit(
             X, y, sample_weight, fit_params, "fit_transform"
         )
-        n_classes = self.classes_.shape[0]
         if self.cv is None:
             estimator = self._fit_all(X, y, sample_weight, fit_params)
-            scores = _class_scores(estimator, X, self.response_method_, n_classes)
+            scores = _class_scores(estimator, X, self.response_method_, self.classes_)
         else:
             cv = check_cv(self.cv, y, classifier=True)
             scores, _, _, estimator, method = _cross_fit(
@@ -479,7 +487,7 @@ class ScoreTransformer(
                 sample_weight=sample_weight,
                 fit_params=fit_params,
                 n_jobs=self.n_jobs,
-                n_classes=n_classes,
+                classes=self.classes_,
                 split_params=split_params,
             )
             self._set_fitted(estimator, method)
@@ -500,9 +508,7 @@ class ScoreTransformer(
             favours ``classes_[k]``.
         """
         check_is_fitted(self)
-        scores = _class_scores(
-            self.estimator_, X, self.response_method_, self.classes_.shape[0]
-        )
+        scores = _class_scores(self.estimator_, X, self.response_method_, self.classes_)
         return scores.reshape(scores.shape[0], -1)
 
     @property

@@ -93,12 +93,6 @@ class _SoftmaxCalibrator(ClassifierMixin, BaseEstimator):
 
 
 # ----------------------------------------------------------------- errors
-def test_multiclass_calibrator_on_binary_target_raises():
-    X, y = _data()
-    with pytest.raises(ValueError, match="multiclass calibrator"):
-        CalibratedClassifier(LogisticRegression(), _SoftmaxCalibrator()).fit(X, y)
-
-
 def test_unrequested_weights_under_routing_raise():
     X, y = _data()
     w = np.ones(X.shape[0])
@@ -164,46 +158,123 @@ def test_ensemble_with_single_class_test_folds(Cal):
     )
 
 
+def _quarter_splits(y, folds):
+    """Splits whose test folds are (class, quarter) pairs of ``y``."""
+    idx = np.arange(y.shape[0])
+    tests = [
+        np.concatenate([idx[y == c][q * 10 : (q + 1) * 10] for c, q in fold])
+        for fold in folds
+    ]
+    return [(np.setdiff1d(idx, t), t) for t in tests]
+
+
 def test_multiclass_ensemble_leaves_out_folds_missing_a_class():
-    # With K > 2 classes each one-vs-rest calibrator needs its class and the
-    # rest: a test fold without one of the classes cannot train them all.
+    # A natively multiclass calibrator needs every class in its test fold:
+    # a pair whose test fold lacks one is left out, with a warning.
     rng = np.random.default_rng(0)
     y = np.repeat([0, 1, 2], 40)
     X = rng.normal(size=(120, 3)) + 1.5 * np.eye(3)[y]
-    idx = np.arange(120)
-
-    def splits(folds):  # test folds of (class, quarter) pairs
-        tests = [
-            np.concatenate([idx[y == c][q * 10 : (q + 1) * 10] for c, q in fold])
-            for fold in folds
-        ]
-        return [(np.setdiff1d(idx, t), t) for t in tests]
-
     # the third test fold has no class 2; every training fold has all three
-    some = splits(
+    some = _quarter_splits(
+        y,
         [
             [(0, 0), (1, 0), (2, 0), (2, 2)],
             [(0, 1), (1, 1), (2, 1), (2, 3)],
             [(0, 2), (0, 3), (1, 2), (1, 3)],
-        ]
+        ],
     )
-    clf = CalibratedClassifier(
-        LogisticRegression(), PAVCalibrator(), cv=some, ensemble=True
-    )
+    cal = MulticlassAffineCalibrator(kind="vector")
+    clf = CalibratedClassifier(LogisticRegression(), cal, cv=some, ensemble=True)
     with pytest.warns(UserWarning, match=r"Test folds 2 \(0-based\).* lack a class"):
         clf.fit(X, y)
     assert len(clf.calibrators_) == len(clf.estimators_) == 2
     assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0)
     # every test fold misses one class
-    none = splits(
+    none = _quarter_splits(
+        y,
         [
             [(0, 0), (0, 1), (1, 0), (1, 1)],
             [(1, 2), (1, 3), (2, 0), (2, 1)],
             [(0, 2), (0, 3), (2, 2), (2, 3)],
-        ]
+        ],
     )
     with pytest.raises(ValueError, match="holds every class"):
         clf.set_params(cv=none).fit(X, y)
+
+
+def test_one_vs_rest_ensemble_keeps_folds_missing_a_class():
+    # As scikit-learn: every pair is kept; the one-vs-rest calibration of a
+    # class absent from a test fold is the rule of succession (n_k + 1)/(n + 2).
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], 40)
+    X = rng.normal(size=(120, 3)) + 1.5 * np.eye(3)[y]
+    none = _quarter_splits(
+        y,
+        [
+            [(0, 0), (0, 1), (1, 0), (1, 1)],
+            [(1, 2), (1, 3), (2, 0), (2, 1)],
+            [(0, 2), (0, 3), (2, 2), (2, 3)],
+        ],
+    )
+    clf = CalibratedClassifier(
+        LogisticRegression(), PAVCalibrator(), cv=none, ensemble=True
+    ).fit(X, y)
+    assert len(clf.calibrators_) == 3
+    constant = clf.calibrators_[0][2]  # class 2 is not in the first test fold
+    assert_allclose(constant.predict_proba(X[:3])[:, 1], 1.0 / 42.0)
+    assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0)
+    # a test fold with a single class cannot train anything (LeaveOneOut)
+    from sklearn.model_selection import LeaveOneOut
+
+    with pytest.raises(ValueError, match="holds two classes"):
+        clf.set_params(cv=LeaveOneOut()).fit(X[::4], y[::4])
+
+
+def _fold_without_class(y, k):
+    """Two splits; the first trains on samples without class ``k``."""
+    idx = np.arange(y.shape[0])
+    first = idx[(y == k) | (idx % 2 == 0)]
+    return [(np.setdiff1d(idx, first), first), (first, np.setdiff1d(idx, first))]
+
+
+@pytest.mark.parametrize(
+    "cal", [PlattCalibrator(), MulticlassAffineCalibrator(kind="temperature")]
+)
+@pytest.mark.parametrize("ensemble", [True, False])
+def test_training_fold_without_a_class(cal, ensemble):
+    # A classifier fitted without class 2 knows 2 of the 3 classes: the
+    # pair gives class 2 probability 0 (scikit-learn), the out-of-fold scores
+    # give it probability 0 (cross_val_predict) instead of failing.
+    rng = np.random.default_rng(1)
+    y = np.repeat([0, 1, 2], 40)
+    X = rng.normal(size=(120, 3)) + 1.5 * np.eye(3)[y]
+    splits = _fold_without_class(y, 2)
+    clf = CalibratedClassifier(GaussianNB(), cal, cv=splits, ensemble=ensemble)
+    if ensemble and isinstance(cal, MulticlassAffineCalibrator):
+        # the other test fold has no class 2: that pair cannot calibrate all three
+        with pytest.warns(UserWarning, match=r"Test folds 1 \(0-based\)"):
+            clf.fit(X, y)
+    else:
+        clf.fit(X, y)
+    proba = clf.predict_proba(X)
+    assert_allclose(proba.sum(axis=1), 1.0)
+    if ensemble:
+        assert clf.estimators_[0].classes_.tolist() == [0, 1]
+        pair = clf._pair_proba(clf.estimators_[0], clf.calibrators_[0], X)
+        assert_array_equal(pair[:, 2], 0.0)
+        assert np.all(pair[:, :2] > 0)
+        assert_allclose(pair.sum(axis=1), 1.0)
+
+
+def test_binary_decision_function_of_two_of_three_classes_raises():
+    # as cross_val_predict: one column cannot say which class it scores
+    rng = np.random.default_rng(1)
+    y = np.repeat([0, 1, 2], 40)
+    X = rng.normal(size=(120, 3)) + 1.5 * np.eye(3)[y]
+    with pytest.raises(ValueError, match="only two of the classes"):
+        CalibratedClassifier(
+            LogisticRegression(), PlattCalibrator(), cv=_fold_without_class(y, 2)
+        ).fit(X, y)
 
 
 @pytest.mark.parametrize("Cal", CALIBRATORS)
@@ -443,6 +514,39 @@ def test_multiclass_affine_temperature_equals_calibrated_classifier_cv(ensemble)
     assert isinstance(ours.calibrators_[0], MulticlassAffineCalibrator)
     # two optimizers of the same one-parameter objective
     assert_allclose(ours.predict_proba(Xt), ref.predict_proba(Xt), rtol=0, atol=1e-4)
+
+
+@pytest.mark.parametrize("estimator", [LinearSVC(), GaussianNB()])
+@pytest.mark.parametrize("ensemble", [False, True])
+def test_binary_temperature_equals_calibrated_classifier_cv(estimator, ensemble):
+    # Two classes were refused ("needs a binary calibrator"). The two score
+    # columns are (-x/2, x/2) of a decision function x and the two
+    # log-probabilities of predict_proba, as scikit-learn's (-x, x) and log p.
+    X, y = _data()
+    Xt = _test_points()
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    cal = MulticlassAffineCalibrator(kind="temperature")
+    ours = CalibratedClassifier(estimator, cal, cv=cv, ensemble=ensemble).fit(X, y)
+    ref = CalibratedClassifierCV(
+        estimator, method="temperature", cv=cv, ensemble=ensemble
+    ).fit(X, y)
+    assert_allclose(ours.predict_proba(Xt), ref.predict_proba(Xt), rtol=0, atol=1e-6)
+    assert_array_equal(ours.predict(Xt), ref.predict(Xt))
+    if not ensemble:
+        ref_cal = ref.calibrated_classifiers_[0].calibrators[0]
+        scale = 2.0 if isinstance(estimator, LinearSVC) else 1.0
+        assert_allclose(ours.calibrators_[0].coef_[0, 0], scale * ref_cal.beta_, 1e-6)
+    # the LLR is the calibrated log-odds minus the prior log-odds
+    p1 = ours.predict_proba(Xt)[:, 1]
+    assert_allclose(ours.decision_function(Xt), logit(p1) - logit(ours.prior_))
+
+
+def test_multiclass_calibrator_on_binary_target():
+    X, y = _data()
+    clf = CalibratedClassifier(LogisticRegression(), _SoftmaxCalibrator()).fit(X, y)
+    x = clf.estimators_[0].decision_function(X[:20])
+    assert_allclose(clf.predict_proba(X[:20])[:, 1], expit(x))
+    assert_allclose(clf.decision_function(X[:20]), x - logit(y.mean()))
 
 
 def test_multiclass_frozen_estimator_and_predict_proba_scores():

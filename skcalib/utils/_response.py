@@ -121,21 +121,79 @@ def binary_response(estimator, X, method: str, *, flip=False, proba="column"):
     return -out if flip else out
 
 
-def class_response(estimator, X, method: str, n_classes: int) -> np.ndarray:
-    """Scores of a fitted multiclass classifier, float64 (n_samples, n_classes).
+def _class_positions(estimator, classes, n_columns: int, name: str, method: str):
+    """Positions in ``classes`` of the estimator's own ``classes_`` columns.
+
+    ``None`` when the output has one column per class of ``classes``; a
+    classifier fitted on a cross-validation fold without some of the classes
+    knows fewer, and its columns go to the positions of those it knows.
+    """
+    n_classes = classes.shape[0]
+    known = getattr(estimator, "classes_", None)
+    if known is None or n_columns == n_classes:
+        if n_columns != n_classes:
+            raise ValueError(
+                f"{name}.{method} returned {n_columns} columns; expected "
+                f"{n_classes}, one column per class of `y`."
+            )
+        return None
+    known = np.asarray(known)
+    if known.shape[0] != n_columns or not np.isin(known, classes).all():
+        raise ValueError(
+            f"{name}.{method} returned {n_columns} columns for its classes "
+            f"{known.tolist()}; expected one column per class of `y` "
+            f"{classes.tolist()}."
+        )
+    return np.searchsorted(classes, known)
+
+
+def class_response(estimator, X, method: str, classes) -> np.ndarray:
+    """Scores of a fitted classifier, float64 (n_samples, n_classes).
 
     The ``decision_function`` columns, or the log-probabilities ``log p_k`` of
     ``predict_proba`` (each probability floored at :data:`PROBA_FLOOR`): the
     natural multiclass score, whose softmax gives back the probabilities.
-    Column ``k`` scores ``estimator.classes_[k]``.
+    Column ``k`` scores ``classes[k]``.
+
+    A binary decision function ``x`` (one column, favouring the second
+    class) becomes the two columns ``(-x / 2, x / 2)``: log-probabilities up
+    to a per-sample constant, whose softmax is ``sigmoid(x)``.
+
+    A classifier fitted on a cross-validation fold without some of the
+    classes (its ``classes_`` a subset of ``classes``) gets, for each class it
+    does not know, the probability 0 (as ``cross_val_predict``) or, for a
+    decision function with a column per known class, the lowest score it
+    gives to these samples. One binary column for 2 of K > 2 classes is
+    refused, as in ``cross_val_predict``: it cannot say which class it
+    scores against which.
     """
+    classes = np.asarray(classes)
+    n_classes = classes.shape[0]
+    name = type(estimator).__name__
     out = np.asarray(getattr(estimator, method)(X), dtype=np.float64)
-    if out.ndim != 2 or out.shape[1] != n_classes:
+    if method == "decision_function" and (
+        out.ndim == 1 or (out.ndim == 2 and out.shape[1] == 1)
+    ):
+        half = 0.5 * out.reshape(-1)
+        out = np.column_stack([-half, half])
+        if n_classes != 2:
+            raise ValueError(
+                f"{name}.{method} returned one column for a problem of "
+                f"{n_classes} classes; expected one column per class of `y`. "
+                "Was it fitted on a cross-validation fold with only two of the "
+                "classes? A stratified splitter keeps every class in every fold."
+            )
+    if out.ndim != 2:
         raise ValueError(
-            f"{type(estimator).__name__}.{method} returned shape {out.shape}; "
-            f"expected (n_samples, {n_classes}), one column per class of `y`. Was "
-            "it fitted on a cross-validation fold without one of the classes?"
+            f"{name}.{method} returned shape {out.shape}; expected "
+            f"(n_samples, {n_classes}), one column per class of `y`."
         )
+    positions = _class_positions(estimator, classes, out.shape[1], name, method)
+    if positions is not None:
+        fill = 0.0 if method == "predict_proba" or out.size == 0 else out.min()
+        full = np.full((out.shape[0], n_classes), fill)
+        full[:, positions] = out
+        out = full
     if method == "decision_function":
         return out
     return np.log(np.maximum(out, PROBA_FLOOR))
