@@ -31,13 +31,17 @@ from sklearn.utils.validation import (
 
 from ._pav_calibrators import PAVLLRCalibrator
 from ._score_transformer import (
-    _class_scores,
     _cross_fit,
     _estimator_router,
     _routed_fit_params,
     _routing_enabled,
 )
-from .utils._response import one_vs_rest_log_odds, resolve_response_method
+from .utils._response import (
+    class_response,
+    proba_floor,
+    resolve_response_method,
+    response_scores,
+)
 from .utils._sklearn_compat import HasMethods, _fit_context
 from .utils._validation import check_class_y, check_weights
 
@@ -68,16 +72,11 @@ def _takes_all_classes(calibrator) -> bool:
     return tags is not None and bool(tags.multi_class)
 
 
-def _calibration_scores(scores, method, one_vs_rest):
-    """The scores a calibration sees: log-odds of each class for one-vs-rest.
-
-    A binary calibrator of class ``k`` against the rest gets, from a
-    ``predict_proba``-only classifier, the log-odds ``log p_k - log(1 - p_k)``
-    (as in the binary case) rather than the log-probability.
-    """
-    if one_vs_rest and method == "predict_proba":
-        return one_vs_rest_log_odds(scores)
-    return scores
+def _layout(n_classes: int, per_class: bool) -> str:
+    """How classifier output becomes calibrator input (see ``response_scores``)."""
+    if per_class:
+        return "classes"
+    return "binary" if n_classes == 2 else "one_vs_rest"
 
 
 class _ConstantCalibration:
@@ -486,6 +485,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         n_classes = classes.shape[0]
         per_class = _takes_all_classes(calibrator)
         one_vs_rest = n_classes > 2 and not per_class
+        layout = _layout(n_classes, per_class)
         frozen = isinstance(estimator, FrozenEstimator)
         split_params = {}
         if _routing_enabled():
@@ -517,8 +517,9 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                     f"The frozen classifier's classes {estimator.classes_.tolist()} "
                     f"differ from those of `y` {classes.tolist()}."
                 )
-            scores = _class_scores(estimator, X, method, classes, per_class)
-            scores = _calibration_scores(scores, method, one_vs_rest)
+            raw = class_response(estimator, X, method, classes)
+            floor = proba_floor(raw) if method == "predict_proba" else None
+            scores = response_scores(raw, method, layout, floor)
             estimators = [estimator]
             calibrations = [
                 _fit_calibration(
@@ -528,7 +529,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         else:
             _check_class_counts(self.cv, y_index, n_classes)
             cv = check_cv(self.cv, y, classifier=True)
-            scores, splits, fold_estimators, full_estimator, method = _cross_fit(
+            raw, splits, fold_estimators, full_estimator, method = _cross_fit(
                 estimator,
                 X,
                 y,
@@ -539,7 +540,6 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 n_jobs=self.n_jobs,
                 fit_full=not self.ensemble,
                 classes=classes,
-                per_class=per_class,
                 split_params=split_params,
                 select_splits=(
                     _splits_with_both_classes(cv, y_index, n_classes, one_vs_rest)
@@ -547,7 +547,8 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                     else None
                 ),
             )
-            scores = _calibration_scores(scores, method, one_vs_rest)
+            floor = proba_floor(raw) if method == "predict_proba" else None
+            scores = response_scores(raw, method, layout, floor)
             if self.ensemble:
                 estimators = fold_estimators
                 calibrations = [
@@ -572,6 +573,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self.estimators_ = estimators
         self.calibrators_ = calibrations
         self.response_method_ = method
+        self.proba_floor_ = floor
         if n_classes == 2:
             weight = np.ones(y.shape[0]) if sample_weight is None else sample_weight
             target = weight[y_index == 1].sum() / weight.sum()
@@ -591,10 +593,9 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         calibration = self.calibrators_[0]
         one_vs_rest = isinstance(calibration, list)
         per_class = not one_vs_rest and _takes_all_classes(calibration)
-        scores = _class_scores(
-            estimator, X, self.response_method_, self.classes_, per_class
-        )
-        return _calibration_scores(scores, self.response_method_, one_vs_rest)
+        raw = class_response(estimator, X, self.response_method_, self.classes_)
+        layout = _layout(self.classes_.shape[0], per_class)
+        return response_scores(raw, self.response_method_, layout, self.proba_floor_)
 
     def _pair_proba(self, estimator, calibration, X):
         known = _known_classes(estimator, self.classes_)

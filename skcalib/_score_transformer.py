@@ -38,9 +38,10 @@ from sklearn.utils.validation import (
 )
 
 from .utils._response import (
-    binary_response,
     class_response,
+    proba_floor,
     resolve_response_method,
+    response_scores,
 )
 from .utils._sklearn_compat import (
     ClassifierTags,
@@ -94,30 +95,15 @@ def _estimator_router(owner, estimator, methods, *, consumes_weights):
     )
 
 
-def _binary_scores(estimator, X, method: str) -> np.ndarray:
-    """One score per sample, higher favouring ``estimator.classes_[1]``.
-
-    ``decision_function`` as it is; ``predict_proba`` as log-odds
-    (:func:`~skcalib.utils._response.binary_response` with ``proba='log_odds'``).
-    """
-    return binary_response(estimator, X, method, proba="log_odds")
-
-
-def _class_scores(estimator, X, method: str, classes, per_class=False) -> np.ndarray:
-    """Scores of a fitted classifier, float64: (n,) if binary, else (n, n_classes).
-
-    Binary: :func:`_binary_scores`, unless ``per_class`` (for a natively
-    multiclass calibrator); otherwise
-    :func:`~skcalib.utils._response.class_response` (the ``decision_function``
-    columns or the log-probabilities, one column per class of ``classes``).
-    """
-    if classes.shape[0] == 2 and not per_class:
-        return _binary_scores(estimator, X, method)
-    return class_response(estimator, X, method, classes)
+def _scores(raw, method: str, classes, floor) -> np.ndarray:
+    """The transformer's output from raw classifier output (see ``transform``)."""
+    layout = "binary" if classes.shape[0] == 2 else "classes"
+    scores = response_scores(raw, method, layout, floor)
+    return scores.reshape(scores.shape[0], -1)
 
 
 def _fit_and_score(
-    estimator, X, y, train, test, sample_weight, fit_params, method, classes, per_class
+    estimator, X, y, train, test, sample_weight, fit_params, method, classes
 ):
     """Fit ``estimator`` on ``train`` (all rows if None), score ``test``.
 
@@ -136,9 +122,7 @@ def _fit_and_score(
     resolved = resolve_response_method(estimator, method)
     if test is None:
         return estimator, None, resolved
-    scores = _class_scores(
-        estimator, _safe_indexing(X, test), resolved, classes, per_class
-    )
+    scores = class_response(estimator, _safe_indexing(X, test), resolved, classes)
     return estimator, scores, resolved
 
 
@@ -175,8 +159,7 @@ def _cross_fit(
     fit_params=None,
     n_jobs=None,
     fit_full=True,
-    classes,
-    per_class=False,
+    classes=None,
     split_params=None,
     select_splits=None,
 ):
@@ -188,13 +171,15 @@ def _cross_fit(
     full fit overlaps the fold fits when ``n_jobs > 1``. ``select_splits``, if
     given, maps the list of splits to the ones to fit (it may raise), before
     any fit; the scores of test folds it leaves out are NaN. ``classes`` are
-    the classes of ``y``; ``per_class`` asks for one score column per class
-    even for a binary problem (see :func:`_class_scores`).
+    the classes of ``y`` (``None``: found from ``y``). The scores are the classifier's raw output
+    (:func:`~skcalib.utils._response.class_response`), which
+    :func:`~skcalib.utils._response.response_scores` turns into a
+    calibrator's input.
 
     Returns
     -------
-    scores : ndarray of shape (n_samples,), or (n_samples, n_classes) if \
-            there are more than 2 classes or ``per_class``
+    scores : ndarray of shape (n_samples,) (a binary decision function) or \
+            (n_samples, n_classes)
         ``scores[test]`` comes from the model fitted on the matching ``train``.
     splits : list of (train, test) index arrays
     fold_estimators : list of fitted clones, one per split
@@ -202,6 +187,7 @@ def _cross_fit(
     method : str, the resolved response method
     """
     fit_params = {} if fit_params is None else fit_params
+    classes = np.unique(y) if classes is None else classes
     n_samples = y.shape[0]
     splits = [
         (np.asarray(train, dtype=np.intp), np.asarray(test, dtype=np.intp))
@@ -222,7 +208,6 @@ def _cross_fit(
             fit_params,
             response_method,
             classes,
-            per_class,
         )
         for train, test in tasks
     )
@@ -234,8 +219,7 @@ def _cross_fit(
             f"The folds of {type(estimator).__name__} resolved to different "
             f"response methods {sorted(methods)}; set `response_method`."
         )
-    n_classes = classes.shape[0]
-    shape = (n_samples,) if n_classes == 2 and not per_class else (n_samples, n_classes)
+    shape = (n_samples,) + fold_results[0][1].shape[1:]
     scores = np.full(shape, np.nan)  # NaN: test folds not selected
     for (_, test), (_, fold_scores, _) in zip(splits, fold_results, strict=True):
         scores[test] = fold_scores
@@ -400,6 +384,13 @@ class ScoreTransformer(
             elif name in self.__dict__:  # left over from an earlier fit
                 delattr(self, name)
 
+    def _set_floor(self, raw):
+        """``proba_floor_`` from the probabilities the next step is fitted on."""
+        if self.response_method_ == "predict_proba":
+            self.proba_floor_ = proba_floor(raw)
+        else:
+            self.proba_floor_ = None
+
     def _fit_all(self, X, y, sample_weight, fit_params):
         estimator, _, method = _fit_and_score(
             clone(self.estimator),
@@ -411,7 +402,6 @@ class ScoreTransformer(
             fit_params,
             self.response_method,
             self.classes_,
-            False,
         )
         self._set_fitted(estimator, method)
         return estimator
@@ -441,7 +431,13 @@ class ScoreTransformer(
         X, y, sample_weight, fit_params, _ = self._prepare_fit(
             X, y, sample_weight, fit_params, "fit"
         )
-        self._fit_all(X, y, sample_weight, fit_params)
+        estimator = self._fit_all(X, y, sample_weight, fit_params)
+        if self.response_method_ == "predict_proba":
+            self._set_floor(
+                class_response(estimator, X, self.response_method_, self.classes_)
+            )
+        else:
+            self._set_floor(None)
         return self
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -475,10 +471,10 @@ class ScoreTransformer(
         )
         if self.cv is None:
             estimator = self._fit_all(X, y, sample_weight, fit_params)
-            scores = _class_scores(estimator, X, self.response_method_, self.classes_)
+            raw = class_response(estimator, X, self.response_method_, self.classes_)
         else:
             cv = check_cv(self.cv, y, classifier=True)
-            scores, _, _, estimator, method = _cross_fit(
+            raw, _, _, estimator, method = _cross_fit(
                 self.estimator,
                 X,
                 y,
@@ -491,7 +487,8 @@ class ScoreTransformer(
                 split_params=split_params,
             )
             self._set_fitted(estimator, method)
-        return scores.reshape(y.shape[0], -1)
+        self._set_floor(raw)
+        return _scores(raw, self.response_method_, self.classes_, self.proba_floor_)
 
     def transform(self, X):
         """Scores of the estimator fitted on all the data.
@@ -508,8 +505,8 @@ class ScoreTransformer(
             favours ``classes_[k]``.
         """
         check_is_fitted(self)
-        scores = _class_scores(self.estimator_, X, self.response_method_, self.classes_)
-        return scores.reshape(scores.shape[0], -1)
+        raw = class_response(self.estimator_, X, self.response_method_, self.classes_)
+        return _scores(raw, self.response_method_, self.classes_, self.proba_floor_)
 
     @property
     def _n_features_out(self):

@@ -18,7 +18,9 @@ __all__ = [
     "estimator_scores",
     "one_vs_rest_log_odds",
     "pos_label_is_first",
+    "proba_floor",
     "resolve_response_method",
+    "response_scores",
 ]
 
 RESPONSE_METHODS = ("decision_function", "predict_proba")
@@ -148,16 +150,12 @@ def _class_positions(estimator, classes, n_columns: int, name: str, method: str)
 
 
 def class_response(estimator, X, method: str, classes) -> np.ndarray:
-    """Scores of a fitted classifier, float64 (n_samples, n_classes).
+    """Raw output of a fitted classifier, float64, columns aligned with ``classes``.
 
-    The ``decision_function`` columns, or the log-probabilities ``log p_k`` of
-    ``predict_proba`` (each probability floored at :data:`PROBA_FLOOR`): the
-    natural multiclass score, whose softmax gives back the probabilities.
-    Column ``k`` scores ``classes[k]``.
-
-    A binary decision function ``x`` (one column, favouring the second
-    class) becomes the two columns ``(-x / 2, x / 2)``: log-probabilities up
-    to a per-sample constant, whose softmax is ``sigmoid(x)``.
+    ``predict_proba``: the probabilities, shape (n_samples, n_classes).
+    ``decision_function``: shape (n_samples,) for a binary decision function
+    (one score favouring ``classes[1]``), else (n_samples, n_classes).
+    :func:`response_scores` turns either into the scores a calibrator sees.
 
     A classifier fitted on a cross-validation fold without some of the
     classes (its ``classes_`` a subset of ``classes``) gets, for each class it
@@ -174,8 +172,6 @@ def class_response(estimator, X, method: str, classes) -> np.ndarray:
     if method == "decision_function" and (
         out.ndim == 1 or (out.ndim == 2 and out.shape[1] == 1)
     ):
-        half = 0.5 * out.reshape(-1)
-        out = np.column_stack([-half, half])
         if n_classes != 2:
             raise ValueError(
                 f"{name}.{method} returned one column for a problem of "
@@ -183,10 +179,17 @@ def class_response(estimator, X, method: str, classes) -> np.ndarray:
                 "Was it fitted on a cross-validation fold with only two of the "
                 "classes? A stratified splitter keeps every class in every fold."
             )
+        return out.reshape(-1)
     if out.ndim != 2:
         raise ValueError(
             f"{name}.{method} returned shape {out.shape}; expected "
             f"(n_samples, {n_classes}), one column per class of `y`."
+        )
+    if n_classes == 2 and method == "predict_proba" and out.shape[1] != 2:
+        raise ValueError(
+            f"{name}.predict_proba returned shape {out.shape}; expected "
+            "(n_samples, 2) for a binary problem. Was it fitted on a single "
+            "class (a cross-validation fold without one of the classes)?"
         )
     positions = _class_positions(estimator, classes, out.shape[1], name, method)
     if positions is not None:
@@ -194,9 +197,56 @@ def class_response(estimator, X, method: str, classes) -> np.ndarray:
         full = np.full((out.shape[0], n_classes), fill)
         full[:, positions] = out
         out = full
+    return out
+
+
+def response_scores(raw, method: str, layout: str, floor=PROBA_FLOOR) -> np.ndarray:
+    """The scores a calibrator sees, from :func:`class_response`'s output.
+
+    Parameters
+    ----------
+    raw : ndarray
+        Output of :func:`class_response`.
+    method : {'decision_function', 'predict_proba'}
+        The method that gave ``raw``.
+    layout : {'binary', 'classes', 'one_vs_rest'}
+        ``'binary'``: one score per sample favouring ``classes[1]``: the
+        decision function, or the log-odds ``log p_1 - log p_0``.
+        ``'classes'`` (a natively multiclass calibrator): one column per
+        class, log-probabilities up to a per-sample constant: the decision
+        function's columns (a binary ``x`` as ``(-x/2, x/2)``, whose softmax
+        is ``sigmoid(x)``), or ``log p_k``. ``'one_vs_rest'`` (one binary
+        calibrator per class): the decision function's columns, or the
+        log-odds of each class against the rest.
+    floor : float, default=PROBA_FLOOR
+        Probabilities are raised to ``floor`` before their logarithm (see
+        :func:`proba_floor`).
+
+    Returns
+    -------
+    scores : ndarray of shape (n_samples,) for ``'binary'``, else
+        (n_samples, n_classes)
+    """
     if method == "decision_function":
-        return out
-    return np.log(np.maximum(out, PROBA_FLOOR))
+        if layout == "classes" and raw.ndim == 1:
+            half = 0.5 * raw
+            return np.column_stack([-half, half])
+        return raw
+    log_proba = np.log(np.maximum(raw, floor))
+    if layout == "binary":
+        return log_proba[:, 1] - log_proba[:, 0]
+    if layout == "one_vs_rest":
+        return one_vs_rest_log_odds(log_proba)
+    return log_proba
+
+
+def proba_floor(proba) -> float:
+    """The floor of a classifier's probabilities before logs, from calibration data.
+
+    ``proba`` holds the probabilities the calibrator is trained on (NaN rows
+    are ignored).
+    """
+    return PROBA_FLOOR
 
 
 def one_vs_rest_log_odds(log_proba: np.ndarray) -> np.ndarray:
