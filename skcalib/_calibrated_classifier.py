@@ -37,8 +37,10 @@ from ._score_transformer import (
     _routing_enabled,
 )
 from .utils._response import (
+    choose_proba_input,
     class_response,
     proba_floor,
+    proba_inputs,
     resolve_response_method,
     response_scores,
 )
@@ -194,6 +196,42 @@ def _calibration_prior(calibration, default) -> float:
     return float(default)
 
 
+def _training_loss(calibration, scores, y_index, sample_weight, rows, known):
+    """Total (weighted) log-loss of a fitted calibration on its training data."""
+    proba = _calibrated_proba(calibration, scores, known)
+    picked = proba[np.arange(y_index.shape[0]), y_index]
+    loss = -np.log(np.maximum(picked, np.finfo(np.float64).tiny))
+    return float(loss.sum() if sample_weight is None else sample_weight[rows] @ loss)
+
+
+#: Share of calibration samples with a probability of exactly 0 or 1 above
+#: which :class:`CalibratedClassifier` warns (two thirds: a naive Bayes model
+#: on digits has about half, a fully grown decision tree all).
+SATURATED_SHARE = 2.0 / 3.0
+
+
+def _warn_saturated(raw, parts, calibrator):
+    """Warn when most calibration probabilities are exactly 0 or 1.
+
+    Such samples are ties for every calibrator (one calibrated value per
+    class), whatever the classifier's resolution elsewhere.
+    """
+    rows = np.concatenate([r for r, _ in parts])
+    proba = raw[rows]
+    saturated = float(np.mean((proba == 1.0).any(axis=1)))
+    if saturated > SATURATED_SHARE:
+        warnings.warn(
+            f"{saturated:.0%} of the calibration samples have a predict_proba "
+            "of exactly 0 or 1: the calibrator cannot rank them and gives each "
+            f"class one probability there ({type(calibrator).__name__}). Use a "
+            "classifier with smoother probabilities (more trees, a larger "
+            "min_samples_leaf, fewer features for naive Bayes) or one with a "
+            "decision_function.",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
 def _splits_with_both_classes(cv, y_index: np.ndarray, n_classes: int, one_vs_rest):
     """The splits whose test fold can train a calibrator (``ensemble=True``).
 
@@ -272,12 +310,23 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     ----------
     estimator : classifier object, default=None
         A classifier with ``decision_function`` or ``predict_proba``
-        (the former is preferred, as in ``CalibratedClassifierCV``); with
-        ``predict_proba`` only, the score is the log-odds of
-        :class:`ScoreTransformer` (multiclass: the log-odds of each class
-        against the rest for one-vs-rest calibration, the log-probabilities
-        for a multiclass calibrator). ``None`` means ``LinearSVC()``, the default
-        of ``CalibratedClassifierCV``. An already fitted classifier wrapped in
+        (the former is preferred, as in ``CalibratedClassifierCV``). With
+        ``predict_proba`` only, the calibrator sees what suits it (the
+        ``proba_input_``): the PAV calibrators the probability (of
+        ``classes_[1]``, or of each class for one-vs-rest), with
+        probabilities closer than 1e-15 tied, as scikit-learn's isotonic
+        regression; ``PlattCalibrator`` the probability or the log-odds,
+        whichever fits the calibration data better by more than one nat;
+        other binary calibrators the log-odds (of each class against the
+        rest for one-vs-rest); a multiclass calibrator the
+        log-probabilities. Logarithms are taken of the probabilities raised
+        to ``proba_floor_`` (see :class:`ScoreTransformer`), so that
+        probabilities of exactly 0 or 1 (random forests, naive Bayes) stay
+        within the classifier's resolution. When over two thirds of the
+        calibration samples have a probability of exactly 0 or 1, a warning
+        says so. ``None``
+        means ``LinearSVC()``, the default of ``CalibratedClassifierCV``. An
+        already fitted classifier wrapped in
         ``sklearn.frozen.FrozenEstimator`` is not refitted: the calibrator is
         then trained on its scores of all of ``X`` (the calibration set), and
         ``cv`` and ``ensemble`` are ignored.
@@ -323,6 +372,13 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         ``ensemble=True``. Binary problems only.
     response_method_ : str
         The classifier's method that gives the scores.
+    proba_floor_ : float or None
+        With ``predict_proba``: the floor of the probabilities before their
+        logarithm, half the smallest non-zero probability in the calibration
+        data but at least 1e-12; ``None`` for a decision function.
+    proba_input_ : {'probability', 'log_odds'} or None
+        With ``predict_proba`` and a binary (or one-vs-rest) calibrator: the
+        input it was fitted on; ``None`` otherwise.
     n_features_in_ : int
         Number of features seen by the classifier, if it records it.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -518,14 +574,8 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                     f"differ from those of `y` {classes.tolist()}."
                 )
             raw = class_response(estimator, X, method, classes)
-            floor = proba_floor(raw) if method == "predict_proba" else None
-            scores = response_scores(raw, method, layout, floor)
             estimators = [estimator]
-            calibrations = [
-                _fit_calibration(
-                    calibrator, scores, y_index, n_classes, sample_weight, None
-                )
-            ]
+            parts = [(np.arange(y.shape[0]), None)]
         else:
             _check_class_counts(self.cv, y_index, n_classes)
             cv = check_cv(self.cv, y, classifier=True)
@@ -547,33 +597,60 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                     else None
                 ),
             )
-            floor = proba_floor(raw) if method == "predict_proba" else None
-            scores = response_scores(raw, method, layout, floor)
             if self.ensemble:
                 estimators = fold_estimators
-                calibrations = [
-                    _fit_calibration(
-                        calibrator,
-                        scores[test],
-                        y_index[test],
-                        n_classes,
-                        None if sample_weight is None else sample_weight[test],
-                        _known_classes(est, classes),
-                    )
+                parts = [
+                    (test, _known_classes(est, classes))
                     for (_, test), est in zip(splits, fold_estimators, strict=True)
                 ]
             else:
                 estimators = [full_estimator]
-                calibrations = [
-                    _fit_calibration(
-                        calibrator, scores, y_index, n_classes, sample_weight, None
+                parts = [(np.arange(y.shape[0]), None)]
+
+        def calibrate(scores):
+            """One calibration per part (rows, known classes) of the data."""
+            return [
+                _fit_calibration(
+                    calibrator,
+                    scores[rows],
+                    y_index[rows],
+                    n_classes,
+                    None if sample_weight is None else sample_weight[rows],
+                    known,
+                )
+                for rows, known in parts
+            ]
+
+        floor, proba_input = None, None
+        if method == "predict_proba":
+            floor = proba_floor(raw[np.concatenate([rows for rows, _ in parts])])
+            _warn_saturated(raw, parts, calibrator)
+            candidates = proba_inputs(calibrator) if layout != "classes" else ()
+            if len(candidates) == 1:
+                proba_input = candidates[0]
+        if method == "predict_proba" and len(candidates) > 1:
+            fits, losses = {}, {}
+            for candidate in candidates:
+                scores = response_scores(raw, method, layout, floor, candidate)
+                fits[candidate] = calibrate(scores)
+                losses[candidate] = sum(
+                    _training_loss(
+                        cal, scores[rows], y_index[rows], sample_weight, rows, known
                     )
-                ]
+                    for cal, (rows, known) in zip(fits[candidate], parts, strict=True)
+                )
+            proba_input = choose_proba_input(losses)
+            calibrations = fits[proba_input]
+        else:
+            calibrations = calibrate(
+                response_scores(raw, method, layout, floor, proba_input)
+            )
 
         self.estimators_ = estimators
         self.calibrators_ = calibrations
         self.response_method_ = method
         self.proba_floor_ = floor
+        self.proba_input_ = proba_input
         if n_classes == 2:
             weight = np.ones(y.shape[0]) if sample_weight is None else sample_weight
             target = weight[y_index == 1].sum() / weight.sum()
@@ -595,7 +672,9 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         per_class = not one_vs_rest and _takes_all_classes(calibration)
         raw = class_response(estimator, X, self.response_method_, self.classes_)
         layout = _layout(self.classes_.shape[0], per_class)
-        return response_scores(raw, self.response_method_, layout, self.proba_floor_)
+        return response_scores(
+            raw, self.response_method_, layout, self.proba_floor_, self.proba_input_
+        )
 
     def _pair_proba(self, estimator, calibration, X):
         known = _known_classes(estimator, self.classes_)

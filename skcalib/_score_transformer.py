@@ -171,7 +171,8 @@ def _cross_fit(
     full fit overlaps the fold fits when ``n_jobs > 1``. ``select_splits``, if
     given, maps the list of splits to the ones to fit (it may raise), before
     any fit; the scores of test folds it leaves out are NaN. ``classes`` are
-    the classes of ``y`` (``None``: found from ``y``). The scores are the classifier's raw output
+    the classes of ``y`` (``None``: found from ``y``). The scores are the
+    classifier's raw output
     (:func:`~skcalib.utils._response.class_response`), which
     :func:`~skcalib.utils._response.response_scores` turns into a
     calibrator's input.
@@ -268,8 +269,12 @@ class ScoreTransformer(
         estimator has it, else ``predict_proba``. A probability ``p`` of
         ``classes_[1]`` is turned into the log-odds
         ``log(p) - log(1 - p)`` (computed from both columns), each probability
-        floored at the smallest normal double so that the score stays finite
-        (``|score| <= 708.4``). With K > 2 classes the K columns are the
+        first raised to ``proba_floor_``: half the smallest non-zero
+        probability the classifier gives on the data ``fit`` or
+        ``fit_transform`` scores, but at least 1e-12. A probability of exactly
+        0 or 1 thus becomes a log-odds just beyond the most extreme one the
+        classifier resolves (about +/-5.3 for a forest of 100 trees) instead
+        of +/-708. With K > 2 classes the K columns are the
         ``decision_function`` columns or the log-probabilities ``log p_k``
         (floored the same way).
     cv : int, cross-validation generator, iterable or None, default=5
@@ -296,6 +301,9 @@ class ScoreTransformer(
         K > 2 classes column ``k`` scores ``classes_[k]``.
     response_method_ : str
         The method used: ``'decision_function'`` or ``'predict_proba'``.
+    proba_floor_ : float or None
+        The floor of the probabilities before their logarithm (see
+        ``response_method``); ``None`` for a decision function.
     n_features_in_ : int
         Number of features seen by ``estimator_``, if it records it.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)

@@ -14,11 +14,13 @@ from scipy.special import logsumexp
 
 __all__ = [
     "binary_response",
+    "choose_proba_input",
     "class_response",
     "estimator_scores",
     "one_vs_rest_log_odds",
     "pos_label_is_first",
     "proba_floor",
+    "proba_inputs",
     "resolve_response_method",
     "response_scores",
 ]
@@ -30,6 +32,17 @@ RESPONSE_METHODS = ("decision_function", "predict_proba")
 #: ``|score| <= log(1 / tiny) ~= 708.4``. Only probabilities that are exactly
 #: 0 (or below 2.2e-308) are affected; anything representable keeps its value.
 PROBA_FLOOR = float(np.finfo(np.float64).tiny)
+
+#: The least floor of :func:`proba_floor`: log-probabilities stay above
+#: ``log(1e-12) ~= -27.6`` (scikit-learn's temperature scaling adds the same
+#: 1e-12 before its logarithm), so that a classifier whose probabilities
+#: underflow (naive Bayes) cannot give a calibrator scores of -700.
+MIN_PROBA_FLOOR = 1e-12
+
+#: Probabilities given to a calibrator as probabilities are rounded down to
+#: multiples of this: closer ones are ties, as in scikit-learn's isotonic
+#: regression (``np.finfo(float).resolution``).
+PROBA_RESOLUTION = 1e-15
 
 
 def resolve_response_method(estimator, response_method: str) -> str:
@@ -200,7 +213,9 @@ def class_response(estimator, X, method: str, classes) -> np.ndarray:
     return out
 
 
-def response_scores(raw, method: str, layout: str, floor=PROBA_FLOOR) -> np.ndarray:
+def response_scores(
+    raw, method: str, layout: str, floor=PROBA_FLOOR, proba_input="log_odds"
+) -> np.ndarray:
     """The scores a calibrator sees, from :func:`class_response`'s output.
 
     Parameters
@@ -211,16 +226,23 @@ def response_scores(raw, method: str, layout: str, floor=PROBA_FLOOR) -> np.ndar
         The method that gave ``raw``.
     layout : {'binary', 'classes', 'one_vs_rest'}
         ``'binary'``: one score per sample favouring ``classes[1]``: the
-        decision function, or the log-odds ``log p_1 - log p_0``.
+        decision function, or from ``predict_proba`` (``proba_input``) the
+        log-odds ``log p_1 - log p_0`` or the probability ``p_1``.
         ``'classes'`` (a natively multiclass calibrator): one column per
         class, log-probabilities up to a per-sample constant: the decision
         function's columns (a binary ``x`` as ``(-x/2, x/2)``, whose softmax
         is ``sigmoid(x)``), or ``log p_k``. ``'one_vs_rest'`` (one binary
-        calibrator per class): the decision function's columns, or the
-        log-odds of each class against the rest.
+        calibrator per class): the decision function's columns, or from
+        ``predict_proba`` the log-odds of each class against the rest or the
+        probabilities ``p_k``.
     floor : float, default=PROBA_FLOOR
         Probabilities are raised to ``floor`` before their logarithm (see
         :func:`proba_floor`).
+    proba_input : {'log_odds', 'probability'}, default='log_odds'
+        For ``predict_proba`` and a binary or one-vs-rest layout: log-odds, or
+        the probabilities themselves rounded down to multiples of
+        :data:`PROBA_RESOLUTION` (so that probabilities closer than that are
+        ties, as in scikit-learn's isotonic regression).
 
     Returns
     -------
@@ -232,6 +254,9 @@ def response_scores(raw, method: str, layout: str, floor=PROBA_FLOOR) -> np.ndar
             half = 0.5 * raw
             return np.column_stack([-half, half])
         return raw
+    if proba_input == "probability" and layout != "classes":
+        proba = np.floor(raw / PROBA_RESOLUTION) * PROBA_RESOLUTION
+        return proba[:, 1] if layout == "binary" else proba
     log_proba = np.log(np.maximum(raw, floor))
     if layout == "binary":
         return log_proba[:, 1] - log_proba[:, 0]
@@ -243,10 +268,47 @@ def response_scores(raw, method: str, layout: str, floor=PROBA_FLOOR) -> np.ndar
 def proba_floor(proba) -> float:
     """The floor of a classifier's probabilities before logs, from calibration data.
 
-    ``proba`` holds the probabilities the calibrator is trained on (NaN rows
-    are ignored).
+    Half the smallest non-zero tail probability ``min(p, 1 - p)`` in
+    ``proba`` (the probabilities a calibrator is trained on; NaN rows are
+    ignored), but at least :data:`MIN_PROBA_FLOOR`. A probability of exactly
+    0 thus becomes a log-probability just beyond the most extreme one the
+    classifier resolves on the calibration data, instead of ``log(tiny) =
+    -708``: a random forest of 100 trees, whose smallest non-zero vote
+    fraction is about 0.01, gets a floor of about 0.005 (log-odds within
+    +/-5.3); a naive Bayes model, whose probabilities reach 1e-300, gets
+    ``MIN_PROBA_FLOOR``.
     """
-    return PROBA_FLOOR
+    proba = np.asarray(proba, dtype=np.float64)
+    tail = np.minimum(proba, 1.0 - proba)
+    positive = tail[tail > 0]  # NaN compares False
+    if positive.shape[0] == 0:
+        return 0.5
+    return float(max(0.5 * positive.min(), MIN_PROBA_FLOOR))
+
+
+def proba_inputs(calibrator) -> tuple:
+    """The inputs a binary calibrator may take from ``predict_proba``.
+
+    A calibrator class declares them in ``_proba_inputs`` (default
+    ``('log_odds',)``); with several, :class:`~skcalib.CalibratedClassifier`
+    keeps the one whose fit explains the calibration data best (see
+    :func:`choose_proba_input`).
+    """
+    return tuple(getattr(calibrator, "_proba_inputs", ("log_odds",)))
+
+
+def choose_proba_input(losses: dict) -> str:
+    """The input of least total training log-loss; ``'probability'`` on a near tie.
+
+    ``'log_odds'`` must beat ``'probability'`` (scikit-learn's input) by more
+    than one nat of total log-likelihood on the calibration data: the
+    candidates have the same number of parameters, and the nat keeps noise
+    from switching away from the probability.
+    """
+    best = min(losses, key=losses.get)
+    if "probability" in losses and losses["probability"] <= losses[best] + 1.0:
+        return "probability"
+    return best
 
 
 def one_vs_rest_log_odds(log_proba: np.ndarray) -> np.ndarray:
