@@ -14,6 +14,7 @@ from skcalib import (
     ProperScoringAffineCalibrator,
     ProperScoringFusion,
     ScoreTransformer,
+    VennAbersCalibrator,
 )
 
 CALIBRATORS = [
@@ -21,6 +22,7 @@ CALIBRATORS = [
     PAVLLRCalibrator(),
     PAVCalibrator(strict=True, interpolation="step"),
     PAVLLRCalibrator(extremes="bound", strict=True),
+    VennAbersCalibrator(),
 ]
 
 # Accepting a vector of scores is the natural interface (one column of scores).
