@@ -51,7 +51,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._base import BaseCalibrator, _needs_single_column
-from ._pav import BlockSummary, _compress_pure_runs, _run_starts, pav_merge
+from ._pav import BlockSummary, _run_starts, pav_merge
 
 __all__ = [
     "VennAbersCalibrator",
@@ -135,12 +135,27 @@ def _hull_vertices(W, T):
     These are the boundaries of the PAV blocks of the groups, from the PAV
     kernel (pure runs pooled first: they never hold a block boundary).
     """
-    K = W.shape[0] - 1
-    idx = np.arange(1, K + 1, dtype=np.float64)
-    tar = np.diff(T)
-    points = BlockSummary(idx, idx, tar, np.diff(W) - tar)
-    del tar, idx
-    blocks = pav_merge(_compress_pure_runs(points))
+    # Pure runs pooled straight from the cumulative sums, without per-group
+    # arrays of every kind (memory): a group is pure non-target (T flat),
+    # pure target (T rises as W) or mixed; a run ends where the kind changes
+    # or at every mixed group.
+    dT = np.diff(T)
+    kind = (dT > 0).view(np.int8)  # 0: non-target only
+    mixed = kind.astype(bool)
+    dT -= np.diff(W)  # minus the non-target weight of each group
+    mixed &= dT != 0
+    del dT
+    kind += mixed  # 1: target only, 2: mixed
+    del mixed
+    ends = np.flatnonzero((kind[1:] != kind[:-1]) | (kind[:-1] == 2))
+    del kind
+    ends = np.append(ends + 1, W.shape[0] - 1)
+    tar = np.diff(T[ends], prepend=0.0)
+    total = np.diff(W[ends], prepend=0.0)
+    idx = ends.astype(np.float64)
+    points = BlockSummary(idx, idx, tar, total - tar)
+    del tar, total, idx, ends
+    blocks = pav_merge(points)
     gv = np.empty(blocks.hi.shape[0] + 1, dtype=np.intp)
     gv[0] = 0
     gv[1:] = blocks.hi.astype(np.intp)
