@@ -56,6 +56,9 @@ from ._pav import BlockSummary, _run_starts, pav_merge
 __all__ = [
     "VennAbersCalibrator",
     "VennAbersTables",
+    "calibration_interval",
+    "cross_interval",
+    "has_interval",
     "merge_p0p1",
     "venn_abers_lookup",
     "venn_abers_tables",
@@ -154,12 +157,18 @@ def _hull_vertices(W, T):
     total = np.diff(W[ends], prepend=0.0)
     idx = ends.astype(np.float64)
     points = BlockSummary(idx, idx, tar, total - tar)
-    del tar, total, idx, ends
+    del tar, idx, ends
+    if not (total > 0).all():
+        # a weight below the rounding of the running total (1e-300 after
+        # 1e300) leaves no trace in the diagram: nothing to pool
+        points = BlockSummary(*(a[total > 0] for a in points))
+    del total
     blocks = pav_merge(points)
-    gv = np.empty(blocks.hi.shape[0] + 1, dtype=np.intp)
+    gv = np.empty(blocks.hi.shape[0] + 2, dtype=np.intp)
     gv[0] = 0
-    gv[1:] = blocks.hi.astype(np.intp)
-    return gv
+    gv[1:-1] = blocks.hi.astype(np.intp)
+    gv[-1] = W.shape[0] - 1  # the last point, even if its weight left no trace
+    return gv[: -1 if gv[-2] == gv[-1] else None]
 
 
 def _tangents_from_left(W, T, gv, d_w, d_t):
@@ -257,8 +266,13 @@ def venn_abers_tables(
     ([0.5, 0.6], [0.75, 1.0])
     """
     c, W, T = _groups(scores, is_target, sample_weight)
-    gv = _hull_vertices(W, T)
     w = float(test_weight)
+    exponent = int(np.frexp(W[-1])[1])
+    if exponent > 500:
+        # the tangent tests multiply two weights: keep the products finite
+        # (a power of two scales exactly)
+        W, T, w = np.ldexp(W, -exponent), np.ldexp(T, -exponent), w * 2.0**-exponent
+    gv = _hull_vertices(W, T)
     p1 = _tangents_from_left(W, T, gv, w, w)
     np.maximum.accumulate(p1, out=p1)
     p0 = _tangents_from_right(W, T, gv, w, 0.0)
@@ -287,7 +301,9 @@ def merge_p0p1(p0, p1, axis=None):
     """
     p0 = np.asarray(p0, dtype=np.float64)
     p1 = np.asarray(p1, dtype=np.float64)
-    if axis is not None:
+    if axis is not None and p0.shape[axis] == 1:
+        p0, p1 = p0.squeeze(axis), p1.squeeze(axis)
+    elif axis is not None:
         # p1 > 0 and p0 < 1 always (the test point itself has weight > 0)
         p1 = np.exp(np.mean(np.log(p1), axis=axis))
         p0 = -np.expm1(np.mean(np.log1p(-p0), axis=axis))
@@ -440,3 +456,43 @@ class VennAbersCalibrator(BaseCalibrator):
         X, _ = self._validate_X(X)
         p0, p1 = self._pair(0, X[:, 0])
         return np.column_stack([p0, p1])
+
+
+# ------------------------------------------------ cross Venn-Abers (ensembles)
+def has_interval(calibration) -> bool:
+    """Whether a fitted calibration (one calibrator, or a one-vs-rest list of
+    them) gives Venn-Abers pairs."""
+    first = calibration[0] if isinstance(calibration, list) else calibration
+    return isinstance(first, VennAbersCalibrator)
+
+
+def calibration_interval(calibration, scores):
+    """``(p0, p1)`` of one fitted calibration on its scores.
+
+    Shapes ``(n_samples,)`` for one binary calibrator, ``(n_samples, K)``
+    for a one-vs-rest list of K (column ``k`` calibrated by the ``k``-th).
+    """
+    if isinstance(calibration, list):
+        pairs = [
+            cal.predict_interval(scores[:, k]) for k, cal in enumerate(calibration)
+        ]
+        return np.stack([p[:, 0] for p in pairs], 1), np.stack(
+            [p[:, 1] for p in pairs], 1
+        )
+    interval = calibration.predict_interval(scores)
+    return interval[:, 0], interval[:, 1]
+
+
+def cross_interval(calibrations, scores_of):
+    """Merged ``(p, p0, p1)`` of the pairs of several fitted calibrations.
+
+    ``scores_of(i)`` gives the scores calibration ``i`` calibrates. With one
+    calibration this is the inductive merge, with several the cross
+    Venn-Abers merge by geometric means (:func:`merge_p0p1`).
+    """
+    pairs = [
+        calibration_interval(cal, scores_of(i)) for i, cal in enumerate(calibrations)
+    ]
+    p0 = np.stack([p for p, _ in pairs])
+    p1 = np.stack([p for _, p in pairs])
+    return merge_p0p1(p0, p1, axis=0)
