@@ -38,10 +38,12 @@ minorant of the whole diagram (the boundaries of the plain PAV blocks), and
 Hence ``p_1(g) = max_{a <= g} psi_1(a)`` with ``psi_1(a)`` the tangent slope
 from ``C_a`` to the convex chain ``{C_b + d : b in G, b >= a}``, and
 ``p_0(g) = min_{b >= g} psi_0(b)`` with ``psi_0(b)`` the tangent slope from
-``C_b + d`` to ``{C_a : a in G, a <= b}``. Every tangent is a binary search on
-the chain (vectorized over all points, ``ceil(log2 |G|)`` numpy passes), and
-the two running extremes are ``np.maximum.accumulate`` and
-``np.minimum.accumulate``. The chain ``G`` comes from the PAV kernel.
+``C_b + d`` to ``{C_a : a in G, a <= b}``. A point of the diagram lies
+close to the hull, so its tangent touches the nearest vertex of the chain
+nearly always: one vectorized test finds those, and a binary search on the
+chain (vectorized, ``ceil(log2 |G|)`` passes) the few others. The two
+running extremes are ``np.maximum.accumulate`` and ``np.minimum.accumulate``;
+the chain ``G`` comes from the PAV kernel.
 """
 
 from __future__ import annotations
@@ -171,62 +173,69 @@ def _hull_vertices(W, T):
     return gv[: -1 if gv[-2] == gv[-1] else None]
 
 
-def _tangents_from_left(W, T, gv, d_w, d_t):
-    """``psi_1``: for every ``a``, min over ``b in G, b >= a`` of
-    ``slope(C_a, C_b + d)``."""
+def _tangents(W, T, gv, d_w, d_t, upward):
+    """Tangent slopes from every point of the diagram to the hull chain.
+
+    ``upward=True`` gives ``psi_1``: for every ``a``, the min over vertices
+    ``b >= a`` of ``slope(C_a, C_b + d)``. ``upward=False`` gives ``psi_0``:
+    for every ``b``, the max over vertices ``a <= b`` of
+    ``slope(C_a, C_b + d)``. Along a convex chain such slopes fall and then
+    rise (or rise and then fall), and the extreme is at the first vertex
+    whose edge onward is at least as steep as the chord (the last whose
+    edge inward is no steeper): a monotone test, so a binary search.
+    """
     GW, GT = W[gv], T[gv]
     m = gv.shape[0]
-    # edge j: from vertex j to j + 1; the last vertex gets an infinitely steep
-    # edge, so that the search always stops there
-    eW = np.zeros(m)
-    eT = np.ones(m)
-    eW[:-1] = np.diff(GW)
-    eT[:-1] = np.diff(GT)
-    n_steps = int(np.ceil(np.log2(max(m, 2))))
-    out = np.empty(W.shape[0])
-    for start in range(0, W.shape[0], _CHUNK):
-        stop = min(start + _CHUNK, W.shape[0])
-        Wa, Ta = W[start:stop], T[start:stop]
-        lo = np.searchsorted(gv, np.arange(start, stop), side="left")
-        hi = np.full(lo.shape, m - 1)
-        # first j in [lo, m-1] whose edge is at least as steep as the chord
-        # from C_a to vertex j (cross-multiplied: exact for integer counts)
-        for _ in range(n_steps):
-            mid = (lo + hi) >> 1
-            ok = eT[mid] * ((GW[mid] - Wa) + d_w) >= ((GT[mid] - Ta) + d_t) * eW[mid]
-            hi = np.where(ok, mid, hi)
-            lo = np.where(ok, lo, mid + 1)
+    # edge onward from vertex j (upward) or inward into it; the end vertex
+    # gets an edge that always passes the test
+    eW = np.full(m, 0.0 if upward else 1.0)
+    eT = np.full(m, 1.0 if upward else 0.0)
+    edges = slice(None, -1) if upward else slice(1, None)
+    eW[edges] = np.diff(GW)
+    eT[edges] = np.diff(GT)
+
+    def chord(Wx, Tx, j):
         # differences first: the test weight may be tiny next to the totals
-        out[start:stop] = ((GT[lo] - Ta) + d_t) / ((GW[lo] - Wa) + d_w)
-    return out
+        if upward:
+            return (GT[j] - Tx) + d_t, (GW[j] - Wx) + d_w
+        return (Tx - GT[j]) + d_t, (Wx - GW[j]) + d_w
 
+    def passes(Wx, Tx, j):
+        # cross-multiplied, exact for integer counts below 2**26
+        dT, dW = chord(Wx, Tx, j)
+        if upward:
+            return eT[j] * dW >= dT * eW[j]
+        return eT[j] * dW <= dT * eW[j]
 
-def _tangents_from_right(W, T, gv, d_w, d_t):
-    """``psi_0``: for every ``b``, max over ``a in G, a <= b`` of
-    ``slope(C_a, C_b + d)``."""
-    GW, GT = W[gv], T[gv]
-    m = gv.shape[0]
-    # edge into vertex j (from j - 1); vertex 0 gets a flat one, which makes
-    # the search always accept it
-    eW = np.ones(m)
-    eT = np.zeros(m)
-    eW[1:] = np.diff(GW)
-    eT[1:] = np.diff(GT)
-    n_steps = int(np.ceil(np.log2(max(m, 2))))
     out = np.empty(W.shape[0])
     for start in range(0, W.shape[0], _CHUNK):
         stop = min(start + _CHUNK, W.shape[0])
-        Wb, Tb = W[start:stop], T[start:stop]
-        hi = np.searchsorted(gv, np.arange(start, stop), side="right") - 1
-        lo = np.zeros(hi.shape, dtype=hi.dtype)
-        # last j in [0, hi] whose incoming edge is no steeper than the chord
-        # from vertex j to C_b + d
-        for _ in range(n_steps):
-            mid = (lo + hi + 1) >> 1
-            ok = eT[mid] * ((Wb - GW[mid]) + d_w) <= ((Tb - GT[mid]) + d_t) * eW[mid]
-            lo = np.where(ok, mid, lo)
-            hi = np.where(ok, hi, mid - 1)
-        out[start:stop] = ((Tb - GT[lo]) + d_t) / ((Wb - GW[lo]) + d_w)
+        Wx, Tx = W[start:stop], T[start:stop]
+        x = np.arange(start, stop)
+        j = np.searchsorted(gv, x, side="left" if upward else "right")
+        if not upward:
+            j -= 1
+        # the nearest vertex is nearly always the tangent point (a point of
+        # the diagram lies close to its hull): search only the others
+        todo = np.flatnonzero(~passes(Wx, Tx, j))
+        if todo.shape[0]:
+            Wt, Tt = Wx[todo], Tx[todo]
+            if upward:
+                lo, hi = j[todo] + 1, np.full(todo.shape[0], m - 1)
+            else:
+                lo, hi = np.zeros(todo.shape[0], dtype=j.dtype), j[todo] - 1
+            while (lo < hi).any():
+                mid = (lo + hi + (0 if upward else 1)) >> 1
+                ok = passes(Wt, Tt, mid)
+                if upward:
+                    hi = np.where(ok, mid, hi)
+                    lo = np.where(ok, lo, mid + 1)
+                else:
+                    lo = np.where(ok, mid, lo)
+                    hi = np.where(ok, hi, mid - 1)
+            j[todo] = lo
+        dT, dW = chord(Wx, Tx, j)
+        out[start:stop] = dT / dW
     return out
 
 
@@ -273,9 +282,9 @@ def venn_abers_tables(
         # (a power of two scales exactly)
         W, T, w = np.ldexp(W, -exponent), np.ldexp(T, -exponent), w * 2.0**-exponent
     gv = _hull_vertices(W, T)
-    p1 = _tangents_from_left(W, T, gv, w, w)
+    p1 = _tangents(W, T, gv, w, w, upward=True)
     np.maximum.accumulate(p1, out=p1)
-    p0 = _tangents_from_right(W, T, gv, w, 0.0)
+    p0 = _tangents(W, T, gv, w, 0.0, upward=False)
     del W, T
     np.minimum.accumulate(p0[::-1], out=p0[::-1])
     return VennAbersTables(c, p0, p1)
