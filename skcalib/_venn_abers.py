@@ -108,11 +108,17 @@ def _groups(scores, is_target, sample_weight):
         else:
             c = s
             W = np.arange(n + 1, dtype=np.float64)
-        # targets at or below each distinct score: one sort of the targets
-        tar = np.sort(scores[is_target])
+        # targets at or below each distinct score: the group of every target
+        # (a look-up of the minority class if targets are fewer), counted
         T = np.empty_like(W)
         T[0] = 0.0
-        T[1:] = np.searchsorted(tar, c, side="right")
+        if 2 * np.count_nonzero(is_target) <= n:
+            group = np.searchsorted(c, scores[is_target])
+            np.cumsum(np.bincount(group, minlength=c.shape[0]), out=T[1:])
+        else:
+            group = np.searchsorted(c, scores[~is_target])
+            np.cumsum(np.bincount(group, minlength=c.shape[0]), out=T[1:])
+            np.subtract(W[1:], T[1:], out=T[1:])
         return c, W, T
     positive = sample_weight > 0
     if not positive.all():
@@ -207,17 +213,31 @@ def _tangents(W, T, gv, d_w, d_t, upward):
             return eT[j] * dW >= dT * eW[j]
         return eT[j] * dW <= dT * eW[j]
 
+    # nearest vertex of every point: onward (the first vertex >= a) or
+    # inward (the last vertex <= b), constant between vertices
+    index_type = np.int32 if m < 2**31 else np.intp  # memory
+    nearest = np.empty(W.shape[0], dtype=index_type)
+    runs = np.diff(gv)
+    if upward:
+        nearest[0] = 0
+        nearest[1:] = np.repeat(np.arange(1, m, dtype=index_type), runs)
+    else:
+        nearest[-1] = m - 1
+        nearest[:-1] = np.repeat(np.arange(m - 1, dtype=index_type), runs)
+    del runs
     out = np.empty(W.shape[0])
     for start in range(0, W.shape[0], _CHUNK):
         stop = min(start + _CHUNK, W.shape[0])
         Wx, Tx = W[start:stop], T[start:stop]
-        x = np.arange(start, stop)
-        j = np.searchsorted(gv, x, side="left" if upward else "right")
-        if not upward:
-            j -= 1
+        j = nearest[start:stop]
         # the nearest vertex is nearly always the tangent point (a point of
         # the diagram lies close to its hull): search only the others
-        todo = np.flatnonzero(~passes(Wx, Tx, j))
+        dT, dW = chord(Wx, Tx, j)
+        slope = np.divide(dT, dW, out=out[start:stop])
+        dT *= eW[j]
+        dW *= eT[j]
+        todo = np.flatnonzero(dW < dT if upward else dW > dT)
+        del dT, dW
         if todo.shape[0]:
             Wt, Tt = Wx[todo], Tx[todo]
             if upward:
@@ -233,9 +253,8 @@ def _tangents(W, T, gv, d_w, d_t, upward):
                 else:
                     lo = np.where(ok, mid, lo)
                     hi = np.where(ok, hi, mid - 1)
-            j[todo] = lo
-        dT, dW = chord(Wx, Tx, j)
-        out[start:stop] = dT / dW
+            dT, dW = chord(Wt, Tt, lo)
+            slope[todo] = dT / dW
     return out
 
 
