@@ -312,7 +312,12 @@ def _uncalibrated(ctx):
 
 
 def _skcalib_class(name):
-    return partial(getattr, skcalib, name)
+    """A factory of a default instance of skcalib's ``name``."""
+
+    def make():
+        return getattr(skcalib, name)()
+
+    return make
 
 
 def build_methods():
