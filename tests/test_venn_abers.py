@@ -395,3 +395,17 @@ def test_negligible_last_weight():
     interval = cal.predict_interval([-1.0, 0.5, 1.5, 2.0, 3.0])
     assert np.isfinite(interval).all()
     assert (np.diff(interval, axis=0) >= 0).all()
+
+
+def test_many_test_scores_are_looked_up_like_few():
+    # more than 1024 test scores are looked up in sorted order
+    rng = np.random.default_rng(8)
+    s = np.round(rng.normal(size=500), 1)
+    y = rng.random(500) < 0.4
+    cal = VennAbersCalibrator().fit(s, y)
+    x = np.concatenate([np.round(rng.normal(size=3000), 1), s, [-np.inf, np.inf]])
+    x = x[np.isfinite(x)]
+    rng.shuffle(x)
+    few = np.concatenate([cal.predict_interval(part) for part in np.split(x, 10)])
+    np.testing.assert_array_equal(cal.predict_interval(x), few)
+    np.testing.assert_array_equal(cal.predict_interval(x[:500]), few[:500])
