@@ -339,7 +339,11 @@ def _interval(distribution, replicate, n_units, *, confidence_level, method):
     evaluates the statistic on the data and on its jackknife samples (one
     per unit) through ``replicate``.
     """
-    if np.isfinite(distribution[0]) and (distribution == distribution[0]).all():
+    if (
+        distribution.ndim == 1  # one metric (the Bayes bands pass curves)
+        and np.isfinite(distribution[0])
+        and (distribution == distribution[0]).all()
+    ):
         # every replicate equal (e.g. an EER of 0 on separated classes): the
         # interval is that value for every method; scipy's BCa would divide
         # 0 by 0 and its standard error warn
