@@ -25,13 +25,14 @@ from scipy.linalg.blas import dsyrk
 from scipy.special import log_softmax, softmax
 from sklearn.base import (
     BaseEstimator,
+    ClassifierMixin,
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
 from sklearn.utils.validation import check_is_fitted
 
 from ._affine import ProperScoringAffineCalibrator, _warn_convergence
-from ._solver import MAX_LLR_RANGE, ArrayData, minimize
+from ._solver import DEFAULT_L2, MAX_LLR_RANGE, ArrayData, minimize
 from ._special import scaled_affine
 from .utils._sklearn_compat import (
     ClassifierTags,
@@ -39,7 +40,7 @@ from .utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
-from .utils._validation import check_class_y, check_weights
+from .utils._validation import check_class_y, check_weights, plain_value
 
 __all__ = ["MulticlassAffineCalibrator"]
 
@@ -293,7 +294,7 @@ class MulticlassObjective:
 
 
 class MulticlassAffineCalibrator(
-    ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+    ClassifierMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 ):
     """Multiclass calibration by an affine map of log-scores and a softmax.
 
@@ -329,9 +330,12 @@ class MulticlassAffineCalibrator(
         Prior of each class in the order of ``classes_`` (positive, summing
         to 1) weighting each class's mean loss; ``None`` means the weighted
         training proportions.
-    l2 : float, default=0.0
+    l2 : float, default=1e-5
         Penalty ``lambda`` on ``|W|^2`` (for ``'matrix'`` with ``W``'s columns
         centred over the classes, which leaves the posteriors unchanged).
+        The default 1e-5 keeps every fit on a finite sample finite
+        (separable data included) at a negligible cost elsewhere; ``l2=0``
+        gives the exact unpenalized fit.
     tol : float, default=1e-8
         Convergence tolerance of Newton's method.
     max_iter : int, default=100
@@ -360,6 +364,12 @@ class MulticlassAffineCalibrator(
 
     Notes
     -----
+    From a classifier's ``predict_proba``, :class:`CalibratedClassifier`
+    (and :class:`ScoreTransformer`) give it the log-probabilities, floored
+    at the classifier's resolution (half its smallest non-zero probability
+    on the calibration data, at least 1e-12; scikit-learn's temperature
+    scaling uses ``log(p + 1e-12)``); for two classes the two columns.
+
     Temperature scaling gives the same posteriors from log-probabilities as
     from any log-scores that differ from them by a per-sample constant
     (``softmax`` ignores it); the other kinds scale each class differently,
@@ -403,7 +413,7 @@ class MulticlassAffineCalibrator(
     }
 
     def __init__(
-        self, *, kind="matrix", p_classes=None, l2=0.0, tol=1e-8, max_iter=100
+        self, *, kind="matrix", p_classes=None, l2=DEFAULT_L2, tol=1e-8, max_iter=100
     ):
         self.kind = kind
         self.p_classes = p_classes
@@ -438,7 +448,7 @@ class MulticlassAffineCalibrator(
         if K < 2:
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least 2 classes in "
-                f"`y`; got 1 class ({classes[0].item()!r})."
+                f"`y`; got 1 class ({plain_value(classes[0])!r})."
             )
         if self.kind != "matrix" and d != K:
             raise ValueError(
