@@ -13,7 +13,7 @@ import skcalib
 
 HERE = Path(__file__).resolve().parent
 os.environ.setdefault("MPLBACKEND", "Agg")
-sys.path.insert(0, str(HERE))  # for the gallery scraper helpers, if any
+sys.path.insert(0, str(HERE / "sphinxext"))  # the site's own extensions
 
 project = "skcalib"
 author = "skcalib developers"
@@ -24,10 +24,15 @@ version = ".".join(release.split(".")[:2])
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.mathjax",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "mathtext_svg",
+    "argparse_reference",
 ]
+
+# Formulas are SVG files rendered at build time (docs/sphinxext/mathtext_svg.py),
+# not MathJax from a CDN: the site reads the same without a network.
+html_math_renderer = "mathtext"
 
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "**/sg_execution_times.rst"]
@@ -52,7 +57,7 @@ sphinx_gallery_conf = {
     "download_all_examples": False,
     "plot_gallery": "True",
     "remove_config_comments": True,
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "gallery_order.example_order",
     "write_computation_times": False,
     "matplotlib_animations": False,
     "image_scrapers": ("matplotlib",),
@@ -65,7 +70,8 @@ sphinx_gallery_conf = {
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"skcalib {release}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["skcalib.css"]
 html_theme_options = {
     "navbar_align": "left",
     "show_toc_level": 2,

@@ -106,5 +106,6 @@ for ax, title in zip(axes, titles, strict=True):
 fig.suptitle("Two-class waveform: reliability diagrams on 10000 test samples")
 fig.tight_layout()
 fig.savefig(OUT / "reliability_waveform.png", dpi=70)
-print(f"figure written to {OUT / 'reliability_waveform.png'}")
+# sphinx_gallery_start_ignore
 assert np.isfinite(eces).all()
+# sphinx_gallery_end_ignore

@@ -172,23 +172,22 @@ def det_plot(name, y, llr, path: str, args, title: str) -> None:
 
     from ..metrics import DETDisplay
 
-    fig, ax = plt.subplots(figsize=(9, 5.5))
+    # the display's own figure: its square axes leave room for the legend
+    # (tight_layout would not: it ignores the legend of fixed-aspect axes)
+    disp = DETDisplay.from_predictions(
+        y,
+        llr,
+        llr=True,
+        p_target=args.p_target,
+        c_miss=args.c_miss,
+        c_fa=args.c_fa,
+        name=name,
+    )
     try:
-        DETDisplay.from_predictions(
-            y,
-            llr,
-            llr=True,
-            p_target=args.p_target,
-            c_miss=args.c_miss,
-            c_fa=args.c_fa,
-            name=name,
-            ax=ax,
-        )
-        ax.set_title(title, fontsize="medium")
-        fig.tight_layout()
-        save_figure(fig, path)
+        disp.ax_.set_title(title, fontsize="medium")
+        save_figure(disp.figure_, path)
     finally:
-        plt.close(fig)
+        plt.close(disp.figure_)
 
 
 def tippett_plot(name, y, llr, path: str, title: str) -> None:
