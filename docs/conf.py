@@ -6,6 +6,7 @@ from the repository root. Nothing is fetched from the network at build time
 """
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -94,5 +95,16 @@ def _skip_scikit_learn_members(app, what, name, obj, skip, options):
     return None
 
 
+# "N. Brümmer and ..." opening a citation or a list item reads to reST as an
+# enumerated list lettered from N (an upper-alpha list starting at 14).
+_INITIAL = re.compile(r"^(\s*(?:\.\. \[[^\]]+\]|-)\s+[A-Z])\. ")
+
+
+def _escape_initials(app, what, name, obj, options, lines):
+    """Keep an author's initial at the start of a reference a plain letter."""
+    lines[:] = [_INITIAL.sub(r"\1\\. ", line) for line in lines]
+
+
 def setup(app):
     app.connect("autodoc-skip-member", _skip_scikit_learn_members)
+    app.connect("autodoc-process-docstring", _escape_initials)
