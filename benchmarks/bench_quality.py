@@ -1,0 +1,947 @@
+"""Calibration quality on real data: skcalib against scikit-learn, cell by cell.
+
+The panel: data sets that ship with scikit-learn (``breast_cancer``; ``digits``
+as even/odd, ``digits_parity``, and as 10 classes, ``digits``; ``wine`` and
+``iris``, 3 classes) and a synthetic imbalanced binary problem
+(``make_classification(6000, 20, n_informative=6, weights=[0.75],
+flip_y=0.03, random_state=0)``), crossed with five classifiers (scaled
+``LogisticRegression``, ``GaussianNB``, ``RandomForestClassifier(100)``, scaled
+``LinearSVC``, ``HistGradientBoostingClassifier``). A *cell* is one (data set,
+classifier) pair.
+
+Protocol, per cell and repeat ``r`` (``--repeats``, default 5): a stratified
+50/25/25 train/calibration/test split seeded with ``r``; the classifier is
+fitted once on the train part and frozen (``sklearn.frozen.FrozenEstimator``);
+every method is then calibrated on the same calibration part and scored on
+the test part:
+
+- scikit-learn: ``CalibratedClassifierCV(FrozenEstimator(clf), method=m)``
+  for ``m`` in 'sigmoid', 'isotonic', 'temperature' (with a frozen
+  classifier scikit-learn trains one calibrator on the whole calibration
+  part);
+- skcalib: ``CalibratedClassifier(FrozenEstimator(clf), calibrator)``, whose
+  frozen path does the same, for each calibrator of the registry ``METHODS``
+  (new skcalib calibrators such as ``BetaCalibrator`` or
+  ``VennAbersCalibrator`` are picked up when the package has them) and for
+  the default ``CalibratedClassifier()`` (``calibrator=None``);
+- ``uncalibrated``: the classifier's own ``predict_proba`` (n/a for
+  ``LinearSVC``);
+- with ``--peers``: betacal, venn-abers, netcal, probmetrics and ml-insights,
+  those installed (``pip install skcalib[bench]``), fitted on the frozen
+  classifier's calibration-part probabilities (``predict_proba``; for
+  ``LinearSVC`` the sigmoid / softmax of ``decision_function``). A binary
+  peer on a multiclass cell is n/a.
+
+Scores (means over the repeats): test log-loss (``sklearn.metrics.log_loss``,
+multiclass for K > 2), Brier score (binary: mean squared error of the
+positive-class probability; K > 2: the multiclass Brier score, the sum over
+classes, in [0, 2]) and ECE with 15 equal-width bins (binary: of the
+positive-class probability; K > 2: top-label, the confidence of the predicted
+class against its accuracy). A method that raises on a cell is reported as
+``refused`` (a ``ValueError``: the method declines the problem, e.g. a
+multiclass calibrator on two classes) or ``error`` (anything else) and the
+run goes on.
+
+Printed: each cell's table (log-loss, Brier, ECE, fit warnings; the ratio of
+each skcalib method's log-loss to its scikit-learn namesake, Platt/sigmoid,
+PAV/isotonic, temperature/temperature, and of the default to the best of
+scikit-learn's three); the pairs' ratios across cells with a ``!`` where a
+pair is above 1.02x (the default: 1.05x); their geometric means, binary and
+multiclass separately; and a rank summary (mean rank of each method's
+log-loss over the cells, wins).
+
+Usage::
+
+    python benchmarks/bench_quality.py                 # the full panel
+    python benchmarks/bench_quality.py --quick         # well under a minute
+    python benchmarks/bench_quality.py --datasets wine iris --classifiers rf \\
+        --methods sigmoid platt default --repeats 3
+    python benchmarks/bench_quality.py --datasets heldout   # other data sets
+    python benchmarks/bench_quality.py --markdown      # the README table
+    python benchmarks/bench_quality.py --peers --json quality.json
+
+``--datasets`` takes names or groups (``panel``, the default; ``heldout``,
+data sets kept out of the panel for checking that improvements generalize;
+``all``); ``--list`` shows every name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy.special import expit, softmax
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.datasets import (
+    load_breast_cancer,
+    load_digits,
+    load_iris,
+    load_wine,
+    make_classification,
+    make_gaussian_quantiles,
+    make_hastie_10_2,
+    make_moons,
+)
+from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import log_loss
+from sklearn.model_selection import train_test_split
+from sklearn.naive_bayes import GaussianNB
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC
+
+import skcalib
+from skcalib.metrics import expected_calibration_error
+
+N_BINS = 15
+PAIR_LIMIT = 1.02  # a skcalib method against its scikit-learn namesake
+DEFAULT_LIMIT = 1.05  # the default against the best of scikit-learn's three
+SKLEARN_METHODS = ("sigmoid", "isotonic", "temperature")
+
+
+# --------------------------------------------------------------------------
+# data sets: name -> loader returning (X, y); y holds labels 0..K-1
+
+
+def _digits_parity():
+    X, y = load_digits(return_X_y=True)
+    return X, y % 2
+
+
+def _digits_low_high():
+    X, y = load_digits(return_X_y=True)
+    return X, (y >= 5).astype(int)
+
+
+def _iris_versicolor():
+    X, y = load_iris(return_X_y=True)
+    return X, (y == 1).astype(int)
+
+
+def _hastie():
+    X, y = make_hastie_10_2(n_samples=4000, random_state=1)
+    return X, (y > 0).astype(int)
+
+
+def _moons():
+    X, y = make_moons(n_samples=3000, noise=0.35, random_state=2)
+    return X, y
+
+
+def _gauss_quantiles():
+    return make_gaussian_quantiles(
+        n_samples=3000, n_features=4, n_classes=3, random_state=3
+    )
+
+
+def _imbalanced_binary():
+    return make_classification(
+        6000, 20, n_informative=6, weights=[0.75], flip_y=0.03, random_state=0
+    )
+
+
+def _multiclass4():
+    return make_classification(
+        4000,
+        20,
+        n_informative=8,
+        n_classes=4,
+        n_clusters_per_class=2,
+        flip_y=0.05,
+        random_state=1,
+    )
+
+
+def _rare_binary():
+    return make_classification(
+        5000, 10, n_informative=4, weights=[0.93], flip_y=0.01, random_state=4
+    )
+
+
+DATASETS: dict[str, Callable] = {
+    # the panel
+    "breast_cancer": partial(load_breast_cancer, return_X_y=True),
+    "digits_parity": _digits_parity,
+    "digits": partial(load_digits, return_X_y=True),
+    "wine": partial(load_wine, return_X_y=True),
+    "iris": partial(load_iris, return_X_y=True),
+    "make_classification": _imbalanced_binary,
+    # held out: not used to tune anything, to check that results generalize
+    "digits_low_high": _digits_low_high,
+    "iris_versicolor": _iris_versicolor,
+    "hastie": _hastie,
+    "moons": _moons,
+    "rare_binary": _rare_binary,
+    "gauss_quantiles": _gauss_quantiles,
+    "multiclass4": _multiclass4,
+}
+DATASET_GROUPS = {
+    "panel": [
+        "breast_cancer",
+        "digits_parity",
+        "digits",
+        "wine",
+        "iris",
+        "make_classification",
+    ],
+    "heldout": [
+        "digits_low_high",
+        "iris_versicolor",
+        "hastie",
+        "moons",
+        "rare_binary",
+        "gauss_quantiles",
+        "multiclass4",
+    ],
+    "quick": ["breast_cancer", "wine"],
+}
+DATASET_GROUPS["all"] = DATASET_GROUPS["panel"] + DATASET_GROUPS["heldout"]
+
+
+# --------------------------------------------------------------------------
+# classifiers: name -> factory of an unfitted classifier
+
+
+def _scaled(model):
+    return make_pipeline(StandardScaler(), model)
+
+
+CLASSIFIERS: dict[str, Callable] = {
+    "logreg": lambda: _scaled(LogisticRegression(max_iter=1000)),
+    "gnb": GaussianNB,
+    "rf": lambda: RandomForestClassifier(100, random_state=0),
+    "linsvc": lambda: _scaled(LinearSVC()),
+    "hgb": lambda: HistGradientBoostingClassifier(random_state=0),
+}
+
+
+# --------------------------------------------------------------------------
+# methods
+
+
+class NotApplicable(Exception):
+    """The method does not apply to the cell (reported as ``n/a``)."""
+
+
+@dataclass
+class Context:
+    """What a method sees: the frozen classifier and the two data parts."""
+
+    clf: object
+    X_cal: np.ndarray
+    y_cal: np.ndarray
+    X_test: np.ndarray
+    n_classes: int
+    _proba: dict = field(default_factory=dict)
+
+    def probabilities(self, part):
+        """The classifier's probabilities (a sigmoid/softmax of its scores
+        when it has no ``predict_proba``) on ``'cal'`` or ``'test'``."""
+        if part not in self._proba:
+            X = self.X_cal if part == "cal" else self.X_test
+            if hasattr(self.clf, "predict_proba"):
+                p = self.clf.predict_proba(X)
+            else:
+                d = self.clf.decision_function(X)
+                p = (
+                    np.column_stack([1 - expit(d), expit(d)])
+                    if d.ndim == 1
+                    else softmax(d, axis=1)
+                )
+            self._proba[part] = p
+        return self._proba[part]
+
+
+@dataclass
+class Method:
+    """A calibration method of the panel.
+
+    ``run(ctx)`` returns the test probabilities, shape (n_test, K).
+    ``family`` is 'sklearn', 'skcalib', 'peer' or 'none'; ``namesake`` the
+    scikit-learn method it is compared with (``'best'``: the best of the
+    three).
+    """
+
+    run: Callable
+    family: str
+    namesake: str | None = None
+
+
+def _estimator_method(build):
+    """A method from ``build(frozen_clf) -> unfitted classifier``."""
+
+    def run(ctx):
+        model = build(FrozenEstimator(ctx.clf))
+        model.fit(ctx.X_cal, ctx.y_cal)
+        return model.predict_proba(ctx.X_test)
+
+    return run
+
+
+def _sklearn(method):
+    return Method(
+        _estimator_method(lambda f: CalibratedClassifierCV(f, method=method)),
+        "sklearn",
+    )
+
+
+def _skcalib(calibrator_factory, namesake=None):
+    def build(frozen):
+        cal = None if calibrator_factory is None else calibrator_factory()
+        return skcalib.CalibratedClassifier(frozen, cal)
+
+    return Method(_estimator_method(build), "skcalib", namesake)
+
+
+def _uncalibrated(ctx):
+    if not hasattr(ctx.clf, "predict_proba"):
+        raise NotApplicable("no predict_proba")
+    return ctx.clf.predict_proba(ctx.X_test)
+
+
+def _skcalib_class(name):
+    return partial(getattr, skcalib, name)
+
+
+def build_methods():
+    """The registry: name -> Method, in the order of the tables."""
+    methods = {"uncalibrated": Method(_uncalibrated, "none")}
+    for m in SKLEARN_METHODS:
+        methods[m] = _sklearn(m)
+    methods["default"] = _skcalib(None, "best")
+    methods["platt"] = _skcalib(skcalib.PlattCalibrator, "sigmoid")
+    methods["pav"] = _skcalib(skcalib.PAVCalibrator, "isotonic")
+    methods["pavllr"] = _skcalib(skcalib.PAVLLRCalibrator)
+    methods["affine"] = _skcalib(skcalib.ProperScoringAffineCalibrator)
+    mca = skcalib.MulticlassAffineCalibrator
+    methods["temp"] = _skcalib(partial(mca, kind="temperature"), "temperature")
+    methods["vector"] = _skcalib(partial(mca, kind="vector"))
+    methods["matrix"] = _skcalib(partial(mca, kind="matrix"))
+    # calibrators being written: in the panel as soon as skcalib has them
+    for short, name in (("beta", "BetaCalibrator"), ("venn", "VennAbersCalibrator")):
+        if hasattr(skcalib, name):
+            methods[short] = _skcalib(_skcalib_class(name))
+    return methods
+
+
+# peers: they calibrate probabilities. Each adapter takes the calibration
+# probabilities (n, K), labels, and test probabilities and returns (n_test, K).
+
+
+def _binary_only(fn):
+    def run(ctx):
+        if ctx.n_classes != 2:
+            raise NotApplicable("binary only")
+        p1 = fn(
+            ctx.probabilities("cal")[:, 1],
+            ctx.y_cal,
+            ctx.probabilities("test")[:, 1],
+        )
+        p1 = np.clip(np.asarray(p1, dtype=float).ravel(), 0.0, 1.0)
+        return np.column_stack([1 - p1, p1])
+
+    return run
+
+
+def _betacal(p_cal, y_cal, p_test):
+    from betacal import BetaCalibration
+
+    return BetaCalibration(parameters="abm").fit(p_cal, y_cal).predict(p_test)
+
+
+def _venn_abers(ctx):
+    from venn_abers import VennAbers
+
+    va = VennAbers()
+    va.fit(ctx.probabilities("cal"), ctx.y_cal)
+    p, _ = va.predict_proba(ctx.probabilities("test"))
+    if ctx.n_classes != 2:
+        raise NotApplicable("binary only")
+    return np.asarray(p, dtype=float)
+
+
+def _netcal(name):
+    def run(ctx):
+        import netcal.scaling
+
+        model = getattr(netcal.scaling, name)()
+        p_cal, p_test = ctx.probabilities("cal"), ctx.probabilities("test")
+        if ctx.n_classes == 2:
+            model.fit(p_cal[:, 1], ctx.y_cal)
+            p1 = np.asarray(model.transform(p_test[:, 1]), dtype=float).ravel()
+            return np.column_stack([1 - p1, p1])
+        model.fit(p_cal, ctx.y_cal)
+        p = np.asarray(model.transform(p_test), dtype=float)
+        return p / p.sum(axis=1, keepdims=True)
+
+    return run
+
+
+def _probmetrics(name):
+    def run(ctx):
+        import torch  # noqa: F401  (probmetrics needs it)
+        from probmetrics.calibrators import get_calibrator
+
+        cal = get_calibrator(name)
+        cal.fit(ctx.probabilities("cal"), ctx.y_cal)
+        return np.asarray(cal.predict_proba(ctx.probabilities("test")), dtype=float)
+
+    return run
+
+
+def _spline_calib(p_cal, y_cal, p_test):
+    from ml_insights import SplineCalib
+
+    sc = SplineCalib()
+    sc.fit(p_cal, y_cal)
+    return sc.calibrate(p_test)
+
+
+PEERS = {
+    # name: (module to import, Method)
+    "betacal": ("betacal", Method(_binary_only(_betacal), "peer")),
+    "venn_abers": ("venn_abers", Method(_venn_abers, "peer")),
+    "netcal_temp": ("netcal", Method(_netcal("TemperatureScaling"), "peer")),
+    "netcal_beta": ("netcal", Method(_netcal("BetaCalibration"), "peer")),
+    "probmetrics_ts": ("probmetrics", Method(_probmetrics("ts-mix"), "peer")),
+    "ml_insights": ("ml_insights", Method(_binary_only(_spline_calib), "peer")),
+}
+
+
+def available_peers():
+    """Installed peers and the names of those that are not."""
+    import importlib.util
+
+    found, missing = {}, []
+    for name, (module, method) in PEERS.items():
+        if importlib.util.find_spec(module) is None:
+            missing.append(name)
+        else:
+            found[name] = method
+    return found, missing
+
+
+# --------------------------------------------------------------------------
+# scores
+
+
+def _top_label_ece(y, proba):
+    """Top-label ECE (Guo et al., 2017), bins of ``calibration_curve``."""
+    top = proba.argmax(axis=1)
+    conf = proba[np.arange(y.shape[0]), top]
+    correct = (top == y).astype(float)
+    edges = np.linspace(0.0, 1.0, N_BINS + 1)
+    ids = np.searchsorted(edges[1:-1], conf)
+    total = np.bincount(ids, minlength=N_BINS)
+    gap = np.bincount(ids, weights=correct - conf, minlength=N_BINS)
+    return float(np.sum(np.abs(gap[total > 0])) / y.shape[0])
+
+
+def scores(y, proba, n_classes):
+    """(log-loss, Brier, ECE) of test probabilities ``proba`` (n, K)."""
+    proba = np.asarray(proba, dtype=float)
+    if proba.shape != (y.shape[0], n_classes) or not np.isfinite(proba).all():
+        raise RuntimeError(f"bad probabilities: shape {proba.shape} or not finite")
+    ll = log_loss(y, proba, labels=np.arange(n_classes))
+    if n_classes == 2:
+        brier = float(np.mean((proba[:, 1] - y) ** 2))
+        ece = expected_calibration_error(y, proba[:, 1], n_bins=N_BINS)
+    else:
+        onehot = np.eye(n_classes)[y]
+        brier = float(np.mean(np.sum((proba - onehot) ** 2, axis=1)))
+        ece = _top_label_ece(y, proba)
+    return float(ll), brier, float(ece)
+
+
+# --------------------------------------------------------------------------
+# the run
+
+
+def split(X, y, seed):
+    """Stratified 50/25/25 train/calibration/test split seeded with ``seed``."""
+    X_tr, X_rest, y_tr, y_rest = train_test_split(
+        X, y, test_size=0.5, stratify=y, random_state=seed
+    )
+    X_cal, X_te, y_cal, y_te = train_test_split(
+        X_rest, y_rest, test_size=0.5, stratify=y_rest, random_state=seed
+    )
+    return X_tr, y_tr, X_cal, y_cal, X_te, y_te
+
+
+def run_task(dataset, classifier, repeat, method_names, peers):
+    """One (cell, repeat): fit the classifier, run every method; a dict of
+    method -> {'status', 'scores', 'time', 'warnings'}."""
+    from threadpoolctl import threadpool_limits
+
+    # parallelism is over tasks: OpenMP/BLAS threads inside a task
+    # oversubscribe the cores (HistGradientBoosting's predict slows down
+    # tenfold on a loaded machine)
+    with threadpool_limits(1):
+        return _run_task(dataset, classifier, repeat, method_names, peers)
+
+
+def _run_task(dataset, classifier, repeat, method_names, peers):
+    from sklearn.preprocessing import LabelEncoder
+
+    X, y = DATASETS[dataset]()
+    y = LabelEncoder().fit_transform(y)
+    n_classes = int(y.max()) + 1
+    X_tr, y_tr, X_cal, y_cal, X_te, y_te = split(X, y, repeat)
+    clf = CLASSIFIERS[classifier]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the classifier's own convergence
+        clf.fit(X_tr, y_tr)
+    ctx = Context(clf, X_cal, y_cal, X_te, n_classes)
+    methods = build_methods()
+    methods.update({name: PEERS[name][1] for name in peers})
+    out = {}
+    for name in method_names:
+        t0 = time.perf_counter()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                proba = methods[name].run(ctx)
+            except NotApplicable as exc:
+                res = {"status": "n/a", "message": str(exc)}
+            except ValueError as exc:
+                res = {"status": "refused", "message": str(exc)[:200]}
+            except Exception as exc:  # noqa: BLE001  (reported, run goes on)
+                res = {"status": "error", "message": f"{type(exc).__name__}: {exc}"}
+            else:
+                # outside the try: a failing metric is a bug of this script
+                res = {"status": "ok", "scores": scores(y_te, proba, n_classes)}
+        res["time"] = time.perf_counter() - t0
+        res["warnings"] = sorted(
+            {f"{w.category.__name__}: {str(w.message)[:120]}" for w in caught}
+        )
+        out[name] = res
+    return {
+        "dataset": dataset,
+        "classifier": classifier,
+        "repeat": repeat,
+        "n_classes": n_classes,
+        "n_cal": int(y_cal.shape[0]),
+        "n_test": int(y_te.shape[0]),
+        "methods": out,
+    }
+
+
+def aggregate(tasks, method_names):
+    """Per cell: mean scores over repeats; a method is ok only if every
+    repeat is ok (otherwise the first non-ok status is kept)."""
+    cells = {}
+    for t in tasks:
+        key = (t["dataset"], t["classifier"])
+        cell = cells.setdefault(
+            key,
+            {
+                "dataset": t["dataset"],
+                "classifier": t["classifier"],
+                "n_classes": t["n_classes"],
+                "n_cal": t["n_cal"],
+                "n_test": t["n_test"],
+                "repeats": [],
+            },
+        )
+        cell["repeats"].append(t["methods"])
+    for cell in cells.values():
+        methods = {}
+        for name in method_names:
+            runs = [rep[name] for rep in cell["repeats"]]
+            bad = [r for r in runs if r["status"] != "ok"]
+            warns = sorted({w for r in runs for w in r["warnings"]})
+            entry = {"warnings": warns, "time": float(sum(r["time"] for r in runs))}
+            if bad:
+                entry.update(
+                    status=bad[0]["status"],
+                    message=bad[0].get("message", ""),
+                    n_failed=len(bad),
+                )
+            else:
+                s = np.array([r["scores"] for r in runs])
+                entry.update(
+                    status="ok",
+                    log_loss=float(s[:, 0].mean()),
+                    brier=float(s[:, 1].mean()),
+                    ece=float(s[:, 2].mean()),
+                    log_loss_per_repeat=s[:, 0].tolist(),
+                )
+            methods[name] = entry
+        cell["methods"] = methods
+        del cell["repeats"]
+        sk = [methods[m]["log_loss"] for m in SKLEARN_METHODS if _ok(methods, m)]
+        cell["best_sklearn"] = min(sk) if sk else None
+    return [cells[k] for k in sorted(cells, key=_cell_order)]
+
+
+def _cell_order(key):
+    names = list(DATASETS)
+    return (names.index(key[0]), list(CLASSIFIERS).index(key[1]))
+
+
+def _ok(methods, name):
+    return name in methods and methods[name]["status"] == "ok"
+
+
+def ratio(cell, name, registry):
+    """Log-loss of ``name`` over its namesake's (``None`` if either failed);
+    a string status if ``name`` failed while its reference ran."""
+    methods = cell["methods"]
+    namesake = registry[name].namesake
+    if namesake == "best":
+        ref = cell["best_sklearn"]
+    elif namesake is not None and _ok(methods, namesake):
+        ref = methods[namesake]["log_loss"]
+    else:
+        ref = None
+    if ref is None:
+        return None
+    if not _ok(methods, name):
+        return methods[name]["status"]
+    return methods[name]["log_loss"] / ref
+
+
+def _limit(registry, name):
+    return DEFAULT_LIMIT if registry[name].namesake == "best" else PAIR_LIMIT
+
+
+def _gmean(values):
+    values = [v for v in values if isinstance(v, float)]
+    return float(np.exp(np.mean(np.log(values)))) if values else None
+
+
+def summarize(cells, method_names, registry):
+    """Pairs' ratios per cell, their geometric means and the rank summary."""
+    paired = [m for m in method_names if registry[m].namesake is not None]
+    paired = [
+        m
+        for m in paired
+        if registry[m].namesake == "best" or registry[m].namesake in method_names
+    ]
+    pairs = {}
+    for m in paired:
+        rows = [(c["dataset"], c["classifier"], ratio(c, m, registry)) for c in cells]
+        is_bin = [c["n_classes"] == 2 for c in cells]
+        bin_r = [r for (_, _, r), b in zip(rows, is_bin, strict=True) if b]
+        mc_r = [r for (_, _, r), b in zip(rows, is_bin, strict=True) if not b]
+        numeric = [(r, d, k) for d, k, r in rows if isinstance(r, float)]
+        failed = [(d, k, r) for d, k, r in rows if isinstance(r, str)]
+        limit = _limit(registry, m)
+        pairs[m] = {
+            "namesake": registry[m].namesake,
+            "limit": limit,
+            "ratios": {f"{d}/{k}": r for d, k, r in rows},
+            "gmean_binary": _gmean(bin_r),
+            "gmean_multiclass": _gmean(mc_r),
+            "n_over": sum(r > limit for r, _, _ in numeric) + len(failed),
+            "n_cells": sum(r is not None for _, _, r in rows),
+            "worst": max(numeric) if numeric else None,
+            "failed": failed,
+        }
+    # ranks of log-loss within each cell, among the methods that ran
+    ranks = {m: [] for m in method_names}
+    wins = dict.fromkeys(method_names, 0)
+    for c in cells:
+        ok = [m for m in method_names if _ok(c["methods"], m)]
+        order = sorted(ok, key=lambda m: c["methods"][m]["log_loss"])
+        for i, m in enumerate(order):
+            ranks[m].append(i + 1)
+        if order:
+            wins[order[0]] += 1
+    rank_summary = {
+        m: {
+            "mean_rank": float(np.mean(ranks[m])) if ranks[m] else None,
+            "wins": wins[m],
+            "n_cells": len(ranks[m]),
+        }
+        for m in method_names
+    }
+    return pairs, rank_summary
+
+
+# --------------------------------------------------------------------------
+# output
+
+
+def _fmt_status(entry):
+    return {"refused": "refused", "error": "ERROR", "n/a": "n/a"}[entry["status"]]
+
+
+def print_report(cells, method_names, registry, pairs, rank_summary, out=sys.stdout):
+    p = partial(print, file=out)
+    for c in cells:
+        p(
+            f"\n== {c['dataset']} x {c['classifier']}  (K={c['n_classes']}, "
+            f"n_cal={c['n_cal']}, n_test={c['n_test']})"
+        )
+        p(f"   {'method':<14} {'log-loss':>9} {'Brier':>8} {'ECE':>8}  ratio  notes")
+        for m in method_names:
+            e = c["methods"][m]
+            if e["status"] != "ok":
+                msg = e.get("message", "")[:70]
+                p(f"   {m:<14} {_fmt_status(e):>9}  {msg}")
+                continue
+            r = ratio(c, m, registry)
+            rtxt = ""
+            if isinstance(r, float):
+                flag = "!" if r > _limit(registry, m) else " "
+                rtxt = f"{r:5.2f}{flag}"
+            notes = f"{len(e['warnings'])} warning(s)" if e["warnings"] else ""
+            if m in SKLEARN_METHODS and e["log_loss"] == c["best_sklearn"]:
+                notes = ("best sklearn " + notes).strip()
+            p(
+                f"   {m:<14} {e['log_loss']:9.4f} {e['brier']:8.4f} "
+                f"{e['ece']:8.4f}  {rtxt:<6} {notes}"
+            )
+    # pair table
+    names = list(pairs)
+    if names:
+        p("\n== log-loss ratios (skcalib / scikit-learn namesake; default / best of")
+        p(f"   sklearn's three); '!' above {PAIR_LIMIT} ({DEFAULT_LIMIT} for default)")
+        header = "   " + f"{'cell':<34}" + "".join(f"{n:>11}" for n in names)
+        p(header)
+        for c in cells:
+            row = f"   {c['dataset'] + ' x ' + c['classifier']:<34}"
+            for n in names:
+                r = ratio(c, n, registry)
+                if r is None:
+                    txt = "-"
+                elif isinstance(r, str):
+                    txt = r + "!"
+                else:
+                    txt = f"{r:.3f}" + ("!" if r > _limit(registry, n) else " ")
+                row += f"{txt:>11}"
+            p(row)
+        for label, key in (
+            ("gmean binary", "gmean_binary"),
+            ("gmean multi", "gmean_multiclass"),
+        ):
+            row = f"   {label:<34}"
+            for n in names:
+                g = pairs[n][key]
+                row += f"{'-' if g is None else f'{g:.3f}':>11}"
+            p(row)
+        p("\n== per pair: cells over the limit, worst cell")
+        for n, s in pairs.items():
+            worst = (
+                f"{s['worst'][0]:.3f}x ({s['worst'][1]} x {s['worst'][2]})"
+                if s["worst"]
+                else "-"
+            )
+            failed = f"; failed: {len(s['failed'])}" if s["failed"] else ""
+            p(
+                f"   {n} / {s['namesake']}: {s['n_over']} of {s['n_cells']} cells "
+                f"> {s['limit']}; worst {worst}{failed}"
+            )
+    p("\n== rank summary (log-loss rank within each cell, 1 = best)")
+    order = sorted(
+        method_names,
+        key=lambda m: (
+            rank_summary[m]["mean_rank"] is None,
+            rank_summary[m]["mean_rank"] or 0,
+        ),
+    )
+    for m in order:
+        s = rank_summary[m]
+        mr = "-" if s["mean_rank"] is None else f"{s['mean_rank']:.2f}"
+        p(f"   {m:<14} mean rank {mr:>5}  wins {s['wins']:>3}  cells {s['n_cells']}")
+
+
+def markdown_table(cells, method_names, n_repeats):
+    """Rows = cells, columns = methods: log-loss / best scikit-learn log-loss."""
+    cols = [m for m in method_names if m != "uncalibrated"]
+    lines = [
+        "| data set | classifier | K | best sklearn log-loss | "
+        + " | ".join(cols)
+        + " |",
+        "|---|---|---|---|" + "---|" * len(cols),
+    ]
+    per_group = {2: {m: [] for m in cols}, 3: {m: [] for m in cols}}
+    for c in cells:
+        best = c["best_sklearn"]
+        row = [
+            c["dataset"],
+            c["classifier"],
+            str(c["n_classes"]),
+            "-" if best is None else f"{best:.4f}",
+        ]
+        for m in cols:
+            e = c["methods"][m]
+            if e["status"] != "ok":
+                row.append(e["status"])
+            elif best is None:
+                row.append(f"{e['log_loss']:.4f}")
+            else:
+                r = e["log_loss"] / best
+                per_group[min(c["n_classes"], 3)][m].append(r)
+                row.append(f"**{r:.2f}**" if r > DEFAULT_LIMIT else f"{r:.2f}")
+        lines.append("| " + " | ".join(row) + " |")
+    for k, label in ((2, "binary"), (3, "multiclass")):
+        if not any(per_group[k].values()):
+            continue
+        row = [f"geometric mean, {label}", "", "", ""]
+        for m in cols:
+            g = _gmean(per_group[k][m])
+            row.append("-" if g is None else f"{g:.2f}")
+        lines.append("| " + " | ".join(row) + " |")
+    lines.append("")
+    lines.append(
+        f"Mean test log-loss over {n_repeats} stratified 50/25/25 splits, divided by "
+        "the best of scikit-learn's sigmoid, isotonic and temperature on the same "
+        f"cell; **bold**: above {DEFAULT_LIMIT}."
+    )
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------
+
+
+def _importable(fn):
+    if fn.__module__ != "__main__":
+        return fn
+    import importlib
+    import os
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    module = importlib.import_module(os.path.splitext(os.path.basename(__file__))[0])
+    return getattr(module, fn.__name__)
+
+
+def _resolve(names, known, groups, what):
+    out = []
+    for n in names:
+        if n in groups:
+            out.extend(groups[n])
+        elif n in known:
+            out.append(n)
+        else:
+            raise SystemExit(
+                f"unknown {what} {n!r}; choose from {sorted(known) + sorted(groups)}"
+            )
+    return list(dict.fromkeys(out))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--quick", action="store_true", help="2 data sets, 2 repeats")
+    parser.add_argument(
+        "--datasets", nargs="+", help="names or groups (default: panel)"
+    )
+    parser.add_argument("--classifiers", nargs="+", help="default: all")
+    parser.add_argument("--methods", nargs="+", help="default: all")
+    parser.add_argument("--repeats", type=int, help="default: 5 (--quick: 2)")
+    parser.add_argument("--peers", action="store_true", help="add installed peers")
+    parser.add_argument(
+        "--n-jobs",
+        type=int,
+        default=-1,
+        help="joblib workers over the (cell, repeat) tasks (default: -1, all cores)",
+    )
+    parser.add_argument(
+        "--json",
+        help="write the numbers, commit and date to this JSON file (default: none)",
+    )
+    parser.add_argument(
+        "--markdown", action="store_true", help="print only the README table"
+    )
+    parser.add_argument("--list", action="store_true", help="list the names and exit")
+    args = parser.parse_args(argv)
+
+    registry = build_methods()
+    missing_peers = []
+    peers = {}
+    if args.peers:
+        peers, missing_peers = available_peers()
+        registry.update(peers)
+    if args.list:
+        print("datasets:", ", ".join(DATASETS), "| groups:", ", ".join(DATASET_GROUPS))
+        print("classifiers:", ", ".join(CLASSIFIERS))
+        print("methods:", ", ".join(registry), "| peers:", ", ".join(PEERS))
+        return 0
+    datasets = _resolve(
+        args.datasets or (["quick"] if args.quick else ["panel"]),
+        DATASETS,
+        DATASET_GROUPS,
+        "data set",
+    )
+    classifiers = _resolve(
+        args.classifiers or list(CLASSIFIERS), CLASSIFIERS, {}, "classifier"
+    )
+    method_names = _resolve(args.methods or list(registry), registry, {}, "method")
+    repeats = args.repeats or (2 if args.quick else 5)
+    log = partial(print, file=sys.stderr)
+    if missing_peers:
+        log(f"peers not installed (skipped): {', '.join(missing_peers)}")
+
+    t0 = time.perf_counter()
+    jobs = [(d, k, r) for d in datasets for k in classifiers for r in range(repeats)]
+    # workers import this file as a module (loky passes sys.path on), rather
+    # than unpickling functions of __main__ by value
+    task = _importable(run_task)
+    tasks = Parallel(n_jobs=args.n_jobs)(
+        delayed(task)(d, k, r, method_names, list(peers)) for d, k, r in jobs
+    )
+    elapsed = time.perf_counter() - t0
+    cells = aggregate(tasks, method_names)
+    pairs, rank_summary = summarize(cells, method_names, registry)
+
+    if args.markdown:
+        print(markdown_table(cells, method_names, repeats))
+    else:
+        print(
+            f"skcalib {skcalib.__version__}: {len(cells)} cells x {repeats} repeats, "
+            f"{len(method_names)} methods, {elapsed:.1f} s"
+        )
+        print_report(cells, method_names, registry, pairs, rank_summary)
+    if args.json:
+        try:
+            commit = subprocess.run(
+                ["git", "rev-parse", "HEAD"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            commit = ""
+        import sklearn
+
+        meta = {
+            "commit": commit,
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            "skcalib": skcalib.__version__,
+            "sklearn": sklearn.__version__,
+            "datasets": datasets,
+            "classifiers": classifiers,
+            "methods": method_names,
+            "repeats": repeats,
+            "peers_missing": missing_peers,
+            "seconds": elapsed,
+        }
+        with open(args.json, "w") as fh:
+            json.dump(
+                {"meta": meta, "cells": cells, "pairs": pairs, "ranks": rank_summary},
+                fh,
+                indent=2,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
