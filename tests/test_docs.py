@@ -298,3 +298,13 @@ def test_gallery_pages_are_clean(site):
         text = re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))
         assert str(site.parent) not in text, f"{page.name} prints a build path"
         assert not re.search(r"^\s*assert ", text, re.M), f"{page.name} shows assert"
+
+
+@pytest.mark.slow
+def test_references_are_not_lettered_lists(site):
+    """"- S. Cumani, ..." or ".. [1] N. Brümmer ..." read to reST as a list
+    lettered from S or N; the site has no lettered or roman-numbered list."""
+    for page in _html_pages(site):
+        html = page.read_text(encoding="utf-8")
+        found = re.search(r'<ol class="(?:upper|lower)(?:alpha|roman)[^>]*>', html)
+        assert not found, f"{page.relative_to(site)}: {found.group(0)}"
