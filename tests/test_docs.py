@@ -9,6 +9,7 @@
 
 import doctest
 import importlib
+import importlib.util
 import os
 import re
 import shutil
@@ -121,6 +122,28 @@ def test_product_cites_no_internal_documents():
     for path in files:
         for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             assert not pattern.search(line), f"{path.relative_to(ROOT)}:{i}: {line}"
+
+
+def test_readme_figures_come_from_a_script():
+    """Every figure of docs/images is drawn by docs/images/make_figures.py
+    (so it can be regenerated, not left stale), and the README says so."""
+    spec = importlib.util.spec_from_file_location(
+        "make_figures", DOCS / "images" / "make_figures.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    pngs = {p.name for p in (DOCS / "images").glob("*.png")}
+    assert pngs and pngs == set(module.FIGURES)
+    assert "docs/images/make_figures.py" in (ROOT / "README.md").read_text()
+
+
+def test_readme_states_each_speed_up_once():
+    """The PAV fit speed-up is stated in the Speed table only (it was 5x in
+    one place and 15x in another)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    claims = re.findall(r"(\d+(?:\.\d+)?)x faster[^|\n]*IsotonicRegression", readme)
+    claims += re.findall(r"PAVCalibrator`[^|\n]*?(\d+(?:\.\d+)?)x faster", readme)
+    assert len(claims) == 1, claims
 
 
 @pytest.fixture(scope="module")

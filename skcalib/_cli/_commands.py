@@ -133,7 +133,11 @@ def app_line(args) -> str:
 
 
 def bayes_error_plot(systems, path: str, args, title: str) -> None:
-    """Write a Bayes error plot of ``[(name, y, llr, plot_min)]`` to ``path``."""
+    """Write a Bayes error plot of ``[(name, y, llr, plot_min)]`` to ``path``.
+
+    A system may carry a fifth element, a dict of line styles for its
+    actual-DCF curve (``BayesErrorDisplay`` keyword arguments).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -144,9 +148,9 @@ def bayes_error_plot(systems, path: str, args, title: str) -> None:
 
     fig, ax = plt.subplots(figsize=(9, 4.5))
     try:
-        for name, y, llr, plot_min in systems:
+        for name, y, llr, plot_min, *style in systems:
             BayesErrorDisplay.from_predictions(
-                y, llr, name=name, ax=ax, plot_min_dcf=plot_min
+                y, llr, name=name, ax=ax, plot_min_dcf=plot_min, **dict(*style)
             )
         ax.axvline(
             float(logit(effective_prior(args))),
