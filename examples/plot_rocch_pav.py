@@ -89,7 +89,7 @@ print(
     f"waveform: {len(pmiss) - 1} hull segments, ROCCH-EER = {eer(y_test, s_test):.4f}"
 )
 
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4.5))
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 5.5))
 ROCConvexHullDisplay.from_estimator(clf, X[1000:], y_test, ax=ax1)
 DETDisplay.from_predictions(y_test, s_test, ax=ax2, name="LogisticRegression")
 ax1.set_title("ROC and its convex hull")

@@ -185,3 +185,20 @@ def test_markers_on_scale_have_no_arrow():
     disp = DETDisplay.from_predictions(y, llr, llr=True, p_target=0.5)
     assert not [a for a in disp.ax_.texts if getattr(a, "arrow_patch", None)]
     assert not any("[" in m.get_label() for m in disp.markers_)
+
+
+def test_legend_inside_axes_given_by_the_caller():
+    """On someone else's axes (their layout, maybe tight_layout, which
+    ignores an outside legend of fixed-aspect axes) the legend stays inside."""
+    y, s, llr = _data()
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 5.5))
+    disp = DETDisplay.from_predictions(y, llr, llr=True, ax=ax2, name="x")
+    fig.tight_layout()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legend = disp.ax_.get_legend().get_window_extent(renderer)
+    assert _inside(legend, disp.ax_.get_window_extent(renderer))
+    for labels in (ax2.get_xticklabels(), ax2.get_yticklabels()):
+        boxes = [t.get_window_extent(renderer) for t in labels if t.get_text()]
+        for a, b in zip(boxes, boxes[1:], strict=False):
+            assert not a.overlaps(b), [t.get_text() for t in labels]

@@ -32,6 +32,8 @@ _TICK_PRIORITY = [
     2e-3,
 ]
 _MIN_TICK_GAP = 1 / 14  # of the axis span: labels such as "0.5" and "1" apart
+_MIN_TICK_GAP_INCHES = 0.32  # and never closer than this on the page
+_FIGURE_GID = "skcalib-det-figure"  # a figure the display made for itself
 _TOP = 0.95
 _GID = "skcalib-det-axes"
 
@@ -41,16 +43,18 @@ def _tick_label(p: float) -> str:
     return f"{pct:g}"
 
 
-def _ticks(low: float) -> np.ndarray:
-    """Rates to label on an axis from ``low * 0.8`` to ``_TOP``: as many of
-    ``_TICKS`` as fit with their labels apart, in ``_TICK_PRIORITY``."""
+def _ticks(low: float, length: float = 4.0) -> np.ndarray:
+    """Rates to label on an axis from ``low * 0.8`` to ``_TOP``, ``length``
+    inches long: as many of ``_TICKS`` as fit with their labels apart, in
+    ``_TICK_PRIORITY``."""
     span = float(norm.ppf(_TOP) - norm.ppf(low * 0.8))
+    gap = max(_MIN_TICK_GAP, _MIN_TICK_GAP_INCHES / max(length, 1e-3))
     kept: list[float] = []
     for t in _TICK_PRIORITY:
         if t < low * 0.999:
             continue
         z = norm.ppf(t)
-        if all(abs(z - norm.ppf(k)) >= _MIN_TICK_GAP * span for k in kept):
+        if all(abs(z - norm.ppf(k)) >= gap * span for k in kept):
             kept.append(t)
     return np.sort(np.array(kept))
 
@@ -204,6 +208,7 @@ class DETDisplay:
             # square axes on the left, the legend beside them (a layout engine
             # cannot be used: it ignores the legend of fixed-aspect axes)
             ax.set_position([0.08, 0.11, 0.45, 0.81])
+            fig.set_gid(_FIGURE_GID)
         name = self.name if name is None else name
         prefix = f"{name}: " if name else ""
         with np.errstate(divide="ignore"):
@@ -322,7 +327,11 @@ class DETDisplay:
 
     def _set_axes(self, ax, low):
         """Probit axes labelled in percent, wide enough for every system."""
-        ticks = _ticks(low)
+        # the side of the square axes, in inches, before any layout engine
+        box = ax.get_position()
+        fig = ax.figure
+        length = min(box.width * fig.get_figwidth(), box.height * fig.get_figheight())
+        ticks = _ticks(low, length)
         lim = (float(norm.ppf(low * 0.8)), float(norm.ppf(_TOP)))
         for axis, set_lim in ((ax.xaxis, ax.set_xlim), (ax.yaxis, ax.set_ylim)):
             axis.set_ticks(norm.ppf(ticks))
@@ -335,7 +344,10 @@ class DETDisplay:
             ax.set_title("DET curve")
         ax.grid(True, linewidth=0.5, alpha=0.5)
         ax.set_aspect("equal", adjustable="box")
-        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        if fig.get_gid() == _FIGURE_GID:  # room was left beside the axes
+            ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        else:  # someone else's layout: inside, where DET curves seldom go
+            ax.legend(fontsize="small", loc="upper right")
 
     @classmethod
     def from_predictions(
