@@ -118,13 +118,17 @@ print("A and C intervals overlap:", overlap(intervals["A"], intervals["C"]))
 # all thresholds, the ROC convex hull (dashed), the EER (circle), the
 # minimum-DCF point at p_target = 0.1 (square) and, because the scores are
 # LLRs, the operating point of their own Bayes decisions (cross). C's cross
-# lies away from its square: the cost of its miscalibration.
-fig, ax = plt.subplots(figsize=(10, 6))
+# lies away from its square: the cost of its miscalibration. The first
+# display makes the figure (square axes, the legend beside them); the other
+# systems are drawn on its axes.
+ax = None
 for name, (y, llr) in systems.items():
-    DETDisplay.from_predictions(y, llr, llr=True, p_target=P_TARGET, name=name, ax=ax)
+    disp = DETDisplay.from_predictions(
+        y, llr, llr=True, p_target=P_TARGET, name=name, ax=ax
+    )
+    ax = disp.ax_
 ax.set_title("DET plot of systems A, B and C (3000 trials each)")
-fig.tight_layout()
-fig.savefig(OUT / "confidence_det.png", dpi=100)
+disp.figure_.savefig(OUT / "confidence_det.png", dpi=100)
 
 # %%
 # Tippett plot
