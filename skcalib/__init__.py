@@ -16,6 +16,7 @@ __version__ = "0.1.0.dev0"
 # command line's ``--help``/``--version`` do not pay for scikit-learn and SciPy.
 _LAZY = {
     "BaseCalibrator": "._base",
+    "BetaCalibrator": "._beta",
     "CalibratedClassifier": "._calibrated_classifier",
     "MulticlassAffineCalibrator": "._multiclass_affine",
     "PAVCalibrator": "._pav_calibrators",
@@ -29,6 +30,7 @@ _LAZY = {
 if TYPE_CHECKING:
     from ._affine import ProperScoringAffineCalibrator
     from ._base import BaseCalibrator
+    from ._beta import BetaCalibrator
     from ._calibrated_classifier import CalibratedClassifier
     from ._fusion import ProperScoringFusion
     from ._multiclass_affine import MulticlassAffineCalibrator
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BaseCalibrator",
+    "BetaCalibrator",
     "CalibratedClassifier",
     "MulticlassAffineCalibrator",
     "PAVCalibrator",

@@ -202,6 +202,49 @@ class FusionObjective:
         return float(np.abs(theta[:-1]) @ self.standardizer.width)
 
 
+def fit_linear_rule(data, *, alpha, beta, p_target, l2, tol, max_iter):
+    """The fused LLR ``X @ coef + intercept`` minimizing :class:`FusionObjective`.
+
+    ``data`` is a source of ``(X, is_target, sample_weight)`` chunks (in
+    memory or on Dask). Returns ``(coef, intercept, result)`` with the
+    :class:`~skcalib._solver.SolverResult` (its ``status`` says whether the
+    caller should warn; ``"unbounded"`` once the separating bound was
+    applied). Shared by :class:`ProperScoringFusion` and
+    :class:`~skcalib.BetaCalibrator`.
+    """
+    w_tar, w_non = data.reduce(_chunk_class_totals)
+    std = fit_standardizer(data)
+    p = float(p_target)
+    objective = FusionObjective(
+        standardizer=std,
+        class_factors=(p / w_tar, (1.0 - p) / w_non),
+        alpha=float(alpha),
+        beta=float(beta),
+        tau=logit(p),
+        l2=float(l2),
+    )
+    # rules other than the logarithmic one start from the logistic solution
+    rule = (objective.alpha, objective.beta)
+    presolve = [] if rule == (1.0, 1.0) else [objective.with_rule(1.0, 1.0)]
+    res = minimize(
+        objective,
+        data,
+        np.zeros(objective.n_params),
+        tol=tol,
+        max_iter=max_iter,
+        presolve=presolve,
+    )
+    theta = res.theta.copy()
+    theta[:-1][std.constant] = 0.0  # an all-equal column carries nothing
+    coef, intercept = std.to_raw(theta[:-1], theta[-1])
+    if res.status == "max_iter" and l2 == 0:
+        bound = _separating_bound(data, coef, intercept)
+        if bound is not None:
+            coef, intercept = bound
+            res.status = "unbounded"
+    return coef, float(intercept), res
+
+
 class ProperScoringFusion(BaseCalibrator):
     """Linear fusion of several systems' scores into one calibrated LLR.
 
@@ -344,40 +387,19 @@ class ProperScoringFusion(BaseCalibrator):
 
     def _fit_source(self, data):
         """Fit on a data source of ``(X, is_target, sample_weight)`` chunks."""
-        w_tar, w_non = data.reduce(_chunk_class_totals)
-        std = fit_standardizer(data)
-        p = float(self.p_target)
-        objective = FusionObjective(
-            standardizer=std,
-            class_factors=(p / w_tar, (1.0 - p) / w_non),
-            alpha=float(self.alpha),
-            beta=float(self.beta),
-            tau=logit(p),
-            l2=float(self.l2),
-        )
-        # rules other than the logarithmic one start from the logistic solution
-        rule = (objective.alpha, objective.beta)
-        presolve = [] if rule == (1.0, 1.0) else [objective.with_rule(1.0, 1.0)]
-        res = minimize(
-            objective,
+        coef, intercept, res = fit_linear_rule(
             data,
-            np.zeros(objective.n_params),
+            alpha=self.alpha,
+            beta=self.beta,
+            p_target=self.p_target,
+            l2=self.l2,
             tol=self.tol,
             max_iter=self.max_iter,
-            presolve=presolve,
         )
-        theta = res.theta.copy()
-        theta[:-1][std.constant] = 0.0  # an all-equal column carries nothing
-        coef, intercept = std.to_raw(theta[:-1], theta[-1])
-        if res.status == "max_iter" and self.l2 == 0:
-            bound = _separating_bound(data, coef, intercept)
-            if bound is not None:
-                coef, intercept = bound
-                res.status = "unbounded"
         if res.status != "converged":
             _warn_convergence(self, None, res, self.max_iter)
         self.coef_ = coef
-        self.intercept_ = float(intercept)
+        self.intercept_ = intercept
         self.n_iter_ = int(res.n_iter)
         self._n_evals, self._n_sub_evals = res.n_evals, res.n_sub_evals
         return self

@@ -6,6 +6,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skcalib
 from skcalib import (
+    BetaCalibrator,
     CalibratedClassifier,
     MulticlassAffineCalibrator,
     PAVCalibrator,
@@ -21,6 +22,8 @@ CALIBRATORS = [
     PAVLLRCalibrator(),
     PAVCalibrator(strict=True, interpolation="step"),
     PAVLLRCalibrator(extremes="bound", strict=True),
+    BetaCalibrator(),
+    BetaCalibrator(alpha=2, beta=2, p_target=0.2, input_scale="log_odds"),
 ]
 
 # Accepting a vector of scores is the natural interface (one column of scores).
