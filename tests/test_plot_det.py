@@ -202,3 +202,23 @@ def test_legend_inside_axes_given_by_the_caller():
         boxes = [t.get_window_extent(renderer) for t in labels if t.get_text()]
         for a, b in zip(boxes, boxes[1:], strict=False):
             assert not a.overlaps(b), [t.get_text() for t in labels]
+
+
+def test_command_line_det_plot_is_not_cut(tmp_path):
+    """``skcalib evaluate --det``: nothing is drawn across the image's edges
+    (the legend beside the axes was cut off by the right edge)."""
+    from matplotlib.image import imread
+
+    from skcalib._cli import main
+
+    s, y, llr = make_gaussian_scores(2000, random_state=0)  # P_fa = 0 at 0.01
+    scores = tmp_path / "scores.txt"
+    np.savetxt(scores, np.c_[llr, y], fmt=["%.6f", "%d"])
+    png = tmp_path / "det.png"
+    assert (
+        main(["-q", "evaluate", str(scores), "--p-target", "0.01", "--det", str(png)])
+        == 0
+    )
+    image = imread(png)[..., :3]
+    for edge in (image[:, :3], image[:, -3:], image[:3], image[-3:]):
+        assert (edge > 0.99).all(), "something is drawn across the image's edge"
