@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _sklearn_checks import parametrize_with_checks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import expit, logit
@@ -12,7 +13,6 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils._param_validation import InvalidParameterError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skcalib import _solver
 from skcalib._affine import ProperScoringAffineCalibrator

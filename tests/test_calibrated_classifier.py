@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+from _sklearn_checks import parametrize_with_checks
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import expit, logit
 from sklearn import config_context
@@ -23,10 +24,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.svm import LinearSVC
 from sklearn.utils._tags import ClassifierTags
-from sklearn.utils.estimator_checks import (
-    estimator_checks_generator,
-    parametrize_with_checks,
-)
+from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from skcalib import (
     CalibratedClassifier,
@@ -753,3 +751,53 @@ def test_sklearn_compatible(estimator, check):
 def test_common_checks_are_not_vacuous(estimator):
     checks = list(estimator_checks_generator(estimator, legacy=True))
     assert len(checks) >= 60
+
+
+# ------------------------------------------------ batch-invariant scores
+class TailKernelLogisticRegression(LogisticRegression):
+    """LogisticRegression whose last ``n % 4`` scores move by 64 ulps.
+
+    What OpenBLAS' Prescott and Nehalem kernels do to a matrix product: the
+    rows left over by the kernel's unrolling are computed by another kernel,
+    so a sample's score depends on how many rows are scored with it.
+    """
+
+    def decision_function(self, X):
+        scores = super().decision_function(X)
+        tail = scores.shape[0] % 4
+        if tail:
+            end = scores[-tail:]
+            scores[-tail:] = end + 64 * np.abs(np.spacing(end))
+        return scores
+
+
+@pytest.mark.parametrize("Cal", [PAVCalibrator, PAVLLRCalibrator, PlattCalibrator])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_scores_do_not_depend_on_the_batch(Cal, n_classes):
+    # a sample gets the same calibrated output alone or in any batch; before,
+    # a training score one kernel away from its PAV knot of probability 0 got
+    # 1e-17 (log -38) instead of 0
+    X, y = _data3(n=61, n_classes=n_classes)
+    clf = CalibratedClassifier(
+        TailKernelLogisticRegression(), Cal(), cv=3, ensemble=True
+    ).fit(X, y)
+    for method in ("predict_proba", "decision_function"):
+        batch = getattr(clf, method)(X)
+        rows = [0, 1, 30, 58, 59, 60]  # the last three are a 4-row kernel's tail
+        alone = np.concatenate([getattr(clf, method)(X[i : i + 1]) for i in rows])
+        assert_array_equal(alone, batch[rows])
+        shuffled = np.random.default_rng(0).permutation(61)
+        assert_array_equal(getattr(clf, method)(X[shuffled]), batch[shuffled])
+
+
+def test_weights_equal_repeated_rows_with_a_tail_kernel():
+    # scikit-learn's check with the classifier's scores depending on the batch
+    # as on a Prescott kernel: the failure seen on such machines
+    from sklearn.utils.estimator_checks import (
+        check_sample_weight_equivalence_on_dense_data,
+    )
+
+    clf = CalibratedClassifier(
+        TailKernelLogisticRegression(), PAVCalibrator(), cv=3, ensemble=True
+    )
+    check_sample_weight_equivalence_on_dense_data("CalibratedClassifier", clf)

@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+from _sklearn_checks import parametrize_with_checks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
@@ -14,7 +15,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils._param_validation import InvalidParameterError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skcalib._platt import PlattCalibrator
 

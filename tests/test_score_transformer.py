@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+from _sklearn_checks import parametrize_with_checks
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import config_context
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -24,10 +25,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils.estimator_checks import (
-    estimator_checks_generator,
-    parametrize_with_checks,
-)
+from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from skcalib import (
     PAVCalibrator,

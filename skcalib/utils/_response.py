@@ -10,9 +10,13 @@ target is ``classes_[0]``. Design note: docs/design/shared_helpers.rst.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import logsumexp
 
+from ._sklearn_compat import _safe_indexing
+
 __all__ = [
+    "batch_invariant_call",
     "binary_response",
     "class_response",
     "estimator_scores",
@@ -28,6 +32,46 @@ RESPONSE_METHODS = ("decision_function", "predict_proba")
 #: ``|score| <= log(1 / tiny) ~= 708.4``. Only probabilities that are exactly
 #: 0 (or below 2.2e-308) are affected; anything representable keeps its value.
 PROBA_FLOOR = float(np.finfo(np.float64).tiny)
+
+#: Rows per tile of :func:`batch_invariant_call`: a multiple of every BLAS
+#: kernel's row unrolling (4, 8 or 16 doubles on current processors).
+ROW_TILE = 64
+
+
+def batch_invariant_call(func, X):
+    """``func(X)`` with each row's result independent of the other rows.
+
+    A BLAS matrix product (a linear classifier's ``decision_function``)
+    computes the last ``n % unroll`` rows of an ``n``-row matrix with another
+    kernel than the others on some processors (OpenBLAS' Prescott and
+    Nehalem kernels, for example), so one sample's score moves by a few ulps
+    with the number of rows scored along with it. A calibrator fitted on the
+    scores of one batch and applied to another then sees a training score
+    just beyond its own knot: next to a PAV block of probability 0 it gives
+    1e-17 instead of 0 (an infinite log-probability becomes -38), and fitting
+    with integer weights stops matching fitting on repeated rows.
+
+    Here every row is computed inside a whole tile of :data:`ROW_TILE` rows:
+    ``func`` runs once on the largest multiple of ``ROW_TILE`` rows and, if
+    rows remain, once more on them padded to a tile by repeating the last
+    row (at most ``ROW_TILE - 1`` extra rows). Inputs other than NumPy
+    arrays, pandas objects and CSR/CSC matrices (the sparse formats that take
+    row indices) are passed as they are.
+    """
+    tiled = (
+        isinstance(X, np.ndarray)
+        or hasattr(X, "iloc")
+        or (sp.issparse(X) and X.format in ("csr", "csc"))
+    )
+    if not tiled or X.ndim != 2 or X.shape[0] % ROW_TILE == 0:
+        return func(X)
+    n = X.shape[0]
+    head = n - n % ROW_TILE
+    tail = np.concatenate([np.arange(head, n), np.full(head + ROW_TILE - n, n - 1)])
+    parts = [np.asarray(func(_safe_indexing(X, tail)))[: n - head]]
+    if head:
+        parts.insert(0, np.asarray(func(_safe_indexing(X, np.arange(head)))))
+    return np.concatenate(parts)
 
 
 def resolve_response_method(estimator, response_method: str) -> str:
@@ -97,7 +141,9 @@ def binary_response(estimator, X, method: str, *, flip=False, proba="column"):
         Higher favours the target class.
     """
     name = type(estimator).__name__
-    out = np.asarray(getattr(estimator, method)(X), dtype=np.float64)
+    out = np.asarray(
+        batch_invariant_call(getattr(estimator, method), X), dtype=np.float64
+    )
     if method == "predict_proba":
         if out.ndim != 2 or out.shape[1] != 2:
             raise ValueError(
@@ -129,7 +175,9 @@ def class_response(estimator, X, method: str, n_classes: int) -> np.ndarray:
     natural multiclass score, whose softmax gives back the probabilities.
     Column ``k`` scores ``estimator.classes_[k]``.
     """
-    out = np.asarray(getattr(estimator, method)(X), dtype=np.float64)
+    out = np.asarray(
+        batch_invariant_call(getattr(estimator, method), X), dtype=np.float64
+    )
     if out.ndim != 2 or out.shape[1] != n_classes:
         raise ValueError(
             f"{type(estimator).__name__}.{method} returned shape {out.shape}; "

@@ -1,0 +1,21 @@
+"""scikit-learn's ``parametrize_with_checks`` for every version skcalib allows.
+
+scikit-learn 1.6 to 1.9.0 hand ``pytest.mark.parametrize`` a generator of
+checks; pytest 9 deprecates non-Collection argument values, and the suite
+turns that warning into an error, so those versions fail to collect. This
+wrapper gives pytest the same checks as a list.
+"""
+
+import pytest
+from sklearn.utils.estimator_checks import (
+    parametrize_with_checks as _sklearn_parametrize_with_checks,
+)
+
+__all__ = ["parametrize_with_checks"]
+
+
+def parametrize_with_checks(estimators, **kwargs):
+    """``sklearn.utils.estimator_checks.parametrize_with_checks``, checks listed."""
+    mark = _sklearn_parametrize_with_checks(estimators, **kwargs).mark
+    argnames, argvalues, *rest = mark.args
+    return pytest.mark.parametrize(argnames, list(argvalues), *rest, **mark.kwargs)
