@@ -26,7 +26,7 @@ from ._solver import (
     minimize,
     rule_terms,
 )
-from ._special import logit
+from ._special import logit, scaled_affine
 from .utils._sklearn_compat import Interval
 from .utils._stats import class_totals
 
@@ -405,7 +405,9 @@ class ProperScoringFusion(BaseCalibrator):
         return self
 
     def _transform(self, X):
-        return (X @ self.coef_ + self.intercept_)[:, None]
+        Z, e = scaled_affine(X, self.coef_[None, :], np.array([self.intercept_]))
+        with np.errstate(over="ignore"):  # an LLR past 1.8e308 is infinite
+            return np.ldexp(Z, e[:, None])
 
     def transform(self, X):
         """Fused log-likelihood-ratios as one column.

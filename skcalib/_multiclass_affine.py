@@ -28,18 +28,18 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ._affine import ProperScoringAffineCalibrator, _warn_convergence
-from ._solver import ArrayData, minimize
+from ._solver import MAX_LLR_RANGE, ArrayData, minimize
+from ._special import scaled_affine
 from .utils._sklearn_compat import (
     ClassifierTags,
     StrOptions,
     _fit_context,
     validate_data,
 )
-from .utils._validation import check_weights
+from .utils._validation import check_class_y, check_weights
 
 __all__ = ["MulticlassAffineCalibrator"]
 
@@ -77,6 +77,24 @@ def _scale_coef(kind, theta, n_features, n_classes, exponent):
     else:
         Wb = out.reshape(n_classes - 1, n_features + 1)
         Wb[:, :n_features] = np.ldexp(Wb[:, :n_features], exponent)
+    return out
+
+
+#: Largest spread (nats) of the starting map's logits over the training
+#: scores: a tenth of the spread where the fit counts as unbounded.
+START_SPAN = MAX_LLR_RANGE / 10
+
+
+def _shrink_coef(kind, theta, n_features, n_classes, factor):
+    """``theta`` with the entries of ``W`` multiplied by ``factor``."""
+    out = np.array(theta, dtype=np.float64)
+    if kind == "temperature":
+        out[0] *= factor
+    elif kind == "vector":
+        out[:n_classes] *= factor
+    else:
+        Wb = out.reshape(n_classes - 1, n_features + 1)
+        Wb[:, :n_features] *= factor
     return out
 
 
@@ -413,8 +431,9 @@ class MulticlassAffineCalibrator(
             The fitted calibrator.
         """
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
-        check_classification_targets(y)
-        classes, y_idx = np.unique(y, return_inverse=True)
+        # one label check with the other estimators: labels of types that
+        # cannot be compared (0, 'a', 2.5) are a ValueError naming them
+        y, classes, y_idx = check_class_y(y, owner=type(self).__name__)
         K, d = classes.shape[0], X.shape[1]
         if K < 2:
             raise ValueError(
@@ -451,6 +470,12 @@ class MulticlassAffineCalibrator(
             l2=float(self.l2),
         )
         start = _scale_coef(self.kind, self._start(d, K), d, K, exponent)
+        span = obj.span(start)
+        if span > START_SPAN:
+            # the identity map on scores of large magnitude (log-scores times
+            # 1e3, ...) already spans more than the bound where the fit counts
+            # as unbounded, with saturated posteriors: shrink it
+            start = _shrink_coef(self.kind, start, d, K, START_SPAN / span)
         res = minimize(obj, data, start, tol=self.tol, max_iter=self.max_iter)
         if res.status != "converged":
             _warn_convergence(self, None, res, self.max_iter)
@@ -499,11 +524,18 @@ class MulticlassAffineCalibrator(
         return Wb.ravel()
 
     def _logits(self, X):
+        """``W s + b`` as ``(Z, e)``: the logits are ``ldexp(Z, e)`` per row."""
         check_is_fitted(self)
         X = validate_data(
             self, X, reset=False, dtype=np.float64, ensure_all_finite=True
         )
-        return X @ self.coef_.T + self.intercept_
+        return scaled_affine(X, self.coef_, self.intercept_)
+
+    def _shifted_logits(self, X):
+        """The logits minus their row maximum: 0 or below, ``-inf`` past the range."""
+        Z, e = self._logits(X)
+        with np.errstate(over="ignore"):  # differences past -1.8e308 are -inf
+            return np.ldexp(Z - Z.max(axis=1, keepdims=True), e[:, None])
 
     def transform(self, X):
         """Calibrated log-posteriors.
@@ -518,7 +550,7 @@ class MulticlassAffineCalibrator(
         log_proba : ndarray of shape (n_samples, n_classes)
             ``log softmax(W s + b)``, columns in the order of ``classes_``.
         """
-        return log_softmax(self._logits(X), axis=1)
+        return log_softmax(self._shifted_logits(X), axis=1)
 
     def predict_proba(self, X):
         """Calibrated posterior probabilities.
@@ -534,7 +566,7 @@ class MulticlassAffineCalibrator(
             ``softmax(W s + b)``, columns in the order of ``classes_``; rows
             sum to 1.
         """
-        return softmax(self._logits(X), axis=1)
+        return softmax(self._shifted_logits(X), axis=1)
 
     def predict(self, X):
         """The most probable class of each sample.
@@ -549,8 +581,8 @@ class MulticlassAffineCalibrator(
         y_pred : ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
-        logits = self._logits(X)  # checks that the estimator is fitted
-        return self.classes_[np.argmax(logits, axis=1)]
+        Z, _ = self._logits(X)  # checks that the estimator is fitted
+        return self.classes_[np.argmax(Z, axis=1)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

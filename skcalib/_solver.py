@@ -216,7 +216,8 @@ class Standardizer:
 
         With ``copy=False`` a float64 ``x`` is overwritten.
         """
-        x = np.array(x, dtype=np.float64, copy=copy or None)
+        # np.asarray copies only if needed (numpy 1.x has no copy=None)
+        x = np.array(x, dtype=np.float64) if copy else np.asarray(x, np.float64)
         e, c, d = self.exponent, self.center, self.scale
         if x.ndim == 1:
             e, c, d = int(e[0]), float(c[0]), float(d[0])

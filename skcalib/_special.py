@@ -65,6 +65,7 @@ __all__ = [
     "prior_weighted_objective",
     "uninformative_objective",
     "cllr_sums",
+    "scaled_affine",
 ]
 
 _LOG2 = math.log(2.0)
@@ -425,3 +426,42 @@ def cllr_sums(llr, is_target, w):
         n_tar = float(np.count_nonzero(is_target))
         n_non = float(n) - n_tar
     return loss_tar, loss_non, n_tar, n_non
+
+
+def scaled_affine(X, W, b):
+    """``X @ W.T + b`` as ``(Z, s)``, row ``i`` being ``ldexp(Z[i], s[i])``.
+
+    Scores near the float maximum (1.7e308) make the products of ``X @ W.T``
+    overflow (a warning, and ``inf - inf`` in a softmax) even where the
+    result is finite or only its differences matter. Rows where a product
+    could overflow are computed with ``X[i]`` and ``W`` scaled by powers of
+    two (exact) and ``s[i]`` the exponent taken out; every other row has
+    ``s[i] = 0`` and ``Z[i]`` exactly ``X[i] @ W.T + b``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Finite scores.
+    W : ndarray of shape (n_outputs, n_features)
+    b : ndarray of shape (n_outputs,)
+
+    Returns
+    -------
+    Z : ndarray of shape (n_samples, n_outputs)
+    s : ndarray of int of shape (n_samples,)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    W = np.asarray(W, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    ex = np.frexp(np.abs(X).max(axis=1, initial=0.0))[1]
+    ew = int(np.frexp(np.abs(W).max(initial=0.0))[1])
+    # |X[i] @ W.T| <= n_features * 2**(ex + ew): overflow needs ex + ew near 1024
+    big = ex + ew + int(X.shape[1]).bit_length() >= np.finfo(np.float64).maxexp - 1
+    s = np.where(big, ex + ew, 0)
+    Z = np.empty((X.shape[0], W.shape[0]))
+    small = ~big
+    Z[small] = X[small] @ W.T + b
+    if big.any():
+        Xs = np.ldexp(X[big], -ex[big, None])
+        Z[big] = Xs @ np.ldexp(W, -ew).T + np.ldexp(b, -s[big, None])
+    return Z, s

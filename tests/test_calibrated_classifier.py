@@ -4,7 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
-from _sklearn_checks import parametrize_with_checks
+from _sklearn_checks import needs_sklearn_temperature, parametrize_with_checks
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import expit, logit
 from sklearn import config_context
@@ -426,6 +426,7 @@ def test_multiclass_calibrator_takes_all_columns(ensemble):
     assert_allclose(clf.predict_proba(Xt), expected, rtol=1e-12)
 
 
+@needs_sklearn_temperature
 @pytest.mark.parametrize("ensemble", [False, True])
 def test_multiclass_affine_temperature_equals_calibrated_classifier_cv(ensemble):
     X, y = _data3(n_classes=4)

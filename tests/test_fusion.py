@@ -325,3 +325,22 @@ def test_fit_on_dask_equals_in_memory(n, weighted):
         np.testing.assert_allclose(fused.compute(), ref.transform(X[:1000]))
         proba = got.predict_proba(X_new).compute()
         np.testing.assert_allclose(proba, ref.predict_proba(X[:1000]))
+
+
+def test_scores_near_the_float_maximum():
+    # "overflow in matmul": the LLR is computed scaled by a power of two and
+    # is infinite only where it exceeds the float range
+    X, y, _ = _data(600, k=2)
+    fus = ProperScoringFusion().fit(X, y)
+    big = 1.7e308
+    llr = fus.decision_function(
+        np.array([[big, big], [-big, -big], [big, -big], [1.0, 2.0]])
+    )
+    c = fus.coef_
+    assert llr[0] == (np.inf if c.sum() > 0 else -np.inf)
+    assert llr[1] == -llr[0]
+    expected = big * (c[0] - c[1])  # finite: the exact sum fits in a double
+    np.testing.assert_allclose(llr[2], expected, rtol=1e-14)
+    assert llr[3] == np.array([1.0, 2.0]) @ c + fus.intercept_
+    proba = fus.predict_proba(np.array([[big, big], [-big, -big]]))
+    assert not np.isnan(proba).any()

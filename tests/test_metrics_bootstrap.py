@@ -368,3 +368,41 @@ def test_coverage_of_population_min_dcf():
         low, high = res.confidence_interval
         covered += low <= truth <= high
     assert 0.90 <= covered / 200 <= 0.99
+
+
+@pytest.mark.parametrize(
+    "metric, kwargs",
+    [
+        ("min_dcf", {"p_target": 0.3}),
+        ("min_cllr", {}),
+        ("eer", {}),
+        ("actual_dcf", {"p_target": 0.3}),
+        ("cllr", {}),
+        ("brier_loss", {}),
+    ],
+)
+def test_huge_weights_equal_unit_weights(metric, kwargs):
+    # weights of 1e308 times the counts of draws overflowed: min DCF all 0,
+    # min Cllr NaN, EER an internal error, the per-trial metrics refused
+    from skcalib.datasets import make_gaussian_scores
+
+    scores, y, llr = make_gaussian_scores(300, random_state=0)
+    x = llr if metric in ("actual_dcf", "cllr") else scores
+    if metric == "brier_loss":
+        x = 1 / (1 + np.exp(-llr))
+    res = [
+        bootstrap_ci(
+            metric,
+            y,
+            x,
+            n_resamples=30,
+            random_state=0,
+            sample_weight=np.full(300, w),
+            **kwargs,
+        )
+        for w in (1.0, 1e308)
+    ]
+    np.testing.assert_allclose(res[1].statistic, res[0].statistic, rtol=1e-12)
+    np.testing.assert_allclose(
+        res[1].bootstrap_distribution, res[0].bootstrap_distribution, rtol=1e-12
+    )

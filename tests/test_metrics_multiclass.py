@@ -153,3 +153,37 @@ def test_class_with_zero_prior_may_be_absent():
     got = multiclass_cllr(y[keep], q[keep], p_classes=[0.5, 0.5, 0.0])
     xe = -0.5 * sum(np.mean(np.log2(q[keep][y[keep] == c, c])) for c in (0, 1))
     assert_allclose(got, xe / 1.0)  # entropy of (1/2, 1/2) is 1 bit
+
+
+MIXED = np.array([0, "a", 2.5], dtype=object)
+
+
+@pytest.mark.parametrize(
+    "metric", [multiclass_cllr, multiclass_brier_loss, "empirical_bayes_risk"]
+)
+def test_mixed_type_labels_are_a_value_error(metric):
+    # np.unique / np.argsort of (0, 'a', 2.5) raised an internal TypeError
+    p = np.full((3, 3), 1 / 3)
+    if metric == "empirical_bayes_risk":
+        from skcalib.metrics import empirical_bayes_risk
+
+        def metric(y, p, labels):
+            return empirical_bayes_risk(y, p, 1 - np.eye(3), labels=labels)
+
+    with pytest.raises(ValueError, match="`labels` mixes label types"):
+        metric(MIXED, p, labels=MIXED)
+
+
+@pytest.mark.parametrize("metric", [multiclass_cllr, multiclass_brier_loss])
+def test_perfect_posteriors_and_empty_input(metric):
+    value = metric([0, 1, 2], np.eye(3))
+    assert value == 0.0 and not np.signbit(value)  # was -0.0 for Cllr
+    with pytest.raises(ValueError, match="`y_true` is empty"):
+        metric([], np.zeros((0, 3)))
+
+
+def test_empirical_bayes_risk_of_empty_input():
+    from skcalib.metrics import empirical_bayes_risk
+
+    with pytest.raises(ValueError, match="`y_true` is empty"):
+        empirical_bayes_risk([], np.zeros((0, 3)), 1 - np.eye(3))

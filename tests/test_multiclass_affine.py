@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+from _sklearn_checks import needs_sklearn_temperature
 from scipy.special import log_softmax, softmax
 from sklearn.base import clone
 from sklearn.calibration import CalibratedClassifierCV
@@ -167,6 +168,7 @@ def test_matrix_equals_multinomial_logistic_regression():
     )
 
 
+@needs_sklearn_temperature
 def test_temperature_no_worse_than_calibrated_classifier_cv():
     X, y = make_classification(
         3000, n_features=10, n_informative=6, n_classes=4, random_state=0
@@ -248,3 +250,65 @@ def test_pickle_clone_and_set_output():
     out = cal.set_output(transform="pandas").transform(S)
     assert out.shape == (300, 3)
     assert list(out.columns) == cal.get_feature_names_out().tolist()
+
+
+@pytest.mark.parametrize(
+    "kind, scale", [("matrix", 1e3), ("vector", 1e4), ("temperature", 1e300)]
+)
+def test_log_scores_of_large_magnitude(kind, scale):
+    # the identity start on scores x1e3 already spans more than the bound where
+    # the fit counts as unbounded: it stopped after one iteration with 0/1
+    # posteriors. The affine family is scale-equivariant, so without a penalty
+    # the fit on scaled scores gives the same posteriors.
+    S, y, _ = _scores(600)
+    logp = log_softmax(S, axis=1)
+    ref = MulticlassAffineCalibrator(kind=kind, l2=0.0).fit(logp, y)
+    cal = MulticlassAffineCalibrator(kind=kind, l2=0.0).fit(logp * scale, y)
+    np.testing.assert_allclose(
+        cal.predict_proba(logp * scale), ref.predict_proba(logp), atol=1e-9
+    )
+    assert cal.n_iter_ > 1
+
+
+@pytest.mark.parametrize("kind", ["temperature", "vector", "matrix"])
+def test_scores_near_the_float_maximum(kind):
+    # the logits overflowed ("overflow in matmul", then inf - inf): they are
+    # computed scaled by a power of two, the posteriors from their differences
+    S, y, _ = _scores(600)
+    # under-confident scores: |W| > 1, so W s overflows at 1.7e308
+    cal = MulticlassAffineCalibrator(kind=kind).fit(S / 10, y)
+    assert np.abs(cal.coef_).max() > 1
+    big = 1.7e308
+    X = np.array([[big, -big, 0.0], [big, big, big], [-big, 1.0, 2.0], [1.0, 2.0, 3.0]])
+    proba = cal.predict_proba(X)
+    log_proba = cal.transform(X)
+    assert not np.isnan(proba).any() and not np.isnan(log_proba).any()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_allclose(np.exp(log_proba), proba, atol=1e-15)
+    assert_equal = np.testing.assert_array_equal
+    # ordinary rows are unchanged: W s + b as before
+    z = X[3] @ cal.coef_.T + cal.intercept_
+    np.testing.assert_allclose(proba[3], softmax(z), rtol=1e-14)
+    # the other rows' limits: the largest logit takes it all, or ties
+    W, b = cal.coef_, cal.intercept_
+    for i in range(3):
+        z = (X[i] / big) @ W.T  # the dominant part of the logits
+        second, first = np.sort(z)[-2:]
+        if first - second > 1e-12:
+            assert_equal(proba[i].argmax(), z.argmax())
+            assert proba[i].max() == 1.0
+    if kind == "temperature":  # equal scores: equal posteriors
+        np.testing.assert_allclose(proba[1], 1 / 3)
+    # the classes left by a score of -1.7e308 compete on their own logits
+    if kind != "matrix":
+        keep = W[1:, 1:] @ X[2, 1:] + b[1:]
+        np.testing.assert_allclose(log_proba[2, 1:], log_softmax(keep), rtol=1e-12)
+        assert log_proba[2, 0] < -1e300 and proba[2, 0] == 0.0
+    assert_equal(cal.predict(X), proba.argmax(axis=1))
+
+
+def test_mixed_type_labels_are_a_value_error():
+    S, _, _ = _scores(6)
+    y = np.array([0, "a", 2.5] * 2, dtype=object)
+    with pytest.raises(ValueError, match="`y` mixes label types"):
+        MulticlassAffineCalibrator().fit(S, y)

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.utils import check_consistent_length, column_or_1d
 
 from ..utils._sklearn_compat import validate_params
-from ..utils._validation import check_weights
+from ..utils._validation import _distinct_labels, check_weights
 
 __all__ = ["bayes_decisions", "empirical_bayes_risk"]
 
@@ -157,9 +157,19 @@ def _class_indices(y, labels, n_classes, name):
             )
         return idx
     labels = np.asarray(labels)
-    order = np.argsort(labels, kind="stable")
+    try:
+        order = np.argsort(labels, kind="stable")
+    except TypeError as exc:
+        raise ValueError(
+            f"`labels` mixes label types that cannot be compared: {exc}"
+        ) from exc
     sorted_labels = labels[order]
-    pos = np.clip(np.searchsorted(sorted_labels, y), 0, n_classes - 1)
+    try:
+        pos = np.clip(np.searchsorted(sorted_labels, y), 0, n_classes - 1)
+    except TypeError as exc:
+        raise ValueError(
+            f"`{name}` holds labels that cannot be compared with `labels`: {exc}"
+        ) from exc
     found = sorted_labels[pos] == y
     if not np.all(found):
         bad = y[~found][0]
@@ -287,7 +297,10 @@ def empirical_bayes_risk(
     else:
         k = np.shape(cost_matrix)[0]
     cost = _check_cost_matrix(cost_matrix, k)
-    if labels is not None and np.unique(np.asarray(labels)).shape[0] != k:
+    if (
+        labels is not None
+        and _distinct_labels(np.asarray(labels), "labels").shape[0] != k
+    ):
         raise ValueError(
             f"`labels` must hold {k} distinct labels, one per class of `cost_matrix`."
         )
@@ -297,6 +310,8 @@ def empirical_bayes_risk(
     else:
         a = _class_indices(y_pred, labels, k, "y_pred")
     check_consistent_length(t, a)
+    if t.shape[0] == 0:
+        raise ValueError("`y_true` is empty; at least one sample is required.")
     w = check_weights(sample_weight, t.shape[0])
     v, pi = _prior_weighted(t, w, priors, k, "priors")
     risk = float(np.dot(v, cost[a, t]))

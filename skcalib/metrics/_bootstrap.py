@@ -372,6 +372,12 @@ def _distribution(
         )
     if sample_weight is not None:
         sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        # Every metric is unchanged by a common scale of the weights: a power
+        # of two (exact) brings the largest into [0.5, 1), so a weight times
+        # its count of draws (at most n) cannot overflow (weights of 1e308).
+        top = float(np.max(sample_weight, initial=0.0))
+        if np.isfinite(top) and top > 0:
+            sample_weight = np.ldexp(sample_weight, -int(np.frexp(top)[1]))
 
     statistic = _statistic(
         metric, {k: v for k, v in kwargs.items() if k != "pos_label"}

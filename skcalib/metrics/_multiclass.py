@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.utils import check_consistent_length
 
 from ..utils._sklearn_compat import validate_params
-from ..utils._validation import check_weights
+from ..utils._validation import _distinct_labels, check_weights
 from ._bayes import _class_indices, _prior_weighted
 
 __all__ = ["multiclass_brier_loss", "multiclass_cllr"]
@@ -43,12 +43,17 @@ def _validated(y_true, y_prob, p_classes, labels, sample_weight):
             f"got a row summing to {sums[np.argmax(np.abs(sums - 1.0))]!r}."
         )
     k = q.shape[1]
-    if labels is not None and np.unique(np.asarray(labels)).shape[0] != k:
+    if (
+        labels is not None
+        and _distinct_labels(np.asarray(labels), "labels").shape[0] != k
+    ):
         raise ValueError(
             f"`labels` must hold {k} distinct labels, one per column of `y_prob`."
         )
     t = _class_indices(y_true, labels, k, "y_true")
     check_consistent_length(t, q)
+    if t.shape[0] == 0:
+        raise ValueError("`y_true` is empty; at least one sample is required.")
     w = check_weights(sample_weight, t.shape[0])
     v, pi = _prior_weighted(t, w, p_classes, k, "p_classes")
     return t, q, v, pi
@@ -163,7 +168,8 @@ def multiclass_cllr(
     t, q, v, pi = _validated(y_true, y_prob, p_classes, labels, sample_weight)
     used = v > 0  # zero-weight samples never give 0 * inf
     with np.errstate(divide="ignore"):
-        xe = -float(np.dot(v[used], np.log2(q[used, t[used]])))
+        # 0.0 - x: perfect posteriors give 0.0, not -0.0
+        xe = 0.0 - float(np.dot(v[used], np.log2(q[used, t[used]])))
     if not normalize:
         return xe
     positive = pi[pi > 0]
