@@ -16,7 +16,12 @@ from types import MethodType
 import numpy as np
 from scipy.special import expit
 from scipy.special import logit as _logit
-from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    OneToOneFeatureMixin,
+    TransformerMixin,
+)
 from sklearn.utils.validation import check_is_fitted
 
 from ._dask import any_dask_collection, is_dask_collection
@@ -88,7 +93,23 @@ class _needs_single_column:
         return MethodType(self.fn, obj)
 
 
-class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+class _hidden_on_several_columns(_needs_single_column):
+    """Like :class:`_needs_single_column`, but present before ``fit``.
+
+    For ``score``: a ``Pipeline`` ending in an unfitted calibrator offers
+    ``score`` only if the calibrator has it (``GridSearchCV`` asks before
+    fitting); a fit on several columns hides it, as ``predict``.
+    """
+
+    def __get__(self, obj, owner=None):
+        if obj is None or not hasattr(obj, "n_features_in_"):
+            return self.fn if obj is None else MethodType(self.fn, obj)
+        return super().__get__(obj, owner)
+
+
+class BaseCalibrator(
+    ClassifierMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator
+):
     """Base class for binary score calibrators (transformers).
 
     ``X`` holds scores, higher favouring the target class ``classes_[1]``,
@@ -117,6 +138,9 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """
 
     _output = "llr"
+    #: ``decision_function`` is the calibrated natural-log LLR (the displays'
+    #: ``from_estimator`` read it as such).
+    _decision_function_is_llr = True
 
     _parameter_constraints: dict = {
         "prior": [Interval(Real, 0, 1, closed="neither"), None],
@@ -206,6 +230,31 @@ class BaseCalibrator(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         X, was_1d = self._validate_X(X)
         out = self._transform(X)
         return out.reshape(-1) if was_1d else out
+
+    @_hidden_on_several_columns
+    def score(self, X, y, sample_weight=None):
+        """Accuracy of the Bayes decisions :meth:`predict` on ``(X, y)``.
+
+        As every scikit-learn classifier's ``score``, so that a ``Pipeline``
+        ending in a calibrator has the default score of a classifier; a
+        calibration-aware choice is a scorer from
+        :func:`skcalib.metrics.get_scorer` (e.g. ``get_scorer('neg_cllr')``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, 1)
+            Scores.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        score : float
+            Weighted fraction of correct decisions.
+        """
+        return super().score(X, y, sample_weight=sample_weight)
 
     @_needs_single_column
     def decision_function(self, X):

@@ -322,6 +322,9 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     True
     """
 
+    #: binary ``decision_function`` is the calibrated natural-log LLR
+    _decision_function_is_llr = True
+
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit"]), None],
         "calibrator": [HasMethods(["fit", "transform"]), None],

@@ -25,6 +25,7 @@ from scipy.linalg.blas import dsyrk
 from scipy.special import log_softmax, softmax
 from sklearn.base import (
     BaseEstimator,
+    ClassifierMixin,
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
@@ -39,7 +40,7 @@ from .utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
-from .utils._validation import check_class_y, check_weights
+from .utils._validation import check_class_y, check_weights, plain_value
 
 __all__ = ["MulticlassAffineCalibrator"]
 
@@ -293,7 +294,7 @@ class MulticlassObjective:
 
 
 class MulticlassAffineCalibrator(
-    ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+    ClassifierMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 ):
     """Multiclass calibration by an affine map of log-scores and a softmax.
 
@@ -438,7 +439,7 @@ class MulticlassAffineCalibrator(
         if K < 2:
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least 2 classes in "
-                f"`y`; got 1 class ({classes[0].item()!r})."
+                f"`y`; got 1 class ({plain_value(classes[0])!r})."
             )
         if self.kind != "matrix" and d != K:
             raise ValueError(

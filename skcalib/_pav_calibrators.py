@@ -255,7 +255,8 @@ class _BasePAVCalibrator(BaseCalibrator):
             if x.shape[0] and (x.min() < x_min or x.max() > x_max):
                 raise ValueError(
                     f"Some scores in column {j} of X are outside the training "
-                    f"range [{x_min!r}, {x_max!r}] and out_of_bounds='raise'."
+                    f"range [{float(x_min)!r}, {float(x_max)!r}] and "
+                    "out_of_bounds='raise'."
                 )
         if self.interpolation == "linear":
             y = _interp(x, kx, kv)

@@ -251,6 +251,9 @@ def test_pickle_and_clone():
 # The non-convex Brier rule runs off to infinity on the checks' tiny random
 # data sets (a different ray for reweighted data), so it is checked with a
 # small L2 penalty, which makes every problem well-posed.
+ONE_COLUMN = "predict needs one column of scores; the check's X has two"
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(
     [
@@ -259,7 +262,12 @@ def test_pickle_and_clone():
         ProperScoringAffineCalibrator(alpha=0.5, beta=0.5),
     ],
     expected_failed_checks=lambda est: {
-        "check_fit1d": "1-D X is accepted: a vector of scores is the natural input"
+        "check_fit1d": "1-D X is accepted: a vector of scores is the natural input",
+        # a classifier of one column of scores: the classifier checks' X has two
+        "check_classifier_data_not_an_array": ONE_COLUMN,
+        "check_classifiers_classes": ONE_COLUMN,
+        "check_classifiers_train": ONE_COLUMN,
+        "check_supervised_y_2d": ONE_COLUMN,
     },
 )
 def test_sklearn_compatible(estimator, check):

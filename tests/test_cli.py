@@ -111,10 +111,6 @@ def _key_cases(tmp_path):
             "m1 s1 target\nm1 s2 nontarget\n",
             "scores.txt, line 3: trial (m2, s3) is not in the key file",
         ),
-        "key trial without score": (
-            "m1 s1 target\nm1 s2 nontarget\nm2 s3 target\nm9 s9 nontarget\n",
-            "key.txt, line 4: trial (m9, s9) has no score",
-        ),
         "unknown key label": (
             "m1 s1 target\nm1 s2 impostr\nm2 s3 target\n",
             "key.txt, line 2: unknown label 'impostr'",
@@ -133,7 +129,6 @@ def _key_cases(tmp_path):
     "case",
     [
         "score trial not in key",
-        "key trial without score",
         "unknown key label",
         "duplicate key trial",
         "key missing column",
@@ -162,7 +157,7 @@ def test_malformed_input_subprocess(tmp_path):
     # file); the variants of each are covered in-process above.
     jobs = []
     subset = {"missing column", "non-numeric score", "unknown label", "empty file"}
-    key_subset = {"score trial not in key", "key trial without score"}
+    key_subset = {"score trial not in key", "duplicate key trial"}
     for i, (case, (text, message)) in enumerate(sorted(MALFORMED.items())):
         if case not in subset:
             continue
@@ -205,6 +200,49 @@ def test_malformed_input_subprocess(tmp_path):
         assert err.count("\n") == 1, (case, err)
         assert message in err, (case, err)
         assert out == "", case
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_key_may_hold_more_trials_than_the_scores(fast, tmp_path, capsys, monkeypatch):
+    # a master key evaluated on one condition's scores: the key trials without
+    # a score are left out and counted, by the fast and the careful reader
+    rng = np.random.RandomState(0)
+    y = rng.randint(0, 2, 60).astype(bool)
+    y[:2] = [True, False]
+    s = (rng.normal(size=60) + 2 * y).tolist()
+    ids = [(f"m{i % 7}", f"s{i}") for i in range(90)]
+    # a quoted field, a key header: the careful pass reads both files
+    quote = "" if fast else '"'
+    _write(
+        tmp_path / "scores.txt",
+        "".join(
+            f"{quote}{m}{quote},{g},{v!r}\n"
+            for (m, g), v in zip(ids[:60], s, strict=True)
+        ),
+    )
+    labels = np.concatenate([y, rng.randint(0, 2, 30).astype(bool)])
+    key_lines = [
+        f"{m} {g} {'target' if t else 'nontarget'}\n"
+        for (m, g), t in zip(ids, labels, strict=True)
+    ]
+    header = "" if fast else "model segment label\n"
+    _write(tmp_path / "key.txt", header + "".join(key_lines[::-1]))
+    monkeypatch.chdir(tmp_path)
+    assert main(["evaluate", "scores.txt", "--key", "key.txt", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_key_trials_unscored"] == 30
+    assert (out["n_target"], out["n_nontarget"]) == (int(y.sum()), int((~y).sum()))
+    assert out["eer"] == pytest.approx(skcalib.metrics.eer(y, np.array(s)))
+    assert main(["evaluate", "scores.txt", "--key", "key.txt"]) == 0
+    assert (
+        "key.txt: 30 key trials have no score in scores.txt and are left out"
+        in capsys.readouterr().out
+    )
+    argv = ["calibrate", "--method", "platt", "--train", "scores.txt"]
+    assert main([*argv, "--train-key", "key.txt", "--save-model", "m.pkl"]) == 0
+    assert "skcalib: note: key.txt: 30 key trials have no score" in (
+        capsys.readouterr().err
+    )
 
 
 def test_duplicate_scored_trial(tmp_path, capsys, monkeypatch):
@@ -415,7 +453,12 @@ def test_calibrate_trials_format_and_model_roundtrip(data, tmp_path, capsys):
     argv = ["calibrate", "--method", "pav-llr", "--train", train_scores]
     assert main([*argv, "--train-key", train_key, "--save-model", str(model)]) == 0
     assert isinstance(joblib.load(model), skcalib.PAVLLRCalibrator)
-    capsys.readouterr()
+    # one confirmation line on stderr, none with -q
+    assert capsys.readouterr().err == f"PAVLLRCalibrator: model saved to {model}\n"
+    assert (
+        main(["-q", *argv, "--train-key", train_key, "--save-model", str(model)]) == 0
+    )
+    assert capsys.readouterr().err == ""
     assert main(["calibrate", "--load-model", str(model), "--apply", apply]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [ln.split()[:2] for ln in out] == [

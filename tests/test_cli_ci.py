@@ -130,3 +130,76 @@ def test_plots_written_in_text_mode(files, capsys, tmp_path):
     assert main(["-q", "evaluate", files["two"], "--det", "d.png"]) == 0
     assert "DET plot written to d.png" in capsys.readouterr().out
     assert (tmp_path / "d.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--ci", "95"], "must be in (0, 1); got 95 (for 95%, write 0.95)"),
+        (["--ci", "0.95", "--n-resamples", "1"], "at least 40 are needed"),
+        (["--ci", "0.995", "--n-resamples", "399"], "too few for 99.5% intervals"),
+        (["--ci-method", "basic"], "--ci-method chooses how --ci resamples"),
+        (["--ci", "0.9", "--ci-method", "BCa"], "invalid choice: 'BCa'"),
+    ],
+)
+def test_bad_interval_options_are_explained(files, argv, message, capsys):
+    # one resample gave an "interval" of one replicate, which may exclude the
+    # estimate: refuse fewer than one resample beyond each end
+    assert main(["evaluate", files["two"], *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_fewest_resamples_leave_one_beyond_each_end(files, capsys):
+    from skcalib._cli._commands import min_resamples
+
+    for level, least in ((0.9, 20), (0.95, 40), (0.99, 200), (0.5, 4)):
+        assert min_resamples(level) == least
+        assert least * (1 - level) / 2 == pytest.approx(1.0)
+    argv = ["-q", "evaluate", files["two"], "--ci", "0.95", "--n-resamples", "40"]
+    assert main(argv) == 0
+    assert (
+        "95% bootstrap intervals (percentile, 40 resamples" in capsys.readouterr().out
+    )
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "bca"])
+def test_ci_method_is_bootstrap_ci_method(files, method, capsys):
+    argv = ["-q", "evaluate", files["two"], "--ci", "0.9", "--n-resamples", "60"]
+    assert main([*argv, "--ci-method", method, "--p-target", "0.2", "--json"]) == 0
+    ci = json.loads(capsys.readouterr().out)["ci"]
+    assert ci["method"] == method
+    res = bootstrap_ci(
+        min_dcf,
+        files["y"],
+        files["llr"],
+        p_target=0.2,
+        n_resamples=60,
+        confidence_level=0.9,
+        method={"bca": "BCa"}.get(method, method),
+        random_state=0,
+    )
+    np.testing.assert_allclose(ci["min_dcf"], res.confidence_interval)
+    assert main([*argv, "--ci-method", method]) == 0
+    assert f"90% bootstrap intervals ({method}, 60 resamples" in capsys.readouterr().out
+
+
+def test_long_bootstrap_shows_progress(files, capsys, monkeypatch):
+    # 1e6 trials took minutes without a word: progress lines name the metric,
+    # the resamples (and the BCa jackknife) done and the time left
+    from skcalib._cli import Progress
+
+    original = Progress.__init__
+
+    def eager(self, quiet, *, delay=2.0, interval=0.5, stream=None):
+        original(self, quiet, delay=0.0, interval=0.0, stream=stream)
+
+    monkeypatch.setattr(Progress, "__init__", eager)
+    argv = ["evaluate", files["two"], "--ci", "0.9", "--n-resamples", "30"]
+    assert main([*argv, "--ci-method", "bca"]) == 0
+    err = capsys.readouterr().err
+    assert "bootstrap 1/5 (EER): 30 of 30 resamples of trials, about" in err
+    assert "bootstrap 5/5 (min Cllr): 1 of 30 resamples" in err
+    assert "bootstrap 2/5 (min DCF): BCa jackknife, 200 of 200 trials left out" in err
+    assert "left for this metric" in err
+    assert main(["-q", *argv]) == 0
+    assert capsys.readouterr().err == ""

@@ -204,3 +204,71 @@ def test_fuse_subprocess_help_and_run(tmp_path):
         timeout=120,
     )
     assert "fuse" in helped.stdout
+
+
+def test_save_and_load_model(tmp_path, capsys, monkeypatch):
+    # fuse saves and loads its model as calibrate does (atomic joblib files,
+    # a confirmation on stderr, training options refused with a loaded model)
+    import io
+
+    import joblib
+
+    X, y = _systems()
+    Xe, ye = _systems(50, seed=1)
+    train = [_labelled(tmp_path, f"dev{j}.txt", X[:, j], y) for j in range(3)]
+    apply = [_labelled(tmp_path, f"eval{j}.txt", Xe[:, j], ye) for j in range(3)]
+    model = str(tmp_path / "fusion.joblib")
+    argv = ["fuse", "--train", *train, "--p-target", "0.2", "--save-model", model]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert f"ProperScoringFusion: model saved to {model}" in err
+    saved = joblib.load(model)
+    assert isinstance(saved, ProperScoringFusion) and saved.p_target == 0.2
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".part")]
+    expected = ProperScoringFusion(p_target=0.2).fit(X, y).decision_function(Xe)
+    assert main(["fuse", "--load-model", model, "--apply", *apply]) == 0
+    out = capsys.readouterr()
+    np.testing.assert_allclose(
+        [float(v.split()[0]) for v in out.out.splitlines()], expected, rtol=1e-12
+    )
+    assert f" * {apply[0]} + " in out.err or f" * {apply[0]} - " in out.err
+    load = ["fuse", "--load-model", model, "--apply", *apply]
+    for extra, message in (
+        (["--l2", "1", "--alpha", "2"], "--alpha, --l2: only for training"),
+        (["--train-key", "k.txt"], "--train-key: only for training"),
+        (["--save-model", "m2"], "--save-model: the model from --load-model"),
+    ):
+        assert message in _fail([*load, *extra], capsys)
+    assert "--apply: 2 files, but the fusion from --load-model" in _fail(
+        ["fuse", "--load-model", model, "--apply", *apply[:2]], capsys
+    )
+    assert "give either --train or --load-model" in _fail(
+        [*load, "--train", *train], capsys
+    )
+    assert "fuse needs --train" in _fail(["fuse", "--apply", *apply], capsys)
+    assert "nothing to do" in _fail(["fuse", "--train", *train], capsys)
+    # a calibrator is not a fusion, and the other way round
+    cal = str(tmp_path / "cal.joblib")
+    assert main(["-q", "calibrate", "--method", "platt", "--train", train[0]]) == 2
+    capsys.readouterr()
+    argv = ["-q", "calibrate", "--method", "platt", "--train", train[0]]
+    assert main([*argv, "--save-model", cal]) == 0
+    assert "load it with 'skcalib calibrate --load-model'" in _fail(
+        ["fuse", "--load-model", cal, "--apply", *apply], capsys
+    )
+    assert "load it with 'skcalib fuse --load-model'" in _fail(
+        ["calibrate", "--load-model", model, "--apply", apply[0]], capsys
+    )
+    # the model file may not overwrite an input
+    assert "is also an input" in _fail(
+        ["fuse", "--train", *train, "--save-model", train[1]], capsys
+    )
+    # a system read from standard input is named so, not "-"
+    with open(train[1], "rb") as f:
+        data = f.read()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    argv = ["fuse", "--train", train[0], "-", train[2], "--apply", *apply]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert " * standard input + " in err or " * standard input - " in err
+    assert " * - " not in err

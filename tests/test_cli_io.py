@@ -240,6 +240,40 @@ def _stdin(monkeypatch, data: bytes):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
 
 
+def test_gzip_files_are_read_transparently(files, capsys, monkeypatch):
+    import gzip
+
+    tmp_path, train, apply = files
+    assert main(["evaluate", train, "--json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    packed = _write(tmp_path / "train.txt.gz", gzip.compress(_read(train)))
+    assert main(["evaluate", packed, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert {k: got[k] for k in ("eer", "cllr", "n_target")} == {
+        k: expected[k] for k in ("eer", "cllr", "n_target")
+    }
+    # recognized by content, not name; from stdin too; keys as well
+    hidden = _write(tmp_path / "train.dat", gzip.compress(_read(train)))
+    _stdin(monkeypatch, _read(packed))
+    for source in (hidden, "-"):
+        assert main(["evaluate", source, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["eer"] == expected["eer"]
+    trials = _write(tmp_path / "t.txt", "m s1 1.0\nm s2 -1\nm s3 0.5\n")
+    key = _write(
+        tmp_path / "k.gz", gzip.compress(b"m s1 target\nm s2 nontarget\nm s3 1\n")
+    )
+    assert main(["evaluate", trials, "--key", key, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_target"] == 2
+    # messages name the line of the decompressed text; damage is one line
+    bad = _write(tmp_path / "bad.gz", gzip.compress(b"1 target\n2 x\n"))
+    assert main(["evaluate", bad]) == 2
+    assert f"{bad}, line 2: unknown label 'x'" in capsys.readouterr().err
+    cut = _write(tmp_path / "cut.gz", gzip.compress(_read(train))[:-40])
+    assert main(["evaluate", cut]) == 2
+    err = capsys.readouterr().err
+    assert err == f"skcalib: error: {cut}: damaged gzip file (it ends too early).\n"
+
+
 def test_dash_reads_standard_input(files, capsys, monkeypatch):
     tmp_path, train, apply = files
     assert main(["evaluate", train, "--json"]) == 0
@@ -346,6 +380,27 @@ def test_unusual_files_fall_back_to_the_careful_reader(tmp_path, capsys):
     assert (out["n_target"], out["n_nontarget"]) == (1, 1)
 
 
+@pytest.mark.parametrize(
+    "text, line, message",
+    [
+        # the first line decides the delimiter; the others must follow it
+        ("0.5,1\n0.2 0\n0.1 0\n", 2, "no comma, but line 1 separates"),
+        ("# c\nscore,label\n0.5,1\n\n0.2 0\n", 5, "no comma, but line 2"),
+        ("0.5,1\n0.2,0,\n", 2, "extra column"),
+        ("0.5 1\n0.2,0\n", 2, "This line has commas, but the first line"),
+    ],
+)
+def test_one_file_one_delimiter(text, line, message, tmp_path, capsys):
+    path = _write(tmp_path / "s.txt", text)
+    assert main(["evaluate", path]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}, line {line}: " in err and message in err
+    key = _write(tmp_path / "k.txt", "m,s1,target\nm s2 nontarget\n")
+    trials = _write(tmp_path / "t.txt", "m s1 1.0\nm s2 -1\n")
+    assert main(["evaluate", trials, "--key", key]) == 2
+    assert f"{key}, line 2: no comma" in capsys.readouterr().err
+
+
 def test_bosaris_matching_is_vectorized_and_exact(tmp_path):
     rng = np.random.RandomState(1)
     n = 2000
@@ -372,9 +427,9 @@ def test_bosaris_matching_is_vectorized_and_exact(tmp_path):
     np.testing.assert_array_equal(sf.labels, y)
     np.testing.assert_array_equal(sf.scores, s)
     careful = _reader._read_careful(_reader._Source(scores), key=True, need_labels=True)
-    np.testing.assert_array_equal(
-        _reader._match_key_careful(careful, _reader._Source(key)), y
-    )
+    labels, n_unscored = _reader._match_key_careful(careful, _reader._Source(key))
+    np.testing.assert_array_equal(labels, y)
+    assert n_unscored == 0
 
 
 def test_classify_labels_reports_the_first_bad_line():

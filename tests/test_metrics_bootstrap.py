@@ -370,6 +370,28 @@ def test_coverage_of_population_min_dcf():
     assert 0.90 <= covered / 200 <= 0.99
 
 
+def test_report_progress_tells_each_replicate_and_changes_nothing():
+    from skcalib.metrics._bootstrap import report_progress
+
+    scores, y, _ = make_gaussian_scores(60, random_state=3)
+    seen = []
+    with report_progress(lambda *a: seen.append(a)):
+        res = bootstrap_ci(
+            "eer", y, scores, n_resamples=7, method="BCa", random_state=1
+        )
+    assert [a for a in seen if a[0] == "resamples"] == [
+        ("resamples", k, 7) for k in range(1, 8)
+    ]
+    jack = [a for a in seen if a[0] == "jackknife"]
+    assert jack[-1] == ("jackknife", 60, 60) and len(jack) == 60
+    quiet = bootstrap_ci("eer", y, scores, n_resamples=7, method="BCa", random_state=1)
+    np.testing.assert_array_equal(
+        res.bootstrap_distribution, quiet.bootstrap_distribution
+    )
+    assert res.confidence_interval == quiet.confidence_interval
+    assert len(seen) == 67  # nobody listens outside the block
+
+
 @pytest.mark.parametrize(
     "metric, kwargs",
     [

@@ -252,6 +252,29 @@ def test_pickle_clone_and_set_output():
     assert list(out.columns) == cal.get_feature_names_out().tolist()
 
 
+def test_a_pipeline_ending_in_it_is_a_classifier():
+    # as the binary calibrators: stratified folds and a default score
+    from sklearn.base import is_classifier
+    from sklearn.metrics import accuracy_score
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    S, y = _scores(600)[:2]
+    order = np.argsort(y, kind="stable")
+    S, y = S[order], y[order]
+    pipe = make_pipeline(FunctionTransformer(), MulticlassAffineCalibrator())
+    assert is_classifier(pipe)
+    expected = [
+        accuracy_score(y[te], clone(pipe).fit(S[tr], y[tr]).predict(S[te]))
+        for tr, te in StratifiedKFold(3).split(S, y)
+    ]
+    np.testing.assert_allclose(cross_val_score(pipe, S, y, cv=3), expected)
+    assert min(expected) > 0.5  # unstratified folds would miss a class
+    cal = MulticlassAffineCalibrator().fit(S, y)
+    assert cal.score(S, y) == accuracy_score(y, cal.predict(S))
+
+
 @pytest.mark.parametrize(
     "kind, scale", [("matrix", 1e3), ("vector", 1e4), ("temperature", 1e300)]
 )

@@ -225,11 +225,19 @@ def test_pickle_and_clone():
     assert fresh.get_params() == cal.get_params() and not hasattr(fresh, "coef_")
 
 
+ONE_COLUMN = "predict needs one column of scores; the check's X has two"
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(
     [PlattCalibrator(), PlattCalibrator(smooth_targets=False, prior=0.3)],
     expected_failed_checks=lambda est: {
-        "check_fit1d": "1-D X is accepted: a vector of scores is the natural input"
+        "check_fit1d": "1-D X is accepted: a vector of scores is the natural input",
+        # a classifier of one column of scores: the classifier checks' X has two
+        "check_classifier_data_not_an_array": ONE_COLUMN,
+        "check_classifiers_classes": ONE_COLUMN,
+        "check_classifiers_train": ONE_COLUMN,
+        "check_supervised_y_2d": ONE_COLUMN,
     },
 )
 def test_sklearn_compatible(estimator, check):

@@ -8,9 +8,16 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from scipy.stats import norm  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.metrics import det_curve  # noqa: E402
+from sklearn.pipeline import make_pipeline  # noqa: E402
 
-from skcalib import PAVLLRCalibrator  # noqa: E402
+from skcalib import (  # noqa: E402
+    CalibratedClassifier,
+    PAVLLRCalibrator,
+    PlattCalibrator,
+    ScoreTransformer,
+)
 from skcalib.datasets import make_gaussian_scores  # noqa: E402
 from skcalib.metrics import DETDisplay, actual_dcf, eer, min_dcf, rocch  # noqa: E402
 
@@ -86,6 +93,31 @@ def test_several_systems_share_axes_and_labels():
     assert a.ax_.get_xlabel() == "False-alarm probability (%)"
     assert a.ax_.get_ylabel() == "Miss probability (%)"
     assert a.ax_.get_title() == "DET curve"
+
+
+def test_from_estimator_knows_a_calibrators_scores_are_llrs():
+    # llr='auto': the decision function of a skcalib calibrator (alone, at
+    # the end of a Pipeline, or inside CalibratedClassifier) is an LLR, so
+    # the actual-DCF point is marked; a plain classifier's score is not.
+    y, s, _ = _data()
+    X = s.reshape(-1, 1)
+    cal = PlattCalibrator().fit(s, y)
+    pipe = make_pipeline(ScoreTransformer(LogisticRegression()), PlattCalibrator()).fit(
+        X, y
+    )
+    clf = CalibratedClassifier(LogisticRegression(), PlattCalibrator()).fit(X, y)
+    for est, data in ((cal, s), (pipe, X), (clf, X)):
+        disp = DETDisplay.from_estimator(est, data, y, p_target=0.2)
+        assert disp.actual_dcf_points is not None
+        assert disp.actual_dcf_points[0][3] == pytest.approx(
+            actual_dcf(y, est.decision_function(data), p_target=0.2)
+        )
+    lr = LogisticRegression().fit(X, y)
+    assert DETDisplay.from_estimator(lr, X, y).actual_dcf_points is None
+    # probabilities are not LLRs, and an explicit llr=False is obeyed
+    for kwargs in ({"response_method": "predict_proba"}, {"llr": False}):
+        disp = DETDisplay.from_estimator(cal, s, y, **kwargs)
+        assert disp.actual_dcf_points is None
 
 
 def test_from_estimator():

@@ -377,6 +377,7 @@ def test_pickle_and_clone():
 
 def test_get_feature_names_out_and_pandas_output():
     import pandas as pd
+
     X, y = _data()
     frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
     st = ScoreTransformer(LogisticRegression()).set_output(transform="pandas")
@@ -452,3 +453,64 @@ def test_sklearn_compatible(estimator, check):
 def test_common_checks_are_not_vacuous(estimator):
     checks = list(estimator_checks_generator(estimator, legacy=True))
     assert len(checks) >= 45
+
+
+# ----------------------------------------- a Pipeline ending in a calibrator
+@pytest.mark.parametrize("Calibrator", CALIBRATORS)
+def test_pipeline_ending_in_a_calibrator_is_a_classifier(Calibrator):
+    # cross_val_score stratifies the folds of a classifier: on data sorted by
+    # class, unstratified folds train on one class only and fail
+    from sklearn.base import is_classifier
+    from sklearn.metrics import accuracy_score
+    from sklearn.model_selection import cross_val_score
+
+    X, y = _data(240)
+    order = np.argsort(y, kind="stable")
+    X, y = X[order], y[order]
+    pipe = make_pipeline(ScoreTransformer(LogisticRegression()), Calibrator())
+    assert is_classifier(pipe) and is_classifier(Calibrator())
+    got = cross_val_score(pipe, X, y, cv=3)
+    expected = [
+        accuracy_score(y[test], clone(pipe).fit(X[train], y[train]).predict(X[test]))
+        for train, test in StratifiedKFold(3).split(X, y)
+    ]
+    assert_allclose(got, expected)
+    # the default score is a classifier's: the accuracy of predict
+    pipe.fit(X, y)
+    assert pipe.score(X, y) == accuracy_score(y, pipe.predict(X))
+    w = np.linspace(0.5, 2.0, y.shape[0])
+    assert pipe[-1].score(pipe[0].transform(X), y, sample_weight=w) == (
+        accuracy_score(y, pipe.predict(X), sample_weight=w)
+    )
+
+
+def test_grid_search_without_scoring_uses_the_default_score():
+    from skcalib.metrics import get_scorer
+
+    X, y = _data(240)
+    pipe = make_pipeline(ScoreTransformer(LogisticRegression()), PlattCalibrator())
+    grid = {"scoretransformer__estimator__C": [0.01, 1.0]}
+    search = GridSearchCV(pipe, grid, cv=3).fit(X, y)
+    cv = StratifiedKFold(3)
+    for C, mean in zip(
+        grid["scoretransformer__estimator__C"],
+        search.cv_results_["mean_test_score"],
+        strict=True,
+    ):
+        p = clone(pipe).set_params(scoretransformer__estimator__C=C)
+        scores = [
+            clone(p).fit(X[tr], y[tr]).score(X[te], y[te]) for tr, te in cv.split(X, y)
+        ]
+        assert mean == pytest.approx(np.mean(scores))
+    # a calibration-aware criterion: a scorer object from skcalib's get_scorer
+    search = GridSearchCV(pipe, grid, cv=3, scoring=get_scorer("neg_cllr")).fit(X, y)
+    assert np.all(search.cv_results_["mean_test_score"] < 0)
+
+
+def test_calibrator_of_several_columns_has_no_score():
+    # like predict, the accuracy needs one column of scores
+    X, y = _data()
+    cal = PlattCalibrator().fit(X[:, :2], y)
+    assert not hasattr(cal, "score") and not hasattr(cal, "predict")
+    with pytest.raises(ValueError, match="need exactly one column"):
+        cal.score(X[:, :2], y)

@@ -3,13 +3,70 @@
 import warnings
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import skcalib
 from skcalib import metrics
 from skcalib.utils._validation import check_weights
 
 HYP = settings(derandomize=True, database=None, deadline=None, max_examples=30)
+
+
+def _message(call) -> str:
+    with pytest.raises(ValueError) as info:
+        call()
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    "call, shown",
+    [
+        (lambda: skcalib.PAVLLRCalibrator().fit(np.arange(4.0), np.ones(4)), "(1.0)"),
+        (lambda: skcalib.PlattCalibrator().fit(np.arange(4.0), np.full(4, 2)), "(2)"),
+        (
+            lambda: skcalib.MulticlassAffineCalibrator().fit(
+                np.zeros((3, 2)), np.ones(3)
+            ),
+            "(1.0)",
+        ),
+        (
+            lambda: metrics.min_dcf(
+                [0, 1, 0, 1], np.arange(4.0), p_target=0.5, pos_label=np.int64(2)
+            ),
+            "`pos_label`=2 ",
+        ),
+        (
+            lambda: metrics.empirical_bayes_risk(
+                [0, 1],
+                [0, 1],
+                np.ones((2, 2)) - np.eye(2),
+                np.array([0.3, 0.3]),
+            ),
+            "got 0.6",
+        ),
+        (
+            lambda: metrics.multiclass_cllr(
+                np.array([0, 1]), np.array([[0.5, 0.4], [0.5, 0.5]])
+            ),
+            "summing to 0.9",
+        ),
+        (
+            lambda: (
+                skcalib.PAVCalibrator(out_of_bounds="raise")
+                .fit(np.arange(4.0), [0, 1, 0, 1])
+                .predict_proba([9.0])
+            ),
+            "[0.0, 3.0]",
+        ),
+    ],
+)
+def test_messages_show_plain_python_values_not_numpy_reprs(call, shown):
+    # repr(np.float64(1.0)) is "np.float64(1.0)" since NumPy 2.
+    message = _message(call)
+    assert "np." not in message
+    assert shown in message
 
 
 def test_weights_rescaled_exactly_only_when_their_total_could_overflow():
@@ -51,9 +108,7 @@ def _metric_values(y, s, p, w):
                     sample_weight=w,
                 ),
             ],
-            *metrics.bayes_error_curve(
-                y, s, [-800.0, -2.0, 0.0, 3.0], sample_weight=w
-            ),
+            *metrics.bayes_error_curve(y, s, [-800.0, -2.0, 0.0, 3.0], sample_weight=w),
             *metrics.rocch(y, s, sample_weight=w),
         ]
     )

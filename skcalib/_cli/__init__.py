@@ -5,6 +5,7 @@
     skcalib evaluate SCORES [--key KEY] [--p-target P --c-miss C --c-fa C]
                             [--plot FILE.png] [--det FILE.png]
                             [--tippett FILE.png] [--ci LEVEL
+                            [--ci-method {percentile,basic,bca}]
                             [--groups {model,segment}] [--n-resamples N]]
                             [--json]
     skcalib calibrate --method {pav-llr,pav,platt,affine} --train TRAIN
@@ -12,16 +13,19 @@
                       [--save-model FILE | --load-model FILE]
     skcalib fuse --train TRAIN1 TRAIN2 ... [--train-key KEY]
                  --apply SCORES1 SCORES2 ... [-o OUT]
+                 [--save-model FILE | --load-model FILE]
     skcalib demo [--plot FILE.png] [--json]
 
-Score files are text, comma- or whitespace-separated, one trial per line
-(blank lines and lines starting with ``#`` are ignored; a first line naming
-its columns, e.g. ``score label``, is a header; ``-`` reads standard input):
+Score files are text, comma- or whitespace-separated (one delimiter per
+file), one trial per line, possibly gzip-compressed (blank lines and lines
+starting with ``#`` are ignored; a first line naming its columns, e.g.
+``score label``, is a header; ``-`` reads standard input):
 
 - two columns ``score label``, the label one of ``1/0``, ``target/nontarget``
   (also ``tar/non``, ``true/false``, ``+1/-1``), or
 - three columns ``model segment score`` (BOSARIS style) with a key file of
-  ``model segment target|nontarget`` lines.
+  ``model segment target|nontarget`` lines (the key may list more trials
+  than the score file; they are counted and left out).
 
 Malformed input exits with status 2 and a one-line message naming the file
 and the line; nothing in this package prints a traceback for bad input.
@@ -54,6 +58,18 @@ def _probability(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not 0 < v < 1:
         raise argparse.ArgumentTypeError(f"must be in (0, 1); got {text}")
+    return v
+
+
+def _level(text: str) -> float:
+    """A confidence level in (0, 1); a percentage gets a suggestion."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < v < 1:
+        hint = f" (for {text}%, write {v / 100:g})" if 1 < v < 100 else ""
+        raise argparse.ArgumentTypeError(f"must be in (0, 1); got {text}{hint}")
     return v
 
 
@@ -143,8 +159,10 @@ def build_parser() -> argparse.ArgumentParser:
         "calibration (EER, min/actual DCF, Cllr).",
         epilog="Score files: 'score label' (label "
         f"{_LABEL_HELP}) or 'model segment score' with a key file of "
-        "'model segment target|nontarget'; comma- or whitespace-separated; "
-        "'-' reads standard input. Output files are replaced only once "
+        "'model segment target|nontarget' (it may hold more trials than the "
+        "score file); comma- or whitespace-separated, one delimiter per file; "
+        "gzip-compressed files are read as such; '-' reads standard input. "
+        "Output files are replaced only once "
         f"completely written. With --json, {JSON_INFINITY_HELP}.",
         parents=[quiet],
     )
@@ -191,9 +209,19 @@ def build_parser() -> argparse.ArgumentParser:
     ci.add_argument(
         "--ci",
         metavar="LEVEL",
-        type=_probability,
+        type=_level,
         help="print each metric with its bootstrap confidence interval at "
-        "this level, e.g. 0.95 (default: no intervals)",
+        "this level, a number in (0, 1) such as 0.95 (default: no intervals)",
+    )
+    ci.add_argument(
+        "--ci-method",
+        choices=("percentile", "basic", "bca"),
+        default=None,
+        help="interval method (default percentile): percentile, basic (the "
+        "percentile interval reflected about the estimate: better for the "
+        "optimistic min DCF, EER and min Cllr) or bca (bias corrected and "
+        "accelerated; evaluates each metric once more per trial, or per "
+        "group with --groups: slow beyond some ten thousand)",
     )
     ci.add_argument(
         "--groups",
@@ -206,7 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         type=_count,
         default=1000,
-        help="bootstrap resamples (default 1000)",
+        help="bootstrap resamples (default 1000); at least 2 / (1 - LEVEL), "
+        "e.g. 40 for 0.95, so that one resample lies beyond each end of the "
+        "interval",
     )
     ci.add_argument(
         "--seed",
@@ -317,9 +347,9 @@ def build_parser() -> argparse.ArgumentParser:
     fu.add_argument(
         "--train",
         nargs="+",
-        required=True,
         metavar="TRAIN",
-        help="labelled training scores, one file per system ('-': stdin)",
+        help="labelled training scores, one file per system ('-': stdin); "
+        "required unless --load-model",
     )
     fu.add_argument(
         "--train-key",
@@ -329,9 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
     fu.add_argument(
         "--apply",
         nargs="+",
-        required=True,
         metavar="SCORES",
-        help="scores to fuse, one file per system in the order of --train",
+        help="scores to fuse, one file per system in the order of --train "
+        "(or of the systems of --load-model)",
     )
     fu.add_argument(
         "-o",
@@ -345,29 +375,30 @@ def build_parser() -> argparse.ArgumentParser:
         default="llr",
         help="write fused LLRs (default) or target probabilities at --prior",
     )
+    # None: not given (refused with --load-model); cmd_fuse fills the defaults
     fu.add_argument(
         "--alpha",
         type=_positive,
-        default=1.0,
+        default=None,
         help="Beta-family rule parameter alpha (default 1: logistic regression)",
     )
     fu.add_argument(
         "--beta",
         type=_positive,
-        default=1.0,
+        default=None,
         help="Beta-family rule parameter beta (default 1)",
     )
     fu.add_argument(
         "--p-target",
         type=_probability,
-        default=0.5,
+        default=None,
         metavar="P",
         help="target prior of the application the objective is tuned for (default 0.5)",
     )
     fu.add_argument(
         "--l2",
         type=_non_negative,
-        default=0.0,
+        default=None,
         help="L2 penalty on the fusion weights (default 0)",
     )
     fu.add_argument(
@@ -376,6 +407,18 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="prior that turns fused LLRs into probabilities for --output proba "
         "(default: the training proportion of targets)",
+    )
+    fu.add_argument(
+        "--save-model",
+        metavar="FILE",
+        help="save the fitted fusion (joblib pickle)",
+    )
+    fu.add_argument(
+        "--load-model",
+        metavar="FILE",
+        help="use a fusion saved with --save-model instead of training (only "
+        "load files you trust: it is a pickle); the training options --train, "
+        "--train-key, --alpha, --beta, --p-target, --l2, --prior are refused",
     )
     fu.set_defaults(command_module="_fuse", command_func="cmd_fuse")
 

@@ -6,12 +6,26 @@ import json
 import math
 import os
 import sys
+import time
 
 import numpy as np
 
-from ._common import InputError, Progress, json_number, warnings_as_notes
+from ._common import (
+    InputError,
+    Progress,
+    duration,
+    json_number,
+    note,
+    warnings_as_notes,
+)
+from ._model import load_model, refuse_training_options, save_model
 from ._output import atomic_output, check_outputs
-from ._reader import read_scores, require_both_classes, require_finite
+from ._reader import (
+    read_scores,
+    require_both_classes,
+    require_finite,
+    unscored_note,
+)
 from ._writer import write_scores
 
 
@@ -50,13 +64,80 @@ def metrics_table(y: np.ndarray, llr: np.ndarray, args) -> dict:
         }
 
 
-def intervals_table(y, llr, groups, args) -> dict:
+#: ``--ci-method`` choices and the names ``bootstrap_ci`` knows them by.
+CI_METHODS = {"percentile": "percentile", "basic": "basic", "bca": "BCa"}
+
+
+def min_resamples(level: float) -> int:
+    """Fewest resamples that leave one resample beyond each end of the interval.
+
+    Each end of a ``level`` interval is read where ``(1 - level) / 2`` of the
+    resamples lie beyond it; with fewer than ``2 / (1 - level)`` resamples
+    that is the smallest or largest resample itself, so the interval is the
+    range of the few resamples drawn, whatever the level (one resample gives
+    an "interval" of one value, which may not even hold the estimate).
+    """
+    return math.ceil(2.0 / (1.0 - level) - 1e-9)  # 40 for 0.95, not 41
+
+
+class BootstrapProgress:
+    """``callback(stage, done, total)`` of the bootstrap, as progress lines.
+
+    Steady work of minutes: a line at most every ``10 * progress.interval``
+    seconds (5 s), with the time left estimated from the time so far.
+    """
+
+    def __init__(self, progress: Progress, n_metrics: int, unit: str):
+        self.progress = progress
+        self.every = 10 * progress.interval
+        self.n_metrics = n_metrics
+        self.unit = unit
+        self.index, self.label = 0, ""
+        self.resampling = 0.0  # seconds spent drawing resamples so far
+        self.resampled = 0  # resamples drawn so far, all metrics
+        self.stage, self.stage_start = None, time.monotonic()
+        self.last = time.monotonic()
+
+    def metric(self, index: int, label: str) -> None:
+        self.index, self.label, self.stage = index, label, None
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if stage != self.stage:
+            self.stage, self.stage_start, self.last = stage, now, now
+        where = f"bootstrap {self.index + 1}/{self.n_metrics} ({self.label})"
+        if stage == "resamples":
+            self.resampling += now - self.last
+            self.resampled += 1
+            self.last = now
+            left_total = total * self.n_metrics - self.resampled
+            left = self.resampling / self.resampled * left_total
+            message = (
+                f"{where}: {done:,} of {total:,} resamples of {self.unit}, "
+                f"about {duration(left)} of resampling left"
+            )
+        else:
+            left = (now - self.stage_start) / done * (total - done)
+            message = (
+                f"{where}: BCa jackknife, {done:,} of {total:,} {self.unit} "
+                f"left out, about {duration(left)} left for this metric"
+            )
+        self.progress.update(message, throttle=self.every)
+
+
+def intervals_table(y, llr, groups, args, progress: Progress) -> dict:
     """Bootstrap interval ``(low, high)`` of each metric."""
     from ..metrics import bootstrap_ci
+    from ..metrics._bootstrap import report_progress
 
+    calls = _metric_calls(args)
+    unit = "trials" if groups is None else f"{args.groups}s"
+    callback = BootstrapProgress(progress, len(calls), unit)
+    labels = {key: label.removesuffix(" (bits)") for label, key, _ in ROWS}
     out = {}
-    with np.errstate(all="ignore"):
-        for key, (f, kw) in _metric_calls(args).items():
+    with np.errstate(all="ignore"), report_progress(callback):
+        for i, (key, (f, kw)) in enumerate(calls.items()):
+            callback.metric(i, labels[key])
             try:
                 res = bootstrap_ci(
                     f,
@@ -64,6 +145,7 @@ def intervals_table(y, llr, groups, args) -> dict:
                     llr,
                     n_resamples=args.n_resamples,
                     confidence_level=args.ci,
+                    method=CI_METHODS[args.ci_method],
                     groups=groups,
                     random_state=args.seed,
                     **kw,
@@ -225,9 +307,34 @@ def save_figure(fig, path: str) -> None:
         fig.savefig(f, format=ext, dpi=100)
 
 
+def percent(level: float) -> str:
+    """A confidence level as a percentage, to 4 digits (99.5%, not 100%)."""
+    return f"{100 * level:.4g}%"
+
+
+def check_ci_options(args) -> None:
+    """Refuse bootstrap options without ``--ci`` and too few resamples."""
+    if args.ci is None:
+        for dest, flag in (("groups", "--groups"), ("ci_method", "--ci-method")):
+            if getattr(args, dest) is not None:
+                raise InputError(f"{flag} chooses how --ci resamples; give --ci too.")
+        return
+    if args.ci_method is None:
+        args.ci_method = "percentile"
+    least = min_resamples(args.ci)
+    if args.n_resamples < least:
+        tail = (1 - args.ci) / 2
+        raise InputError(
+            f"--n-resamples {args.n_resamples} is too few for {percent(args.ci)} "
+            f"intervals: each end is read where {percent(tail)} of the resamples lie "
+            f"beyond it, so at least {least} are needed for one resample to "
+            "lie beyond each end (with fewer, the interval is just the range "
+            "of the resamples drawn). 1000 or more give stable ends."
+        )
+
+
 def cmd_evaluate(args) -> int:
-    if args.groups is not None and args.ci is None:
-        raise InputError("--groups chooses how --ci resamples; give --ci too.")
+    check_ci_options(args)
     check_outputs(
         {"--plot": args.plot, "--det": args.det, "--tippett": args.tippett},
         {"SCORES": args.scores, "--key": args.key},
@@ -244,7 +351,7 @@ def cmd_evaluate(args) -> int:
             f"bootstrap: {args.n_resamples} resamples of "
             + ("trials" if groups is None else f"{args.groups}s")
         )
-        intervals = intervals_table(sf.labels, sf.scores, groups, args)
+        intervals = intervals_table(sf.labels, sf.scores, groups, args, progress)
     n_tar = int(np.count_nonzero(sf.labels))
     n_non = int(sf.labels.shape[0] - n_tar)
     wrong = confidently_wrong(sf.labels, sf.scores)
@@ -276,11 +383,12 @@ def cmd_evaluate(args) -> int:
             "effective_prior": effective_prior(args),
             **{k: json_number(v) for k, v in metrics.items()},
             "n_confidently_wrong": sum(wrong),
+            "n_key_trials_unscored": sf.n_unscored,
         }
         if intervals is not None:
             out["ci"] = {
                 "confidence_level": args.ci,
-                "method": "percentile",
+                "method": args.ci_method,
                 "n_resamples": args.n_resamples,
                 "resampled": args.groups or "trial",
                 "seed": args.seed,
@@ -295,12 +403,14 @@ def cmd_evaluate(args) -> int:
         f"{sf.path}: {n_tar + n_non} trials ({n_tar} target, {n_non} "
         "non-target); scores read as natural-log LLRs"
     )
+    if sf.n_unscored:
+        print(unscored_note(sf))
     print(app_line(args))
     if intervals is not None:
         unit = "trials" if groups is None else f"{args.groups}s"
         print(
-            f"{args.ci:.0%} bootstrap intervals (percentile, {args.n_resamples} "
-            f"resamples of {unit}, seed {args.seed})"
+            f"{percent(args.ci)} bootstrap intervals ({args.ci_method}, "
+            f"{args.n_resamples} resamples of {unit}, seed {args.seed})"
         )
     width = max(len(r[0]) for r in ROWS)
     for label, key, template in ROWS:
@@ -357,31 +467,6 @@ def make_calibrator(args):
     return cls(**kwargs)
 
 
-def load_model(path: str):
-    import joblib
-
-    from .._base import BaseCalibrator
-
-    if os.path.isdir(path):
-        raise InputError(f"{path}: is a directory, not a saved model.")
-    try:
-        model = joblib.load(path)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file.") from None
-    except MemoryError:
-        raise InputError(f"{path}: not a saved skcalib model (too large).") from None
-    except Exception as exc:  # any unreadable file: zlib, lzma, pickle, EOF, ...
-        raise InputError(
-            f"{path}: not a saved skcalib model (reading it failed with "
-            f"{type(exc).__name__})."
-        ) from None
-    if not isinstance(model, BaseCalibrator):
-        raise InputError(
-            f"{path}: not a saved skcalib calibrator (found {type(model).__name__})."
-        )
-    return model
-
-
 def cmd_calibrate(args) -> int:
     if args.load_model is None and args.train is None:
         raise InputError("calibrate needs --train TRAIN (or --load-model FILE).")
@@ -390,20 +475,7 @@ def cmd_calibrate(args) -> int:
     if args.apply is None and args.save_model is None:
         raise InputError("nothing to do: give --apply SCORES and/or --save-model.")
     if args.load_model is not None:
-        given = [
-            flag for dest, flag in TRAINING_OPTIONS if getattr(args, dest) is not None
-        ]
-        if args.train_key is not None:
-            given.append("--train-key")
-        if given:
-            raise InputError(
-                f"{', '.join(given)}: only for training; the model from "
-                f"--load-model {args.load_model} is already fitted."
-            )
-        if args.save_model is not None:
-            raise InputError(
-                "--save-model: the model from --load-model is already saved."
-            )
+        refuse_training_options(args, TRAINING_OPTIONS)
     elif args.method is None:
         raise InputError("--method is required with --train.")
     check_outputs(
@@ -419,7 +491,7 @@ def cmd_calibrate(args) -> int:
         raise InputError("only one input can be standard input (-).")
     progress = Progress(args.quiet)
     if args.load_model is not None:
-        model = load_model(args.load_model)
+        model = load_model(args.load_model, "calibrate")
     else:
         model = make_calibrator(args)
         train = read_scores(
@@ -427,6 +499,7 @@ def cmd_calibrate(args) -> int:
         )
         require_finite(train, "to train a calibrator")
         require_both_classes(train)
+        note(unscored_note(train), quiet=args.quiet)
         progress.update(f"fitting {type(model).__name__}")
         try:
             with warnings_as_notes():
@@ -434,10 +507,7 @@ def cmd_calibrate(args) -> int:
         except ValueError as exc:
             raise InputError(f"{train.path}: cannot fit: {exc}") from None
         if args.save_model is not None:
-            import joblib
-
-            with atomic_output(args.save_model, "wb") as f:
-                joblib.dump(model, f)
+            save_model(model, args.save_model, quiet=args.quiet)
     if args.apply is not None:
         sf = read_scores(args.apply, progress, need_labels=False)
         require_finite(sf, "to be calibrated")

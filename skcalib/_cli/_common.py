@@ -46,24 +46,51 @@ class Progress:
         self.shown = False
 
     def update(
-        self, message: str, *, force: bool = False, throttle: bool = False
+        self, message: str, *, force: bool = False, throttle: bool | float = False
     ) -> None:
-        """Show ``message`` once past ``delay``; ``throttle`` limits repeats."""
+        """Show ``message`` once past ``delay``; ``throttle`` limits repeats.
+
+        ``throttle=True`` shows at most one line per ``interval`` seconds, a
+        number at most one per that many seconds (for long, steady work).
+        """
         if self.quiet:
             return
         now = time.monotonic()
         if not force and now - self.start < self.delay:
             return
-        if throttle and not force and now - self.last < self.interval:
+        gap = self.interval if throttle is True else float(throttle)
+        if throttle and not force and now - self.last < gap:
             return
         self.last = now
         self.shown = True
         self.stream.write(f"{PROG}: {message} [{now - self.start:.1f} s]\n")
         self.stream.flush()
 
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
     def done(self, message: str = "done") -> None:
         if self.shown:
             self.update(message, force=True)
+
+
+def note(text: str | None, *, quiet: bool) -> None:
+    """``text`` as one note line on stderr, unless ``quiet`` or empty."""
+    if text and not quiet:
+        print(f"{PROG}: note: {text}", file=sys.stderr)
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` as a rough human duration: ``"40 s"``, ``"3 min"``, ``"2 h"``."""
+    if not math.isfinite(seconds):
+        return "unknown time"
+    if seconds < 90:
+        return f"{max(seconds, 1):.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.0f} days"
 
 
 @contextlib.contextmanager

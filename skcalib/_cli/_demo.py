@@ -25,6 +25,7 @@ _DEMO_CALIBRATORS = (
     "ProperScoringAffineCalibrator",
 )
 
+
 def _draw(n_train: int, n_cal: int, n_test: int, random_state: int):
     """Three independent draws of the waveform data, each with both classes.
 

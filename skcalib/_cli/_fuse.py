@@ -12,7 +12,8 @@ import sys
 
 import numpy as np
 
-from ._common import InputError, Progress, warnings_as_notes
+from ._common import InputError, Progress, note, warnings_as_notes
+from ._model import load_model, refuse_training_options, save_model
 from ._output import check_outputs
 from ._reader import (
     ScoreFile,
@@ -20,6 +21,7 @@ from ._reader import (
     require_both_classes,
     require_finite,
     trial_codes,
+    unscored_note,
 )
 from ._writer import write_scores
 
@@ -134,30 +136,56 @@ def _read_set(paths, progress, *, key=None, need_labels):
     return files
 
 
-def cmd_fuse(args) -> int:
-    if len(args.apply) != len(args.train):
+#: Options that only shape a fusion being trained (dest, flag).
+TRAINING_OPTIONS = (
+    ("alpha", "--alpha"),
+    ("beta", "--beta"),
+    ("p_target", "--p-target"),
+    ("l2", "--l2"),
+    ("prior", "--prior"),
+)
+
+
+def _system_name(path: str) -> str:
+    return "standard input" if path == "-" else path
+
+
+def _check_options(args) -> None:
+    if args.load_model is None and args.train is None:
+        raise InputError("fuse needs --train TRAIN ... (or --load-model FILE).")
+    if args.load_model is not None and args.train is not None:
+        raise InputError("give either --train or --load-model, not both.")
+    if args.apply is None and args.save_model is None:
+        raise InputError("nothing to do: give --apply SCORES ... and/or --save-model.")
+    if args.load_model is not None:
+        refuse_training_options(args, TRAINING_OPTIONS)
+    elif args.apply is not None and len(args.apply) != len(args.train):
         raise InputError(
             f"--apply: {len(args.apply)} files, but --train has {len(args.train)}: "
             "give one file per system to each, the systems in the same order."
         )
-    inputs = {f"--train {p}": p for p in args.train}
-    inputs.update({f"--apply {p}": p for p in args.apply})
+    inputs = {f"--train {p}": p for p in args.train or ()}
+    inputs.update({f"--apply {p}": p for p in args.apply or ()})
     inputs["--train-key"] = args.train_key
-    check_outputs({"-o": args.out}, inputs)
-    if [*args.train, *args.apply, args.train_key].count("-") > 1:
+    inputs["--load-model"] = args.load_model
+    check_outputs({"-o": args.out, "--save-model": args.save_model}, inputs)
+    if [*(args.train or ()), *(args.apply or ()), args.train_key].count("-") > 1:
         raise InputError("only one input can be standard input (-).")
+
+
+def _train(args, progress):
     from .. import ProperScoringFusion
 
     model = ProperScoringFusion(
-        alpha=args.alpha,
-        beta=args.beta,
-        p_target=args.p_target,
-        l2=args.l2,
+        alpha=1.0 if args.alpha is None else args.alpha,
+        beta=1.0 if args.beta is None else args.beta,
+        p_target=0.5 if args.p_target is None else args.p_target,
+        l2=0.0 if args.l2 is None else args.l2,
         prior=args.prior,
     )
-    progress = Progress(args.quiet)
     train = _read_set(args.train, progress, key=args.train_key, need_labels=True)
     require_both_classes(train[0])
+    note(unscored_note(train[0]), quiet=args.quiet)
     X_train = stack_systems(train)
     progress.update(f"fitting ProperScoringFusion on {X_train.shape[0]:,} trials")
     try:
@@ -165,24 +193,47 @@ def cmd_fuse(args) -> int:
             model.fit(X_train, train[0].labels)
     except ValueError as exc:
         raise InputError(f"{train[0].path}: cannot fuse: {exc}") from None
-    apply = _read_set(args.apply, progress, need_labels=False)
-    X_apply = stack_systems(apply)
-    progress.update(f"fusing {X_apply.shape[0]:,} trials")
-    with warnings_as_notes():
-        if args.output == "llr":
-            values = model.decision_function(X_apply)
-        else:
-            values = model.predict_proba(X_apply)[:, 1]
-    write_scores(
-        apply[0],
-        np.asarray(values, dtype=float),
-        args.out,
-        "llr" if args.output == "llr" else "probability",
-    )
+    return model
+
+
+def cmd_fuse(args) -> int:
+    _check_options(args)
+    progress = Progress(args.quiet)
+    if args.load_model is not None:
+        model = load_model(args.load_model, "fuse")
+        k = int(model.n_features_in_)
+        if args.apply is not None and len(args.apply) != k:
+            raise InputError(
+                f"--apply: {len(args.apply)} files, but the fusion from "
+                f"--load-model {args.load_model} fuses {k} systems: give one "
+                "file per system, in the order it was trained with."
+            )
+        systems = args.apply
+    else:
+        model = _train(args, progress)
+        systems = args.train
+        if args.save_model is not None:
+            save_model(model, args.save_model, quiet=args.quiet)
+    if args.apply is not None:
+        apply = _read_set(args.apply, progress, need_labels=False)
+        X_apply = stack_systems(apply)
+        progress.update(f"fusing {X_apply.shape[0]:,} trials")
+        with warnings_as_notes():
+            if args.output == "llr":
+                values = model.decision_function(X_apply)
+            else:
+                values = model.predict_proba(X_apply)[:, 1]
+        write_scores(
+            apply[0],
+            np.asarray(values, dtype=float),
+            args.out,
+            "llr" if args.output == "llr" else "probability",
+        )
     progress.done()
     if not args.quiet:
         terms = " + ".join(
-            f"{w:.6g} * {path}" for path, w in zip(args.train, model.coef_, strict=True)
+            f"{w:.6g} * {_system_name(path)}"
+            for path, w in zip(systems, model.coef_, strict=True)
         )
         b = model.intercept_
         where = "" if args.out in (None, "-") else f"; written to {args.out}"

@@ -13,10 +13,12 @@ line to name the first offending line, or to read the unusual but valid file.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import math
 import os
 import sys
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -58,6 +60,8 @@ class ScoreFile:
     scores: np.ndarray
     columns: list = field(repr=False)  # each column's fields (str or bytes)
     labels: np.ndarray | None = None  # bool, True for target
+    n_unscored: int = 0  # trials of the key file with no score in this file
+    key_path: str | None = None
     source: _Source | None = field(default=None, repr=False)
     _lines: np.ndarray | None = field(default=None, repr=False)
 
@@ -73,8 +77,39 @@ class ScoreFile:
         return self._lines
 
 
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+class _Gunzip(io.RawIOBase):
+    """A gzip stream whose failures are one-line input errors."""
+
+    def __init__(self, raw, path: str):
+        self._gz = gzip.GzipFile(fileobj=raw, mode="rb")
+        self._raw = raw
+        self._path = path
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size=-1) -> bytes:
+        try:
+            return self._gz.read(size)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            reason = "it ends too early" if isinstance(exc, EOFError) else exc
+            raise InputError(f"{self._path}: damaged gzip file ({reason}).") from None
+
+    def close(self) -> None:
+        self._gz.close()
+        self._raw.close()
+        super().close()
+
+
 class _Source:
-    """A score file, or standard input for ``-``, readable more than once."""
+    """A score file, or standard input for ``-``, readable more than once.
+
+    A gzip-compressed file (recognized by its first bytes, whatever its name)
+    is read decompressed.
+    """
 
     def __init__(self, path: str):
         self.path = path
@@ -85,8 +120,14 @@ class _Source:
             raise InputError(f"{path}: is a directory, not a score file.")
 
     def open(self):
+        raw = self._open_raw()
+        if raw.peek(2)[:2] == _GZIP_MAGIC:
+            return _Gunzip(raw, self.name)
+        return raw
+
+    def _open_raw(self):
         if self._data is not None:
-            return io.BytesIO(self._data)
+            return io.BufferedReader(io.BytesIO(self._data))
         try:
             return open(self.path, "rb")
         except FileNotFoundError:
@@ -136,6 +177,14 @@ def _split_lines(text: str, path: str):
         raise InputError(f"{path}, line {len(raw) + 1}: empty file (no trials found).")
     delimiter = "," if "," in kept[0] else None
     if delimiter == ",":
+        # one file, one delimiter: a line without a comma in a comma-separated
+        # file is a whitespace-separated line (or a one-field line), not CSV
+        for n, s in zip(numbers, kept, strict=True):
+            if "," not in s:
+                raise InputError(
+                    f"{path}, line {n}: no comma, but line {numbers[0]} separates "
+                    "its fields by commas: use one delimiter in the whole file."
+                )
         rows = [[f.strip() for f in r] for r in csv.reader(kept)]
     else:
         rows = [s.split() for s in kept]
@@ -175,16 +224,24 @@ def _parse_floats(values: list, numbers: np.ndarray, path: str, what: str):
     return out
 
 
-def _check_columns(rows, numbers, expected: int, path: str, layout: str):
+def _check_columns(
+    rows, numbers, expected: int, path: str, layout: str, delimiter=None
+):
     counts = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
     bad = np.flatnonzero(counts != expected)
     if bad.size:
         i = int(bad[0])
         found = int(counts[i])
         problem = "missing column" if found < expected else "extra column"
+        hint = ""
+        if delimiter is None and any("," in f for f in rows[i]):
+            hint = (
+                " This line has commas, but the first line separates its "
+                "fields by whitespace: use one delimiter in the whole file."
+            )
         raise InputError(
             f"{path}, line {numbers[i]}: {problem}: expected {expected} columns "
-            f"({layout}), found {found}."
+            f"({layout}), found {found}.{hint}"
         )
 
 
@@ -241,7 +298,7 @@ def _read_careful(source: _Source, *, key: bool, need_labels: bool) -> ScoreFile
             raise InputError(
                 f"{path}, line {n_lines + 1}: no trials after the header line."
             )
-    _check_columns(rows, numbers, expected, path, layout)
+    _check_columns(rows, numbers, expected, path, layout, delimiter)
     scores = _parse_floats([r[score_col] for r in rows], numbers, path, "score")
     columns = [
         None if j == score_col else np.array([r[j] for r in rows])
@@ -256,7 +313,7 @@ def _read_careful(source: _Source, *, key: bool, need_labels: bool) -> ScoreFile
 
 def _read_key_careful(source: _Source):
     path = source.name
-    numbers, rows, _, n_lines = _split_lines(source.text(), path)
+    numbers, rows, delimiter, n_lines = _split_lines(source.text(), path)
     first = rows[0]
     if (
         len(first) == 3
@@ -266,13 +323,18 @@ def _read_key_careful(source: _Source):
         rows, numbers = rows[1:], numbers[1:]
     if not rows:
         raise InputError(f"{path}, line {n_lines + 1}: no trials in key file.")
-    _check_columns(rows, numbers, 3, path, "model segment target|nontarget")
+    _check_columns(rows, numbers, 3, path, "model segment target|nontarget", delimiter)
     labels = _parse_labels([r[2] for r in rows], numbers, path)
     return rows, numbers, labels
 
 
-def _match_key_careful(sf: ScoreFile, key_source: _Source) -> np.ndarray:
-    """Labels of the scored trials, or a message naming the first bad line."""
+def _match_key_careful(sf: ScoreFile, key_source: _Source):
+    """Labels of the scored trials and the number of key trials not scored.
+
+    A key may hold more trials than the score file (a master key evaluated
+    on the scores of one condition); a scored trial missing from the key,
+    or scored twice, is an error naming its line.
+    """
     key_path = key_source.name
     rows, numbers, labels = _read_key_careful(key_source)
     table: dict = {}
@@ -302,13 +364,7 @@ def _match_key_careful(sf: ScoreFile, key_source: _Source) -> np.ndarray:
             )
         seen[trial] = int(n)
         out[i] = hit[0]
-    if len(seen) != len(table):
-        missing = next(t for t in table if t not in seen)
-        raise InputError(
-            f"{key_path}, line {table[missing][1]}: trial ({missing[0]}, "
-            f"{missing[1]}) has no score in {sf.path} (key/score mismatch)."
-        )
-    return out
+    return out, len(table) - len(seen)
 
 
 def _as_text(column: np.ndarray) -> list:
@@ -370,10 +426,22 @@ def _first_line(block: bytes):
     return None
 
 
-def _fields(block: bytes, width: int) -> list:
-    """The fields of ``block``, after checking each line has ``width`` of them."""
+def _fields(block: bytes, width: int, comma: bool = False) -> list:
+    """The fields of ``block``, after checking each line has ``width`` of them.
+
+    With ``comma``, every line must also hold exactly ``width - 1`` commas
+    (one file, one delimiter: a whitespace-separated line in a CSV file, or
+    an empty field, is for the careful pass to report).
+    """
+    if comma:
+        if b'"' in block:
+            raise _Doubt
+        comma_at = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 44)
+        block = block.replace(b",", b" ")
     tokens = block.split()
     if not tokens:
+        if comma and comma_at.size:
+            raise _Doubt
         return tokens
     if len(tokens) % width:
         raise _Doubt
@@ -382,10 +450,18 @@ def _fields(block: bytes, width: int) -> list:
     starts = np.flatnonzero(word[1:] & ~word[:-1]) + 1
     if word[0]:
         starts = np.concatenate(([0], starts))
-    line_of = np.searchsorted(np.flatnonzero(buf == 10), starts)
+    newlines = np.flatnonzero(buf == 10)
+    line_of = np.searchsorted(newlines, starts)
     first, last = line_of[::width], line_of[width - 1 :: width]
     if (first != last).any() or (first[1:] == first[:-1]).any():
         raise _Doubt
+    if comma:
+        n_lines = newlines.shape[0] + 1
+        per_line = np.bincount(np.searchsorted(newlines, comma_at), minlength=n_lines)
+        expected = np.zeros(n_lines, dtype=per_line.dtype)
+        expected[first] = width - 1
+        if (per_line != expected).any():
+            raise _Doubt
     return tokens
 
 
@@ -432,11 +508,7 @@ def _read_fast(
                 if _is_header(fields, score_col):
                     header, block = fields, block[past:]
             columns = [[] for _ in range(width)]
-        if delimiter:
-            if b'"' in block:
-                raise _Doubt
-            block = block.replace(b",", b" ")
-        tokens = _fields(block, width)
+        tokens = _fields(block, width, comma=delimiter == ",")
         if not tokens:
             continue
         for j in range(width):
@@ -483,8 +555,9 @@ def trial_codes(*pairs) -> list:
     return np.split(trial, np.cumsum(sizes)[:-1])
 
 
-def _match_key_fast(sf: ScoreFile, key_source: _Source, progress) -> np.ndarray:
-    """Labels of the scored trials, matched by integer codes of their names."""
+def _match_key_fast(sf: ScoreFile, key_source: _Source, progress):
+    """Labels of the scored trials (matched by integer codes of their names)
+    and the number of key trials not scored."""
     key = _read_fast(key_source, progress, key=True, need_labels=False, key_file=True)
     is_tar, bad = classify_labels(key.columns[2])
     if bad >= 0:
@@ -499,9 +572,9 @@ def _match_key_fast(sf: ScoreFile, key_source: _Source, progress) -> np.ndarray:
     if (sorted_keyed[pos] != scored).any():
         raise _Doubt  # a scored trial not in the key
     hits = np.bincount(pos, minlength=sorted_keyed.shape[0])
-    if (hits != 1).any():
-        raise _Doubt  # a duplicate scored trial, or a key trial without score
-    return is_tar[order][pos]
+    if (hits > 1).any():
+        raise _Doubt  # a duplicate scored trial: the careful pass names it
+    return is_tar[order][pos], int(np.count_nonzero(hits == 0))
 
 
 # ------------------------------------------------------------------------- API
@@ -527,9 +600,10 @@ def read_scores(
             )
         key_source = _Source(key)
         try:
-            sf.labels = _match_key_fast(sf, key_source, progress)
+            sf.labels, sf.n_unscored = _match_key_fast(sf, key_source, progress)
         except _Doubt:
-            sf.labels = _match_key_careful(sf, key_source)
+            sf.labels, sf.n_unscored = _match_key_careful(sf, key_source)
+        sf.key_path = key_source.name
     progress.update(f"read {sf.path}: {sf.scores.shape[0]:,} trials")
     return sf
 
@@ -551,6 +625,19 @@ def require_finite(sf: ScoreFile, why: str) -> None:
             f"{sf.path}, line {sf.lines[i]}: score {format_value(sf.scores[i])!r} "
             f"must be finite {why}."
         )
+
+
+def unscored_note(sf: ScoreFile) -> str | None:
+    """One line on the key trials that have no score, if there are any."""
+    if not sf.n_unscored:
+        return None
+    n = sf.n_unscored
+    return (
+        f"{sf.key_path}: {n:,} key trial{'s' if n != 1 else ''} "
+        f"{'have' if n != 1 else 'has'} no score in {sf.path} and "
+        f"{'are' if n != 1 else 'is'} left out (the key may cover more "
+        "trials than one score file)."
+    )
 
 
 def require_both_classes(sf: ScoreFile) -> None:

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..utils._stats import cumulative_quantiles, sorted_cumulative
-from ..utils._validation import check_binary_target
+from ..utils._validation import _show, check_binary_target
 from ._detect import is_dask_collection
 
 __all__ = ["DaskInputSummary", "ESTIMATOR_LABELS"]
@@ -193,12 +193,6 @@ def _summarize_partition(y, s, w, score_name, n_sample, reduce=None, target=None
     return out
 
 
-def _show_classes(classes: np.ndarray) -> str:
-    return ", ".join(repr(c) for c in classes.tolist()[:5]) + (
-        ", ..." if classes.shape[0] > 5 else ""
-    )
-
-
 class DaskInputSummary(NamedTuple):
     """What the first pass over Dask inputs established.
 
@@ -313,7 +307,7 @@ def _first_pass(
         if classes.shape[0] != 2:
             raise ValueError(
                 f"`{y_name}` must have 2 classes (binary calibration); got "
-                f"{classes.shape[0]}: {_show_classes(classes)}."
+                f"{classes.shape[0]}: {_show(classes)}."
             )
         pos_label = classes[1]
     else:

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.utils import check_consistent_length, column_or_1d
 
 from ..utils._sklearn_compat import validate_params
-from ..utils._validation import _distinct_labels, check_weights
+from ..utils._validation import _distinct_labels, check_weights, plain_value
 
 __all__ = ["bayes_decisions", "empirical_bayes_risk"]
 
@@ -106,7 +106,7 @@ def _check_class_priors(priors, name: str, n_classes=None) -> np.ndarray:
     if not np.isfinite(pi).all() or (pi < 0).any():
         raise ValueError(f"`{name}` must be non-negative and finite.")
     if not np.isclose(pi.sum(), 1.0, rtol=0, atol=1e-8):
-        raise ValueError(f"`{name}` must sum to 1; got {pi.sum()!r}.")
+        raise ValueError(f"`{name}` must sum to 1; got {float(pi.sum())!r}.")
     if n_classes is not None and pi.shape[0] != n_classes:
         raise ValueError(
             f"`{name}` has {pi.shape[0]} entries but there are {n_classes} classes."
@@ -173,7 +173,9 @@ def _class_indices(y, labels, n_classes, name):
     found = sorted_labels[pos] == y
     if not np.all(found):
         bad = y[~found][0]
-        raise ValueError(f"`{name}` contains {bad!r}, which is not in `labels`.")
+        raise ValueError(
+            f"`{name}` contains {plain_value(bad)!r}, which is not in `labels`."
+        )
     return order[pos]
 
 

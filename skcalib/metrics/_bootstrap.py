@@ -10,6 +10,8 @@ replicate's counts as sample weights; any other metric on resampled rows.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import types
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -53,6 +55,28 @@ _BY_NAME = {
 
 #: Per-trial metrics: a sample weight k counts exactly as k copies of a trial.
 _WEIGHTED = (actual_dcf, beta_rule_loss, brier_loss, cllr)
+
+#: ``callback(stage, done, total)`` told of each replicate computed in this
+#: context (see :func:`report_progress`); None: nobody is listening.
+_PROGRESS = contextvars.ContextVar("skcalib_bootstrap_progress", default=None)
+
+
+@contextlib.contextmanager
+def report_progress(callback):
+    """Within the block, tell ``callback`` how far :func:`bootstrap_ci` is.
+
+    ``callback(stage, done, total)`` is called after each replicate computed
+    in this process: ``stage`` is ``'resamples'`` (``done`` of the
+    ``n_resamples`` resamples) or ``'jackknife'`` (``done`` of the
+    ``n_units`` leave-one-out samples of BCa). Long runs (a million trials,
+    BCa) can then show that they are moving; a context variable, so the
+    public signature stays that of a metric function.
+    """
+    token = _PROGRESS.set(callback)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
 
 
 @dataclass(frozen=True)
@@ -299,9 +323,12 @@ def _replicates(replicate, n_units, seeds):
     about twice as fast at a million trials.
     """
     out = []
+    callback = _PROGRESS.get()
     for seed in seeds:
         rng = np.random.default_rng(seed)
         out.append(replicate(rng.integers(0, n_units, size=n_units, dtype=np.intp)))
+        if callback is not None:
+            callback("resamples", len(out), len(seeds))
     return np.asarray(out, dtype=np.float64)
 
 
@@ -317,15 +344,24 @@ def _seeds(random_state, n_resamples):
 class _VectorizedStatistic:
     """``statistic(idx, axis=-1)`` as ``scipy.stats.bootstrap`` calls it."""
 
-    def __init__(self, replicate):
+    def __init__(self, replicate, n_units):
         self.replicate = replicate
+        self.n_units = n_units  # jackknife samples (BCa), for progress reports
+        self.n_done = 0
 
     def __call__(self, idx, axis=-1):
         idx = np.asarray(idx).astype(np.intp, copy=False)
         if idx.ndim == 1:
             return self.replicate(idx)
         flat = idx.reshape(-1, idx.shape[-1])
-        return np.array([self.replicate(i) for i in flat]).reshape(idx.shape[:-1])
+        callback = _PROGRESS.get()
+        out = []
+        for i in flat:
+            out.append(self.replicate(i))
+            self.n_done += 1
+            if callback is not None:
+                callback("jackknife", min(self.n_done, self.n_units), self.n_units)
+        return np.array(out).reshape(idx.shape[:-1])
 
 
 def _interval(distribution, replicate, n_units, *, confidence_level, method):
@@ -338,7 +374,7 @@ def _interval(distribution, replicate, n_units, *, confidence_level, method):
     """
     res = stats.bootstrap(
         (np.arange(n_units),),
-        _VectorizedStatistic(replicate),
+        _VectorizedStatistic(replicate, n_units),
         n_resamples=0,
         bootstrap_result=types.SimpleNamespace(bootstrap_distribution=distribution),
         vectorized=True,

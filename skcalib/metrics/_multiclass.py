@@ -40,7 +40,7 @@ def _validated(y_true, y_prob, p_classes, labels, sample_weight):
     if q.shape[0] and np.abs(sums - 1.0).max() > _SUM_TOL:
         raise ValueError(
             "The rows of `y_prob` must sum to 1 (posterior probabilities); "
-            f"got a row summing to {sums[np.argmax(np.abs(sums - 1.0))]!r}."
+            f"got a row summing to {float(sums[np.argmax(np.abs(sums - 1.0))])!r}."
         )
     k = q.shape[1]
     if (

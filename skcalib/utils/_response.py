@@ -14,11 +14,13 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from ._sklearn_compat import _safe_indexing
+from ._validation import plain_value
 
 __all__ = [
     "batch_invariant_call",
     "binary_response",
     "class_response",
+    "decision_function_is_llr",
     "estimator_scores",
     "one_vs_rest_log_odds",
     "pos_label_is_first",
@@ -110,10 +112,23 @@ def pos_label_is_first(classes, pos_label) -> bool:
         return False
     if pos_label not in list(classes):
         raise ValueError(
-            f"`pos_label`={pos_label!r} is not a valid label: it must be one "
-            f"of {list(classes)}."
+            f"`pos_label`={plain_value(pos_label)!r} is not a valid label: it "
+            f"must be one of {plain_value(list(classes))}."
         )
     return bool(pos_label == classes[0])
+
+
+def decision_function_is_llr(estimator) -> bool:
+    """Whether ``estimator.decision_function`` returns natural-log LLRs.
+
+    True of skcalib's calibrators and of ``CalibratedClassifier``, which say
+    so with the class attribute ``_decision_function_is_llr``, also as the
+    last step of a ``Pipeline``; False of anything else (a classifier's
+    decision function is a score on its own scale).
+    """
+    while hasattr(estimator, "steps"):  # a Pipeline: its last step decides
+        estimator = estimator.steps[-1][1]
+    return getattr(estimator, "_decision_function_is_llr", False) is True
 
 
 def binary_response(estimator, X, method: str, *, flip=False, proba="column"):

@@ -18,6 +18,7 @@ __all__ = [
     "check_scores",
     "check_weights",
     "check_metric_inputs",
+    "plain_value",
 ]
 
 
@@ -73,8 +74,8 @@ def check_binary_target(
         pos_label = True if classes.dtype.kind == "b" else 1
     elif classes.shape[0] == 2 and pos_label not in classes.tolist():
         raise ValueError(
-            f"`pos_label`={pos_label!r} is not a valid label of `{name}`: "
-            f"it must be one of {{{_show(classes)}}}."
+            f"`pos_label`={plain_value(pos_label)!r} is not a valid label of "
+            f"`{name}`: it must be one of {{{_show(classes)}}}."
         )
     is_target = y == pos_label
     if require_both:
@@ -105,7 +106,7 @@ def _checked_labels(y, owner: str):
     if classes.shape[0] < 2:
         raise ValueError(
             f"{owner} needs samples of 2 classes in `y`; got 1 class "
-            f"({classes[0]!r}). Calibration needs both target and non-target "
+            f"({_show(classes[:1])}). Calibration needs both target and non-target "
             "samples."
         )
     return y, classes
@@ -192,7 +193,28 @@ def _distinct_labels(y: np.ndarray, name: str) -> np.ndarray:
         ) from exc
 
 
-def _show(classes: np.ndarray) -> str:
+def plain_value(value):
+    """``value`` with NumPy scalars and arrays as Python values, for messages.
+
+    ``repr(np.float64(1.0))`` is ``'np.float64(1.0)'`` since NumPy 2; a
+    message shows ``1.0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> repr(plain_value(np.float64(1.0))), plain_value(np.array([0, 1]))
+    ('1.0', [0, 1])
+    """
+    if isinstance(value, np.ndarray | np.generic):
+        return value.tolist()
+    if isinstance(value, list | tuple):
+        return type(value)(plain_value(v) for v in value)
+    return value
+
+
+def _show(classes) -> str:
+    """The first five distinct labels, as Python values, for messages."""
+    classes = np.asarray(classes)
     return ", ".join(repr(c) for c in classes.tolist()[:5]) + (
         ", ..." if classes.shape[0] > 5 else ""
     )

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 # the Display modules' road to an estimator's scores (one helper for the
 # displays, the scorers and the score transformer)
-from ...utils._response import estimator_scores as _estimator_scores  # noqa: F401
+from ...utils._response import (  # noqa: F401
+    decision_function_is_llr as _decision_function_is_llr,
+)
+from ...utils._response import (  # noqa: F401
+    estimator_scores as _estimator_scores,
+)
+from ...utils._response import (  # noqa: F401
+    resolve_response_method as _resolve_response_method,
+)
 
 
 def _check_matplotlib(caller: str):

@@ -6,7 +6,13 @@ import numpy as np
 from scipy.stats import norm
 
 from ...utils._validation import check_metric_inputs
-from ._base import _estimator_scores, _get_ax, _metric_kwargs
+from ._base import (
+    _decision_function_is_llr,
+    _estimator_scores,
+    _get_ax,
+    _metric_kwargs,
+    _resolve_response_method,
+)
 
 __all__ = ["DETDisplay"]
 
@@ -449,7 +455,7 @@ class DETDisplay:
         y,
         *,
         response_method="auto",
-        llr=False,
+        llr="auto",
         p_target=0.01,
         c_miss=1.0,
         c_fa=1.0,
@@ -473,10 +479,12 @@ class DETDisplay:
 default='auto'
             Which output gives the scores (``'auto'``: ``decision_function``
             if it exists, else ``predict_proba``).
-        llr : bool, default=False
-            Whether the scores are natural-log LLRs (true of every skcalib
-            calibrator's and ``CalibratedClassifier``'s
-            ``decision_function``).
+        llr : bool or 'auto', default='auto'
+            Whether the scores are natural-log LLRs; then the actual-DCF
+            operating points are marked too. ``'auto'``: True when the scores
+            come from the ``decision_function`` of a skcalib calibrator, of
+            ``CalibratedClassifier`` or of a ``Pipeline`` ending in one (their
+            decision function is the calibrated LLR), else False.
         p_target, c_miss, c_fa, sample_weight, pos_label
             As in :meth:`from_predictions`.
         name : str, default=None
@@ -488,8 +496,11 @@ default='auto'
         -------
         display : DETDisplay
         """
+        method = _resolve_response_method(estimator, response_method)
+        if isinstance(llr, str) and llr == "auto":
+            llr = method == "decision_function" and _decision_function_is_llr(estimator)
         scores = _estimator_scores(
-            estimator, X, response_method=response_method, pos_label=pos_label
+            estimator, X, response_method=method, pos_label=pos_label
         )
         return cls.from_predictions(
             y,
