@@ -57,8 +57,14 @@ Usage::
     python benchmarks/bench_quality.py --datasets wine iris --classifiers rf \\
         --methods sigmoid platt default --repeats 3
     python benchmarks/bench_quality.py --datasets heldout   # other data sets
-    python benchmarks/bench_quality.py --markdown      # the README table
+    python benchmarks/bench_quality.py --markdown      # the README tables
+    python benchmarks/bench_quality.py --update-docs   # rewrite README + docs
     python benchmarks/bench_quality.py --peers --json quality.json
+    python benchmarks/bench_quality.py --from-json quality.json --markdown
+
+``--update-docs`` replaces the generated blocks of ``README.md`` and
+``docs/user_guide/quality.rst`` (between the ``quality-table:begin`` and
+``quality-table:end`` markers) with the tables of this run.
 
 ``--datasets`` takes names or groups (``panel``, the default; ``heldout``,
 data sets kept out of the panel for checking that improvements generalize;
@@ -70,6 +76,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import subprocess
 import sys
 import time
@@ -103,7 +110,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 import skcalib
-from skcalib.metrics import expected_calibration_error
+from skcalib.metrics import expected_calibration_error, top_label_calibration_error
 
 N_BINS = 15
 PAIR_LIMIT = 1.02  # a skcalib method against its scikit-learn namesake
@@ -312,7 +319,12 @@ def _uncalibrated(ctx):
 
 
 def _skcalib_class(name):
-    return partial(getattr, skcalib, name)
+    """A factory of ``skcalib.<name>()``, an instance with default parameters."""
+
+    def factory():
+        return getattr(skcalib, name)()
+
+    return factory
 
 
 def build_methods():
@@ -362,23 +374,26 @@ def _betacal(p_cal, y_cal, p_test):
 
 
 def _venn_abers(ctx):
-    from venn_abers import VennAbers
+    from venn_abers import VennAbersCalibrator
 
-    va = VennAbers()
-    va.fit(ctx.probabilities("cal"), ctx.y_cal)
-    p, _ = va.predict_proba(ctx.probabilities("test"))
-    if ctx.n_classes != 2:
-        raise NotApplicable("binary only")
-    return np.asarray(p, dtype=float)
+    # the package's "manual" inductive Venn-ABERS on given probabilities
+    # (one-vs-one for K > 2), its log-loss merging of the two probabilities
+    return VennAbersCalibrator().predict_proba(
+        p_cal=ctx.probabilities("cal"),
+        y_cal=ctx.y_cal,
+        p_test=ctx.probabilities("test"),
+    )
 
 
-def _netcal(name):
+def _netcal(name, binary_only=False):
     def run(ctx):
         import netcal.scaling
 
         model = getattr(netcal.scaling, name)()
         p_cal, p_test = ctx.probabilities("cal"), ctx.probabilities("test")
-        if ctx.n_classes == 2:
+        if ctx.n_classes == 2 or binary_only:
+            if ctx.n_classes != 2:
+                raise NotApplicable("binary only")
             model.fit(p_cal[:, 1], ctx.y_cal)
             p1 = np.asarray(model.transform(p_test[:, 1]), dtype=float).ravel()
             return np.column_stack([1 - p1, p1])
@@ -391,11 +406,10 @@ def _netcal(name):
 
 def _probmetrics(name):
     def run(ctx):
-        import torch  # noqa: F401  (probmetrics needs it)
         from probmetrics.calibrators import get_calibrator
 
         cal = get_calibrator(name)
-        cal.fit(ctx.probabilities("cal"), ctx.y_cal)
+        cal.fit(ctx.probabilities("cal"), np.asarray(ctx.y_cal))
         return np.asarray(cal.predict_proba(ctx.probabilities("test")), dtype=float)
 
     return run
@@ -414,8 +428,12 @@ PEERS = {
     "betacal": ("betacal", Method(_binary_only(_betacal), "peer")),
     "venn_abers": ("venn_abers", Method(_venn_abers, "peer")),
     "netcal_temp": ("netcal", Method(_netcal("TemperatureScaling"), "peer")),
-    "netcal_beta": ("netcal", Method(_netcal("BetaCalibration"), "peer")),
-    "probmetrics_ts": ("probmetrics", Method(_probmetrics("ts-mix"), "peer")),
+    "netcal_beta": (
+        "netcal",
+        Method(_netcal("BetaCalibration", binary_only=True), "peer"),
+    ),
+    "probmetrics_ts": ("probmetrics", Method(_probmetrics("temp-scaling"), "peer")),
+    "probmetrics_logistic": ("probmetrics", Method(_probmetrics("logistic"), "peer")),
     "ml_insights": ("ml_insights", Method(_binary_only(_spline_calib), "peer")),
 }
 
@@ -437,23 +455,11 @@ def available_peers():
 # scores
 
 
-def _top_label_ece(y, proba):
-    """Top-label ECE (Guo et al., 2017), bins of ``calibration_curve``."""
-    top = proba.argmax(axis=1)
-    conf = proba[np.arange(y.shape[0]), top]
-    correct = (top == y).astype(float)
-    edges = np.linspace(0.0, 1.0, N_BINS + 1)
-    ids = np.searchsorted(edges[1:-1], conf)
-    total = np.bincount(ids, minlength=N_BINS)
-    gap = np.bincount(ids, weights=correct - conf, minlength=N_BINS)
-    return float(np.sum(np.abs(gap[total > 0])) / y.shape[0])
-
-
 def scores(y, proba, n_classes):
     """(log-loss, Brier, ECE) of test probabilities ``proba`` (n, K)."""
     proba = np.asarray(proba, dtype=float)
     if proba.shape != (y.shape[0], n_classes) or not np.isfinite(proba).all():
-        raise RuntimeError(f"bad probabilities: shape {proba.shape} or not finite")
+        raise ValueError(f"bad probabilities: shape {proba.shape} or not finite")
     ll = log_loss(y, proba, labels=np.arange(n_classes))
     if n_classes == 2:
         brier = float(np.mean((proba[:, 1] - y) ** 2))
@@ -461,7 +467,7 @@ def scores(y, proba, n_classes):
     else:
         onehot = np.eye(n_classes)[y]
         brier = float(np.mean(np.sum((proba - onehot) ** 2, axis=1)))
-        ece = _top_label_ece(y, proba)
+        ece = top_label_calibration_error(y, proba, n_bins=N_BINS)
     return float(ll), brier, float(ece)
 
 
@@ -520,8 +526,10 @@ def _run_task(dataset, classifier, repeat, method_names, peers):
             except Exception as exc:  # noqa: BLE001  (reported, run goes on)
                 res = {"status": "error", "message": f"{type(exc).__name__}: {exc}"}
             else:
-                # outside the try: a failing metric is a bug of this script
-                res = {"status": "ok", "scores": scores(y_te, proba, n_classes)}
+                try:
+                    res = {"status": "ok", "scores": scores(y_te, proba, n_classes)}
+                except ValueError as exc:  # e.g. rows not summing to 1
+                    res = {"status": "error", "message": f"invalid output: {exc}"}
         res["time"] = time.perf_counter() - t0
         res["warnings"] = sorted(
             {f"{w.category.__name__}: {str(w.message)[:120]}" for w in caught}
@@ -759,15 +767,11 @@ def print_report(cells, method_names, registry, pairs, rank_summary, out=sys.std
         p(f"   {m:<14} mean rank {mr:>5}  wins {s['wins']:>3}  cells {s['n_cells']}")
 
 
-def markdown_table(cells, method_names, n_repeats):
-    """Rows = cells, columns = methods: log-loss / best scikit-learn log-loss."""
+def _ratio_rows(cells, method_names):
+    """Header and rows of the cell table: log-loss / best scikit-learn's."""
     cols = [m for m in method_names if m != "uncalibrated"]
-    lines = [
-        "| data set | classifier | K | best sklearn log-loss | "
-        + " | ".join(cols)
-        + " |",
-        "|---|---|---|---|" + "---|" * len(cols),
-    ]
+    header = ["data set", "classifier", "K", "best sklearn log-loss", *cols]
+    rows = []
     per_group = {2: {m: [] for m in cols}, 3: {m: [] for m in cols}}
     for c in cells:
         best = c["best_sklearn"]
@@ -787,7 +791,7 @@ def markdown_table(cells, method_names, n_repeats):
                 r = e["log_loss"] / best
                 per_group[min(c["n_classes"], 3)][m].append(r)
                 row.append(f"**{r:.2f}**" if r > DEFAULT_LIMIT else f"{r:.2f}")
-        lines.append("| " + " | ".join(row) + " |")
+        rows.append(row)
     for k, label in ((2, "binary"), (3, "multiclass")):
         if not any(per_group[k].values()):
             continue
@@ -795,14 +799,125 @@ def markdown_table(cells, method_names, n_repeats):
         for m in cols:
             g = _gmean(per_group[k][m])
             row.append("-" if g is None else f"{g:.2f}")
-        lines.append("| " + " | ".join(row) + " |")
-    lines.append("")
-    lines.append(
-        f"Mean test log-loss over {n_repeats} stratified 50/25/25 splits, divided by "
-        "the best of scikit-learn's sigmoid, isotonic and temperature on the same "
-        f"cell; **bold**: above {DEFAULT_LIMIT}."
+        rows.append(row)
+    return header, rows
+
+
+def _pair_rows(pairs):
+    """Header and rows of the pair summary."""
+    header = [
+        "skcalib",
+        "against",
+        "geometric mean, binary",
+        "geometric mean, multiclass",
+        "cells above the limit",
+        "worst cell",
+    ]
+    rows = []
+    for name, s in pairs.items():
+        worst = "-"
+        if s["worst"]:
+            worst = f"{s['worst'][0]:.2f}x ({s['worst'][1]}, {s['worst'][2]})"
+        over = f"{s['n_over']} of {s['n_cells']} (> {s['limit']})"
+        if s["failed"]:
+            over += f", {len(s['failed'])} refused/error"
+        rows.append(
+            [
+                name,
+                "best of sklearn's three" if s["namesake"] == "best" else s["namesake"],
+                "-" if s["gmean_binary"] is None else f"{s['gmean_binary']:.3f}",
+                "-"
+                if s["gmean_multiclass"] is None
+                else f"{s['gmean_multiclass']:.3f}",
+                over,
+                worst,
+            ]
+        )
+    return header, rows
+
+
+def _caption(n_repeats):
+    return (
+        f"Mean test log-loss over {n_repeats} stratified 50/25/25 splits divided "
+        "by that of the best of scikit-learn's sigmoid, isotonic and temperature "
+        f"on the same cell (below 1: better than all three); **bold**: above "
+        f"{DEFAULT_LIMIT}. Pairs: skcalib's log-loss over its scikit-learn "
+        "namesake's, geometric means over the cells."
     )
+
+
+def _markdown(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def _rst(header, rows):
+    lines = [".. list-table::", "   :header-rows: 1", ""]
+    for row in [header, *rows]:
+        # an empty cell needs content; a lone "-" would start a bullet list
+        cells = [{"": "\\", "-": "–"}.get(c, c) for c in row]
+        lines.append("   * - " + cells[0])
+        lines += ["     - " + c for c in cells[1:]]
+    return "\n".join(lines)
+
+
+def tables(cells, method_names, pairs, n_repeats, fmt="markdown"):
+    """The pair summary and the cell table, in Markdown or reStructuredText."""
+    render = _markdown if fmt == "markdown" else _rst
+    return "\n\n".join(
+        [
+            render(*_pair_rows(pairs)),
+            render(*_ratio_rows(cells, method_names)),
+            _caption(n_repeats),
+        ]
+    )
+
+
+def markdown_table(cells, method_names, n_repeats, pairs=None):
+    """Rows = cells, columns = methods: log-loss / best scikit-learn log-loss."""
+    if pairs is None:
+        return "\n\n".join(
+            [_markdown(*_ratio_rows(cells, method_names)), _caption(n_repeats)]
+        )
+    return tables(cells, method_names, pairs, n_repeats)
+
+
+# The generated blocks of README.md and the user guide, between these markers.
+DOC_BLOCKS = {
+    "README.md": (
+        "<!-- quality-table:begin -->",
+        "<!-- quality-table:end -->",
+        "markdown",
+    ),
+    "docs/user_guide/quality.rst": (
+        ".. quality-table:begin",
+        ".. quality-table:end",
+        "rst",
+    ),
+}
+
+
+def update_docs(root, cells, method_names, pairs, n_repeats, meta):
+    """Rewrite the generated table blocks of README.md and the user guide."""
+    stamp = (
+        f"skcalib {meta['skcalib']} (commit {meta['commit'][:10] or '?'}), "
+        f"scikit-learn {meta['sklearn']}, {meta['date'][:10]}; "
+        "regenerate with ``python benchmarks/bench_quality.py --update-docs``."
+    )
+    for rel, (begin, end, fmt) in DOC_BLOCKS.items():
+        path = os.path.join(root, rel)
+        with open(path) as fh:
+            text = fh.read()
+        if begin not in text or end not in text:
+            raise SystemExit(f"{rel}: markers {begin!r} ... {end!r} not found")
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        body = tables(cells, method_names, pairs, n_repeats, fmt)
+        note = stamp if fmt == "rst" else stamp.replace("``", "`")
+        text = f"{head}{begin}\n\n{body}\n\n{note}\n\n{end}{tail}"
+        with open(path, "w") as fh:
+            fh.write(text)
 
 
 # --------------------------------------------------------------------------
@@ -812,7 +927,6 @@ def _importable(fn):
     if fn.__module__ != "__main__":
         return fn
     import importlib
-    import os
 
     here = os.path.dirname(os.path.abspath(__file__))
     if here not in sys.path:
@@ -833,6 +947,28 @@ def _resolve(names, known, groups, what):
                 f"unknown {what} {n!r}; choose from {sorted(known) + sorted(groups)}"
             )
     return list(dict.fromkeys(out))
+
+
+def _output(args, meta, cells, pairs, rank_summary, registry):
+    method_names, repeats = meta["methods"], meta["repeats"]
+    if args.markdown:
+        print(markdown_table(cells, method_names, repeats, pairs))
+    elif registry is not None:
+        print(
+            f"skcalib {meta['skcalib']}: {len(cells)} cells x {repeats} repeats, "
+            f"{len(method_names)} methods, {meta['seconds']:.1f} s"
+        )
+        print_report(cells, method_names, registry, pairs, rank_summary)
+    if args.update_docs:
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
+        update_docs(root, cells, method_names, pairs, repeats, meta)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(
+                {"meta": meta, "cells": cells, "pairs": pairs, "ranks": rank_summary},
+                fh,
+                indent=2,
+            )
 
 
 def main(argv=None):
@@ -859,10 +995,31 @@ def main(argv=None):
         help="write the numbers, commit and date to this JSON file (default: none)",
     )
     parser.add_argument(
-        "--markdown", action="store_true", help="print only the README table"
+        "--markdown", action="store_true", help="print only the README tables"
+    )
+    parser.add_argument(
+        "--update-docs",
+        action="store_true",
+        help="rewrite the tables of README.md and docs/user_guide/quality.rst",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress line on stderr"
     )
     parser.add_argument("--list", action="store_true", help="list the names and exit")
+    parser.add_argument(
+        "--from-json",
+        help="render --markdown/--update-docs from a saved --json run instead of "
+        "running the panel (default: run it)",
+    )
     args = parser.parse_args(argv)
+    if args.from_json:
+        with open(args.from_json) as fh:
+            saved = json.load(fh)
+        args.json = None
+        _output(
+            args, saved["meta"], saved["cells"], saved["pairs"], saved["ranks"], None
+        )
+        return 0
 
     registry = build_methods()
     missing_peers = []
@@ -890,56 +1047,53 @@ def main(argv=None):
     if missing_peers:
         log(f"peers not installed (skipped): {', '.join(missing_peers)}")
 
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=os.path.dirname(os.path.abspath(__file__)),
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = ""
     t0 = time.perf_counter()
     jobs = [(d, k, r) for d in datasets for k in classifiers for r in range(repeats)]
     # workers import this file as a module (loky passes sys.path on), rather
     # than unpickling functions of __main__ by value
     task = _importable(run_task)
-    tasks = Parallel(n_jobs=args.n_jobs)(
+    tasks = []
+    for t in Parallel(n_jobs=args.n_jobs, return_as="generator_unordered")(
         delayed(task)(d, k, r, method_names, list(peers)) for d, k, r in jobs
-    )
+    ):
+        tasks.append(t)
+        if not args.quiet:
+            log(
+                f"\r{len(tasks)}/{len(jobs)} tasks, {time.perf_counter() - t0:.0f} s",
+                end="",
+                flush=True,
+            )
+    if not args.quiet:
+        log()
     elapsed = time.perf_counter() - t0
     cells = aggregate(tasks, method_names)
     pairs, rank_summary = summarize(cells, method_names, registry)
 
-    if args.markdown:
-        print(markdown_table(cells, method_names, repeats))
-    else:
-        print(
-            f"skcalib {skcalib.__version__}: {len(cells)} cells x {repeats} repeats, "
-            f"{len(method_names)} methods, {elapsed:.1f} s"
-        )
-        print_report(cells, method_names, registry, pairs, rank_summary)
-    if args.json:
-        try:
-            commit = subprocess.run(
-                ["git", "rev-parse", "HEAD"],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout.strip()
-        except (OSError, subprocess.CalledProcessError):
-            commit = ""
-        import sklearn
+    import sklearn
 
-        meta = {
-            "commit": commit,
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-            "skcalib": skcalib.__version__,
-            "sklearn": sklearn.__version__,
-            "datasets": datasets,
-            "classifiers": classifiers,
-            "methods": method_names,
-            "repeats": repeats,
-            "peers_missing": missing_peers,
-            "seconds": elapsed,
-        }
-        with open(args.json, "w") as fh:
-            json.dump(
-                {"meta": meta, "cells": cells, "pairs": pairs, "ranks": rank_summary},
-                fh,
-                indent=2,
-            )
+    meta = {
+        "commit": commit,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+        "skcalib": skcalib.__version__,
+        "sklearn": sklearn.__version__,
+        "datasets": datasets,
+        "classifiers": classifiers,
+        "methods": method_names,
+        "repeats": repeats,
+        "peers_missing": missing_peers,
+        "seconds": elapsed,
+    }
+    _output(args, meta, cells, pairs, rank_summary, registry)
     return 0
 
 

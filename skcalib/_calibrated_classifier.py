@@ -31,13 +31,19 @@ from sklearn.utils.validation import (
 
 from ._pav_calibrators import PAVLLRCalibrator
 from ._score_transformer import (
-    _class_scores,
     _cross_fit,
     _estimator_router,
     _routed_fit_params,
     _routing_enabled,
 )
-from .utils._response import one_vs_rest_log_odds, resolve_response_method
+from .utils._response import (
+    choose_proba_input,
+    class_response,
+    proba_floor,
+    proba_inputs,
+    resolve_response_method,
+    response_scores,
+)
 from .utils._sklearn_compat import HasMethods, _fit_context
 from .utils._validation import check_class_y, check_weights
 
@@ -68,33 +74,83 @@ def _takes_all_classes(calibrator) -> bool:
     return tags is not None and bool(tags.multi_class)
 
 
-def _calibration_scores(scores, method, one_vs_rest):
-    """The scores a calibration sees: log-odds of each class for one-vs-rest.
+def _layout(n_classes: int, per_class: bool) -> str:
+    """How classifier output becomes calibrator input (see ``response_scores``)."""
+    if per_class:
+        return "classes"
+    return "binary" if n_classes == 2 else "one_vs_rest"
 
-    A binary calibrator of class ``k`` against the rest gets, from a
-    ``predict_proba``-only classifier, the log-odds ``log p_k - log(1 - p_k)``
-    (as in the binary case) rather than the log-probability.
+
+class _ConstantCalibration:
+    """A fitted one-vs-rest calibration that gives one probability everywhere.
+
+    Stands in for the binary calibrator of a class that a (classifier,
+    calibrator) pair of ``ensemble=True`` cannot calibrate: probability 0 for
+    a class its classifier never saw (as scikit-learn), and the rule of
+    succession ``(n_k + 1) / (n + 2)`` (Platt's smoothed target) for a class
+    that is absent from, or is all of, its calibration fold.
     """
-    if one_vs_rest and method == "predict_proba":
-        return one_vs_rest_log_odds(scores)
-    return scores
+
+    def __init__(self, proba: float):
+        self.proba = float(proba)
+
+    def predict_proba(self, X):
+        n = np.asarray(X).shape[0]
+        return np.column_stack([np.full(n, 1.0 - self.proba), np.full(n, self.proba)])
+
+    def __repr__(self):
+        return f"_ConstantCalibration(proba={self.proba!r})"
 
 
-def _fit_calibration(calibrator, scores, y_index, n_classes, sample_weight):
+def _known_classes(estimator, classes):
+    """Boolean mask of the ``classes`` that a fitted classifier knows.
+
+    A classifier fitted on a cross-validation fold without some of the
+    classes knows only those of its fold; ``None`` if it knows them all.
+    """
+    own = getattr(estimator, "classes_", None)
+    if own is None or len(own) == len(classes):
+        return None
+    return np.isin(classes, own)
+
+
+def _fit_calibration(calibrator, scores, y_index, n_classes, sample_weight, known):
     """Fitted calibration of ``scores`` (see ``CalibratedClassifier.calibrators_``).
 
     Binary, or a natively multiclass calibrator: one clone fitted on the
-    scores and the class indices. Otherwise a list of ``n_classes`` clones,
-    the ``k``-th fitted one-vs-rest on column ``k``.
+    scores and the class indices (for a classifier that does not know every
+    class, on the columns and samples of the classes it knows). Otherwise a
+    list of ``n_classes`` clones, the ``k``-th fitted one-vs-rest on column
+    ``k``, or a :class:`_ConstantCalibration` where that is impossible.
     """
     if n_classes == 2 or _takes_all_classes(calibrator):
-        return clone(calibrator).fit(scores, y_index, sample_weight)
-    return [
-        clone(calibrator).fit(
-            scores[:, k], (y_index == k).astype(np.intp), sample_weight
+        if known is None:
+            return clone(calibrator).fit(scores, y_index, sample_weight)
+        cols = np.flatnonzero(known)
+        rows = known[y_index]
+        return clone(calibrator).fit(
+            scores[rows][:, cols],
+            np.searchsorted(cols, y_index[rows]),
+            None if sample_weight is None else sample_weight[rows],
         )
-        for k in range(n_classes)
-    ]
+    weight = np.ones(y_index.shape[0]) if sample_weight is None else sample_weight
+    class_weight = np.bincount(y_index, weights=weight, minlength=n_classes)
+    total = weight.sum()
+    calibrations = []
+    for k in range(n_classes):
+        if known is not None and not known[k]:
+            calibrations.append(_ConstantCalibration(0.0))
+        elif class_weight[k] <= 0 or class_weight[k] >= total:
+            calibrations.append(
+                _ConstantCalibration((class_weight[k] + 1.0) / (total + 2.0))
+            )
+        else:
+            calibrations.append(
+                clone(calibrator).fit(
+                    scores[:, k], (y_index == k).astype(np.intp), sample_weight
+                )
+            )
+    return calibrations
 
 
 def _normalize_one_vs_rest(proba: np.ndarray) -> np.ndarray:
@@ -104,56 +160,124 @@ def _normalize_one_vs_rest(proba: np.ndarray) -> np.ndarray:
     return np.divide(proba, total, out=uniform, where=total != 0)
 
 
-def _calibrated_proba(calibration, scores) -> np.ndarray:
+def _calibrated_proba(calibration, scores, known=None) -> np.ndarray:
     if isinstance(calibration, list):  # one-vs-rest binary calibrators
         proba = np.column_stack(
             [cal.predict_proba(scores[:, k])[:, 1] for k, cal in enumerate(calibration)]
         )
         return _normalize_one_vs_rest(proba)
-    return calibration.predict_proba(scores)
+    if known is None:
+        return calibration.predict_proba(scores)
+    cols = np.flatnonzero(known)
+    proba = np.zeros((scores.shape[0], known.shape[0]))
+    proba[:, cols] = calibration.predict_proba(scores[:, cols])
+    return proba
 
 
-def _splits_with_both_classes(cv, y_index: np.ndarray, n_classes: int):
+def _binary_llr(calibration, scores, prior) -> np.ndarray:
+    """Calibrated LLRs of a binary calibration (one or two score columns)."""
+    if hasattr(calibration, "decision_function"):
+        return calibration.decision_function(scores)
+    # a natively multiclass calibrator: log-posterior ratio minus prior log-odds
+    log_proba = np.log(calibration.predict_proba(scores))
+    return log_proba[:, 1] - log_proba[:, 0] - _logit(prior)
+
+
+def _calibration_prior(calibration, default) -> float:
+    """The prior of ``classes_[1]`` of a fitted binary calibration.
+
+    A binary calibrator's ``prior_``, a multiclass one's ``p_classes_[1]``,
+    else ``default`` (the weighted proportion of ``classes_[1]``).
+    """
+    if hasattr(calibration, "prior_"):
+        return float(calibration.prior_)
+    if hasattr(calibration, "p_classes_"):
+        return float(calibration.p_classes_[1])
+    return float(default)
+
+
+def _training_loss(calibration, scores, y_index, sample_weight, rows, known):
+    """Total (weighted) log-loss of a fitted calibration on its training data."""
+    proba = _calibrated_proba(calibration, scores, known)
+    picked = proba[np.arange(y_index.shape[0]), y_index]
+    loss = -np.log(np.maximum(picked, np.finfo(np.float64).tiny))
+    return float(loss.sum() if sample_weight is None else sample_weight[rows] @ loss)
+
+
+#: Share of calibration samples with a probability of exactly 0 or 1 above
+#: which :class:`CalibratedClassifier` warns (two thirds: a naive Bayes model
+#: on digits has about half, a fully grown decision tree all).
+SATURATED_SHARE = 2.0 / 3.0
+
+
+def _warn_saturated(raw, parts, calibrator):
+    """Warn when most calibration probabilities are exactly 0 or 1.
+
+    Such samples are ties for every calibrator (one calibrated value per
+    class), whatever the classifier's resolution elsewhere.
+    """
+    rows = np.concatenate([r for r, _ in parts])
+    proba = raw[rows]
+    saturated = float(np.mean((proba == 1.0).any(axis=1)))
+    if saturated > SATURATED_SHARE:
+        warnings.warn(
+            f"{saturated:.0%} of the calibration samples have a predict_proba "
+            "of exactly 0 or 1: the calibrator cannot rank them and gives each "
+            f"class one probability there ({type(calibrator).__name__}). Use a "
+            "classifier with smoother probabilities (more trees, a larger "
+            "min_samples_leaf, fewer features for naive Bayes) or one with a "
+            "decision_function.",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def _splits_with_both_classes(cv, y_index: np.ndarray, n_classes: int, one_vs_rest):
     """The splits whose test fold can train a calibrator (``ensemble=True``).
 
-    A calibrator needs every class (both, for a binary problem; with K > 2
-    classes each one-vs-rest calibrator needs its class and the rest): a test
-    fold without one of them (``KFold`` on labels sorted by class) cannot
-    train one, so its (classifier, calibrator) pair is left out of the
-    ensemble, with a warning. When no test fold holds every class
-    (``LeaveOneOut``), the split is rejected before any classifier is
-    fitted, as scikit-learn's ``CalibratedClassifierCV`` does.
+    A binary or natively multiclass calibrator needs every class: a test fold
+    without one of them (``KFold`` on labels sorted by class) cannot train
+    one, so its (classifier, calibrator) pair is left out of the ensemble,
+    with a warning. One-vs-rest calibrators are kept for every split, as in
+    scikit-learn: a class absent from a test fold gets the rule-of-succession
+    probability there (see :class:`_ConstantCalibration`). When no test fold
+    can train a calibrator (``LeaveOneOut``: one class per test fold), the
+    split is rejected before any classifier is fitted, as scikit-learn's
+    ``CalibratedClassifierCV`` does.
     """
 
     def select(splits):
-        has_all = np.array(
-            [
-                np.bincount(y_index[test], minlength=n_classes).min() > 0
-                for _, test in splits
-            ]
-        )
+        counts = [np.bincount(y_index[test], minlength=n_classes) for _, test in splits]
+        if one_vs_rest:
+            usable = np.array([(c > 0).sum() >= 2 for c in counts])
+        else:
+            usable = np.array([c.min() > 0 for c in counts])
         name = getattr(cv, "cv", cv)  # check_cv wraps iterables
         # a splitter by its repr; an iterable of splits by its length
         name = repr(name) if hasattr(name, "split") else f"{len(splits)} given splits"
-        if not has_all.any():
+        if not usable.any():
+            need = "two classes" if one_vs_rest else "them all"
             raise ValueError(
-                f"No test fold of `cv` ({name}) holds every class, and "
+                f"No test fold of `cv` ({name}) holds "
+                f"{'two classes' if one_vs_rest else 'every class'}, and "
                 "ensemble=True fits a calibrator on each test fold, which needs "
-                "them all. Use a cross-validation generator whose test folds hold "
+                f"{need}. Use a cross-validation generator whose test folds hold "
                 "every class (e.g. StratifiedKFold) or ensemble=False."
             )
-        if not has_all.all():
-            left_out = ", ".join(str(k) for k in np.flatnonzero(~has_all))
+        if one_vs_rest:
+            return splits
+        if not usable.all():
+            left_out = ", ".join(str(k) for k in np.flatnonzero(~usable))
             warnings.warn(
                 f"Test folds {left_out} (0-based) of `cv` ({name}) lack a "
                 "class and cannot train a calibrator: their (classifier, "
                 f"calibrator) pairs are left out of the ensemble; "
-                f"{int(has_all.sum())} of {has_all.shape[0]} remain. A stratified "
+                f"{int(usable.sum())} of {usable.shape[0]} remain. A stratified "
                 "splitter keeps every class in every test fold.",
                 UserWarning,
                 stacklevel=4,
             )
-        return [split for split, keep in zip(splits, has_all, strict=True) if keep]
+        return [split for split, keep in zip(splits, usable, strict=True) if keep]
 
     return select
 
@@ -175,18 +299,34 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     one-vs-rest on each class's score column, and the K probabilities are
     normalized to sum to 1 as scikit-learn does (a row of zeros becomes
     uniform); a natively multiclass calibrator (classifier tag
-    ``multi_class=True``) is fitted once on all K columns and used as is.
+    ``multi_class=True``) is fitted once on all K columns and used as is. A
+    natively multiclass calibrator also works on a binary problem, on two
+    score columns: ``(-x/2, x/2)`` from a decision function ``x``, the two
+    log-probabilities from ``predict_proba``; so
+    ``MulticlassAffineCalibrator(kind='temperature')`` gives the
+    probabilities of ``method='temperature'`` for any number of classes.
 
     Parameters
     ----------
     estimator : classifier object, default=None
         A classifier with ``decision_function`` or ``predict_proba``
-        (the former is preferred, as in ``CalibratedClassifierCV``); with
-        ``predict_proba`` only, the score is the log-odds of
-        :class:`ScoreTransformer` (multiclass: the log-odds of each class
-        against the rest for one-vs-rest calibration, the log-probabilities
-        for a multiclass calibrator). ``None`` means ``LinearSVC()``, the default
-        of ``CalibratedClassifierCV``. An already fitted classifier wrapped in
+        (the former is preferred, as in ``CalibratedClassifierCV``). With
+        ``predict_proba`` only, the calibrator sees what suits it (the
+        ``proba_input_``): the PAV calibrators the probability (of
+        ``classes_[1]``, or of each class for one-vs-rest), with
+        probabilities closer than 1e-15 tied, as scikit-learn's isotonic
+        regression; ``PlattCalibrator`` the probability or the log-odds,
+        whichever fits the calibration data better by more than one nat;
+        other binary calibrators the log-odds (of each class against the
+        rest for one-vs-rest); a multiclass calibrator the
+        log-probabilities. Logarithms are taken of the probabilities raised
+        to ``proba_floor_`` (see :class:`ScoreTransformer`), so that
+        probabilities of exactly 0 or 1 (random forests, naive Bayes) stay
+        within the classifier's resolution. When over two thirds of the
+        calibration samples have a probability of exactly 0 or 1, a warning
+        says so. ``None``
+        means ``LinearSVC()``, the default of ``CalibratedClassifierCV``. An
+        already fitted classifier wrapped in
         ``sklearn.frozen.FrozenEstimator`` is not refitted: the calibrator is
         then trained on its scores of all of ``X`` (the calibration set), and
         ``cv`` and ``ensemble`` are ignored.
@@ -232,6 +372,13 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         ``ensemble=True``. Binary problems only.
     response_method_ : str
         The classifier's method that gives the scores.
+    proba_floor_ : float or None
+        With ``predict_proba``: the floor of the probabilities before their
+        logarithm, half the smallest non-zero probability in the calibration
+        data but at least 1e-12; ``None`` for a decision function.
+    proba_input_ : {'probability', 'log_odds'} or None
+        With ``predict_proba`` and a binary (or one-vs-rest) calibrator: the
+        input it was fitted on; ``None`` otherwise.
     n_features_in_ : int
         Number of features seen by the classifier, if it records it.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -281,7 +428,15 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         {\\sum_{j} f_j(s_j(x))};
 
     ``predict`` is the most probable class and ``decision_function`` the log
-    of ``predict_proba``. With ``sklearn.set_config(enable_metadata_routing=
+    of ``predict_proba``.
+
+    Classes missing from a fold are handled as in scikit-learn. A classifier
+    fitted on a training fold without class ``k`` gives it probability 0 in
+    the out-of-fold scores (as ``cross_val_predict``), and its pair of
+    ``ensemble=True`` gives class ``k`` probability 0. A one-vs-rest
+    calibration whose test fold lacks class ``k`` (or has nothing else)
+    gives ``k`` the constant rule-of-succession probability
+    :math:`(n_k + 1) / (n + 2)`. With ``sklearn.set_config(enable_metadata_routing=
     True)``, ``sample_weight`` and the other fit parameters reach the
     classifier only as it requests them (``set_fit_request``), as in
     ``CalibratedClassifierCV``; the calibrator always gets ``sample_weight``.
@@ -387,12 +542,9 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         estimator = self._get_estimator()
         calibrator = self._get_calibrator()
         n_classes = classes.shape[0]
-        if n_classes == 2 and _takes_all_classes(calibrator):
-            raise ValueError(
-                f"`calibrator` {type(calibrator).__name__} is a multiclass "
-                "calibrator; `y` has 2 classes, which need a binary calibrator."
-            )
-        one_vs_rest = n_classes > 2 and not _takes_all_classes(calibrator)
+        per_class = _takes_all_classes(calibrator)
+        one_vs_rest = n_classes > 2 and not per_class
+        layout = _layout(n_classes, per_class)
         frozen = isinstance(estimator, FrozenEstimator)
         split_params = {}
         if _routing_enabled():
@@ -424,16 +576,13 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                     f"The frozen classifier's classes {estimator.classes_.tolist()} "
                     f"differ from those of `y` {classes.tolist()}."
                 )
-            scores = _class_scores(estimator, X, method, n_classes)
-            scores = _calibration_scores(scores, method, one_vs_rest)
+            raw = class_response(estimator, X, method, classes)
             estimators = [estimator]
-            calibrations = [
-                _fit_calibration(calibrator, scores, y_index, n_classes, sample_weight)
-            ]
+            parts = [(np.arange(y.shape[0]), None)]
         else:
             _check_class_counts(self.cv, y_index, n_classes)
             cv = check_cv(self.cv, y, classifier=True)
-            scores, splits, fold_estimators, full_estimator, method = _cross_fit(
+            raw, splits, fold_estimators, full_estimator, method = _cross_fit(
                 estimator,
                 X,
                 y,
@@ -443,40 +592,74 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 fit_params=fit_params,
                 n_jobs=self.n_jobs,
                 fit_full=not self.ensemble,
-                n_classes=n_classes,
+                classes=classes,
                 split_params=split_params,
                 select_splits=(
-                    _splits_with_both_classes(cv, y_index, n_classes)
+                    _splits_with_both_classes(cv, y_index, n_classes, one_vs_rest)
                     if self.ensemble
                     else None
                 ),
             )
-            scores = _calibration_scores(scores, method, one_vs_rest)
             if self.ensemble:
                 estimators = fold_estimators
-                calibrations = [
-                    _fit_calibration(
-                        calibrator,
-                        scores[test],
-                        y_index[test],
-                        n_classes,
-                        None if sample_weight is None else sample_weight[test],
-                    )
-                    for _, test in splits
+                parts = [
+                    (test, _known_classes(est, classes))
+                    for (_, test), est in zip(splits, fold_estimators, strict=True)
                 ]
             else:
                 estimators = [full_estimator]
-                calibrations = [
-                    _fit_calibration(
-                        calibrator, scores, y_index, n_classes, sample_weight
+                parts = [(np.arange(y.shape[0]), None)]
+
+        def calibrate(scores):
+            """One calibration per part (rows, known classes) of the data."""
+            return [
+                _fit_calibration(
+                    calibrator,
+                    scores[rows],
+                    y_index[rows],
+                    n_classes,
+                    None if sample_weight is None else sample_weight[rows],
+                    known,
+                )
+                for rows, known in parts
+            ]
+
+        floor, proba_input = None, None
+        if method == "predict_proba":
+            floor = proba_floor(raw[np.concatenate([rows for rows, _ in parts])])
+            _warn_saturated(raw, parts, calibrator)
+            candidates = proba_inputs(calibrator) if layout != "classes" else ()
+            if len(candidates) == 1:
+                proba_input = candidates[0]
+        if method == "predict_proba" and len(candidates) > 1:
+            fits, losses = {}, {}
+            for candidate in candidates:
+                scores = response_scores(raw, method, layout, floor, candidate)
+                fits[candidate] = calibrate(scores)
+                losses[candidate] = sum(
+                    _training_loss(
+                        cal, scores[rows], y_index[rows], sample_weight, rows, known
                     )
-                ]
+                    for cal, (rows, known) in zip(fits[candidate], parts, strict=True)
+                )
+            proba_input = choose_proba_input(losses)
+            calibrations = fits[proba_input]
+        else:
+            calibrations = calibrate(
+                response_scores(raw, method, layout, floor, proba_input)
+            )
 
         self.estimators_ = estimators
         self.calibrators_ = calibrations
         self.response_method_ = method
+        self.proba_floor_ = floor
+        self.proba_input_ = proba_input
         if n_classes == 2:
-            self.prior_ = float(np.mean([cal.prior_ for cal in calibrations]))
+            weight = np.ones(y.shape[0]) if sample_weight is None else sample_weight
+            target = weight[y_index == 1].sum() / weight.sum()
+            self.prior_ = float(
+                np.mean([_calibration_prior(c, target) for c in calibrations])
+            )
         elif "prior_" in self.__dict__:  # left over from an earlier binary fit
             del self.prior_
         for name in ("n_features_in_", "feature_names_in_"):
@@ -487,11 +670,18 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         return self
 
     def _scores(self, estimator, X):
-        scores = _class_scores(
-            estimator, X, self.response_method_, self.classes_.shape[0]
+        calibration = self.calibrators_[0]
+        one_vs_rest = isinstance(calibration, list)
+        per_class = not one_vs_rest and _takes_all_classes(calibration)
+        raw = class_response(estimator, X, self.response_method_, self.classes_)
+        layout = _layout(self.classes_.shape[0], per_class)
+        return response_scores(
+            raw, self.response_method_, layout, self.proba_floor_, self.proba_input_
         )
-        one_vs_rest = isinstance(self.calibrators_[0], list)
-        return _calibration_scores(scores, self.response_method_, one_vs_rest)
+
+    def _pair_proba(self, estimator, calibration, X):
+        known = _known_classes(estimator, self.classes_)
+        return _calibrated_proba(calibration, self._scores(estimator, X), known)
 
     def predict_proba(self, X):
         """Calibrated posterior probabilities.
@@ -512,10 +702,9 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         if len(self.calibrators_) == 1:
-            est, cal = self.estimators_[0], self.calibrators_[0]
-            return _calibrated_proba(cal, self._scores(est, X))
+            return self._pair_proba(self.estimators_[0], self.calibrators_[0], X)
         total = sum(
-            _calibrated_proba(cal, self._scores(est, X))
+            self._pair_proba(est, cal, X)
             for est, cal in zip(self.estimators_, self.calibrators_, strict=True)
         )
         return total / len(self.calibrators_)
@@ -542,7 +731,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 return np.log(self.predict_proba(X))
         if len(self.calibrators_) == 1:
             est, cal = self.estimators_[0], self.calibrators_[0]
-            return cal.decision_function(self._scores(est, X))
+            return _binary_llr(cal, self._scores(est, X), self.prior_)
         p1 = self.predict_proba(X)[:, 1]
         with np.errstate(divide="ignore"):
             return _logit(p1) - _logit(self.prior_)
@@ -567,7 +756,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         check_is_fitted(self)
         if self.classes_.shape[0] > 2:
             return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-        if len(self.calibrators_) == 1:
+        if len(self.calibrators_) == 1 and hasattr(self.calibrators_[0], "prior_"):
             est, cal = self.estimators_[0], self.calibrators_[0]
             accept = cal.predict(self._scores(est, X)).astype(np.intp)
         else:

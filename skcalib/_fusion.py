@@ -319,6 +319,11 @@ class ProperScoringFusion(BaseCalibrator):
 
     Notes
     -----
+    Scores from a classifier's ``predict_proba`` should be log-odds: in
+    :class:`CalibratedClassifier` (and :class:`ScoreTransformer`) they are
+    ``log p_1 - log p_0`` with the probabilities floored at the classifier's
+    resolution (user guide: *The score a calibrator sees*).
+
     The objective, its gradient and Hessian are sums over the trials, so the
     fit is Newton's method over data in memory or on Dask alike. Rules other
     than the logarithmic one start from the logistic solution.

@@ -32,7 +32,7 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted
 
 from ._affine import ProperScoringAffineCalibrator, _warn_convergence
-from ._solver import MAX_LLR_RANGE, ArrayData, minimize
+from ._solver import DEFAULT_L2, MAX_LLR_RANGE, ArrayData, minimize
 from ._special import scaled_affine
 from .utils._sklearn_compat import (
     ClassifierTags,
@@ -330,9 +330,12 @@ class MulticlassAffineCalibrator(
         Prior of each class in the order of ``classes_`` (positive, summing
         to 1) weighting each class's mean loss; ``None`` means the weighted
         training proportions.
-    l2 : float, default=0.0
+    l2 : float, default=1e-5
         Penalty ``lambda`` on ``|W|^2`` (for ``'matrix'`` with ``W``'s columns
         centred over the classes, which leaves the posteriors unchanged).
+        The default 1e-5 keeps every fit on a finite sample finite
+        (separable data included) at a negligible cost elsewhere; ``l2=0``
+        gives the exact unpenalized fit.
     tol : float, default=1e-8
         Convergence tolerance of Newton's method.
     max_iter : int, default=100
@@ -361,6 +364,12 @@ class MulticlassAffineCalibrator(
 
     Notes
     -----
+    From a classifier's ``predict_proba``, :class:`CalibratedClassifier`
+    (and :class:`ScoreTransformer`) give it the log-probabilities, floored
+    at the classifier's resolution (half its smallest non-zero probability
+    on the calibration data, at least 1e-12; scikit-learn's temperature
+    scaling uses ``log(p + 1e-12)``); for two classes the two columns.
+
     Temperature scaling gives the same posteriors from log-probabilities as
     from any log-scores that differ from them by a per-sample constant
     (``softmax`` ignores it); the other kinds scale each class differently,
@@ -404,7 +413,7 @@ class MulticlassAffineCalibrator(
     }
 
     def __init__(
-        self, *, kind="matrix", p_classes=None, l2=0.0, tol=1e-8, max_iter=100
+        self, *, kind="matrix", p_classes=None, l2=DEFAULT_L2, tol=1e-8, max_iter=100
     ):
         self.kind = kind
         self.p_classes = p_classes

@@ -104,6 +104,11 @@ def _interp(x, knot_x, knot_v):
 class _BasePAVCalibrator(BaseCalibrator):
     """Shared fitting and interpolation of the two PAV calibrators."""
 
+    # from predict_proba: the probability at scikit-learn's resolution (ties
+    # closer than 1e-15), interpolated linearly in probability as isotonic
+    # regression does
+    _proba_inputs = ("probability",)
+
     _parameter_constraints: dict = {
         **BaseCalibrator._parameter_constraints,
         "interpolation": [StrOptions({"linear", "step"})],
@@ -321,6 +326,13 @@ class _BasePAVCalibrator(BaseCalibrator):
 
 
 _PAV_NOTES = r"""
+    **Scores from predict_proba.** In :class:`CalibratedClassifier`, a
+    classifier with only ``predict_proba`` gives this calibrator its
+    probability (of each class, one-vs-rest), with probabilities closer
+    than 1e-15 tied and linear interpolation in probability, as
+    scikit-learn's isotonic regression (user guide: *The score a calibrator
+    sees*). Called directly, it calibrates whatever scores it is given.
+
     **Extremes.** The exact PAV solution gives probability 0 (LLR
     :math:`-\infty`) to a lowest block without targets and 1
     (:math:`+\infty`) to a highest block without non-targets. ``extremes``

@@ -68,6 +68,12 @@ class PlattCalibrator(_AffineCalibrator):
 
     Notes
     -----
+    In :class:`CalibratedClassifier`, a classifier with only
+    ``predict_proba`` gives this calibrator its probability (scikit-learn's
+    sigmoid input) or the log-odds (floored at the classifier's
+    resolution), whichever fits the calibration data better by more than
+    one nat (user guide: *The score a calibrator sees*).
+
     The objective is the weighted cross-entropy with targets ``t_i``,
 
     .. math::
@@ -112,6 +118,9 @@ class PlattCalibrator(_AffineCalibrator):
     """
 
     _output = "proba"
+    # from predict_proba: the probability (scikit-learn's sigmoid input) or
+    # the log-odds, whichever fits the calibration data better (by a nat)
+    _proba_inputs = ("probability", "log_odds")
 
     _parameter_constraints: dict = {
         **_AffineCalibrator._parameter_constraints,

@@ -38,9 +38,10 @@ from sklearn.utils.validation import (
 )
 
 from .utils._response import (
-    binary_response,
     class_response,
+    proba_floor,
     resolve_response_method,
+    response_scores,
 )
 from .utils._sklearn_compat import (
     ClassifierTags,
@@ -94,29 +95,15 @@ def _estimator_router(owner, estimator, methods, *, consumes_weights):
     )
 
 
-def _binary_scores(estimator, X, method: str) -> np.ndarray:
-    """One score per sample, higher favouring ``estimator.classes_[1]``.
-
-    ``decision_function`` as it is; ``predict_proba`` as log-odds
-    (:func:`~skcalib.utils._response.binary_response` with ``proba='log_odds'``).
-    """
-    return binary_response(estimator, X, method, proba="log_odds")
-
-
-def _class_scores(estimator, X, method: str, n_classes: int) -> np.ndarray:
-    """Scores of a fitted classifier, float64: (n,) if binary, else (n, n_classes).
-
-    Binary: :func:`_binary_scores`; multiclass:
-    :func:`~skcalib.utils._response.class_response` (the ``decision_function``
-    columns or the log-probabilities).
-    """
-    if n_classes == 2:
-        return _binary_scores(estimator, X, method)
-    return class_response(estimator, X, method, n_classes)
+def _scores(raw, method: str, classes, floor) -> np.ndarray:
+    """The transformer's output from raw classifier output (see ``transform``)."""
+    layout = "binary" if classes.shape[0] == 2 else "classes"
+    scores = response_scores(raw, method, layout, floor)
+    return scores.reshape(scores.shape[0], -1)
 
 
 def _fit_and_score(
-    estimator, X, y, train, test, sample_weight, fit_params, method, n_classes
+    estimator, X, y, train, test, sample_weight, fit_params, method, classes
 ):
     """Fit ``estimator`` on ``train`` (all rows if None), score ``test``.
 
@@ -135,7 +122,7 @@ def _fit_and_score(
     resolved = resolve_response_method(estimator, method)
     if test is None:
         return estimator, None, resolved
-    scores = _class_scores(estimator, _safe_indexing(X, test), resolved, n_classes)
+    scores = class_response(estimator, _safe_indexing(X, test), resolved, classes)
     return estimator, scores, resolved
 
 
@@ -172,7 +159,7 @@ def _cross_fit(
     fit_params=None,
     n_jobs=None,
     fit_full=True,
-    n_classes=2,
+    classes=None,
     split_params=None,
     select_splits=None,
 ):
@@ -183,12 +170,17 @@ def _cross_fit(
     with ``fit_full``, the fit on all the data run as one joblib batch, so the
     full fit overlaps the fold fits when ``n_jobs > 1``. ``select_splits``, if
     given, maps the list of splits to the ones to fit (it may raise), before
-    any fit; the scores of test folds it leaves out are NaN.
+    any fit; the scores of test folds it leaves out are NaN. ``classes`` are
+    the classes of ``y`` (``None``: found from ``y``). The scores are the
+    classifier's raw output
+    (:func:`~skcalib.utils._response.class_response`), which
+    :func:`~skcalib.utils._response.response_scores` turns into a
+    calibrator's input.
 
     Returns
     -------
-    scores : ndarray of shape (n_samples,), or (n_samples, n_classes) if \
-            ``n_classes > 2``
+    scores : ndarray of shape (n_samples,) (a binary decision function) or \
+            (n_samples, n_classes)
         ``scores[test]`` comes from the model fitted on the matching ``train``.
     splits : list of (train, test) index arrays
     fold_estimators : list of fitted clones, one per split
@@ -196,6 +188,7 @@ def _cross_fit(
     method : str, the resolved response method
     """
     fit_params = {} if fit_params is None else fit_params
+    classes = np.unique(y) if classes is None else classes
     n_samples = y.shape[0]
     splits = [
         (np.asarray(train, dtype=np.intp), np.asarray(test, dtype=np.intp))
@@ -215,7 +208,7 @@ def _cross_fit(
             sample_weight,
             fit_params,
             response_method,
-            n_classes,
+            classes,
         )
         for train, test in tasks
     )
@@ -227,7 +220,7 @@ def _cross_fit(
             f"The folds of {type(estimator).__name__} resolved to different "
             f"response methods {sorted(methods)}; set `response_method`."
         )
-    shape = (n_samples,) if n_classes == 2 else (n_samples, n_classes)
+    shape = (n_samples,) + fold_results[0][1].shape[1:]
     scores = np.full(shape, np.nan)  # NaN: test folds not selected
     for (_, test), (_, fold_scores, _) in zip(splits, fold_results, strict=True):
         scores[test] = fold_scores
@@ -276,8 +269,12 @@ class ScoreTransformer(
         estimator has it, else ``predict_proba``. A probability ``p`` of
         ``classes_[1]`` is turned into the log-odds
         ``log(p) - log(1 - p)`` (computed from both columns), each probability
-        floored at the smallest normal double so that the score stays finite
-        (``|score| <= 708.4``). With K > 2 classes the K columns are the
+        first raised to ``proba_floor_``: half the smallest non-zero
+        probability the classifier gives on the data ``fit`` or
+        ``fit_transform`` scores, but at least 1e-12. A probability of exactly
+        0 or 1 thus becomes a log-odds just beyond the most extreme one the
+        classifier resolves (about +/-5.3 for a forest of 100 trees) instead
+        of +/-708. With K > 2 classes the K columns are the
         ``decision_function`` columns or the log-probabilities ``log p_k``
         (floored the same way).
     cv : int, cross-validation generator, iterable or None, default=5
@@ -304,6 +301,9 @@ class ScoreTransformer(
         K > 2 classes column ``k`` scores ``classes_[k]``.
     response_method_ : str
         The method used: ``'decision_function'`` or ``'predict_proba'``.
+    proba_floor_ : float or None
+        The floor of the probabilities before their logarithm (see
+        ``response_method``); ``None`` for a decision function.
     n_features_in_ : int
         Number of features seen by ``estimator_``, if it records it.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -392,6 +392,13 @@ class ScoreTransformer(
             elif name in self.__dict__:  # left over from an earlier fit
                 delattr(self, name)
 
+    def _set_floor(self, raw):
+        """``proba_floor_`` from the probabilities the next step is fitted on."""
+        if self.response_method_ == "predict_proba":
+            self.proba_floor_ = proba_floor(raw)
+        else:
+            self.proba_floor_ = None
+
     def _fit_all(self, X, y, sample_weight, fit_params):
         estimator, _, method = _fit_and_score(
             clone(self.estimator),
@@ -402,7 +409,7 @@ class ScoreTransformer(
             sample_weight,
             fit_params,
             self.response_method,
-            self.classes_.shape[0],
+            self.classes_,
         )
         self._set_fitted(estimator, method)
         return estimator
@@ -432,7 +439,13 @@ class ScoreTransformer(
         X, y, sample_weight, fit_params, _ = self._prepare_fit(
             X, y, sample_weight, fit_params, "fit"
         )
-        self._fit_all(X, y, sample_weight, fit_params)
+        estimator = self._fit_all(X, y, sample_weight, fit_params)
+        if self.response_method_ == "predict_proba":
+            self._set_floor(
+                class_response(estimator, X, self.response_method_, self.classes_)
+            )
+        else:
+            self._set_floor(None)
         return self
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -464,13 +477,12 @@ class ScoreTransformer(
         X, y, sample_weight, fit_params, split_params = self._prepare_fit(
             X, y, sample_weight, fit_params, "fit_transform"
         )
-        n_classes = self.classes_.shape[0]
         if self.cv is None:
             estimator = self._fit_all(X, y, sample_weight, fit_params)
-            scores = _class_scores(estimator, X, self.response_method_, n_classes)
+            raw = class_response(estimator, X, self.response_method_, self.classes_)
         else:
             cv = check_cv(self.cv, y, classifier=True)
-            scores, _, _, estimator, method = _cross_fit(
+            raw, _, _, estimator, method = _cross_fit(
                 self.estimator,
                 X,
                 y,
@@ -479,11 +491,12 @@ class ScoreTransformer(
                 sample_weight=sample_weight,
                 fit_params=fit_params,
                 n_jobs=self.n_jobs,
-                n_classes=n_classes,
+                classes=self.classes_,
                 split_params=split_params,
             )
             self._set_fitted(estimator, method)
-        return scores.reshape(y.shape[0], -1)
+        self._set_floor(raw)
+        return _scores(raw, self.response_method_, self.classes_, self.proba_floor_)
 
     def transform(self, X):
         """Scores of the estimator fitted on all the data.
@@ -500,10 +513,8 @@ class ScoreTransformer(
             favours ``classes_[k]``.
         """
         check_is_fitted(self)
-        scores = _class_scores(
-            self.estimator_, X, self.response_method_, self.classes_.shape[0]
-        )
-        return scores.reshape(scores.shape[0], -1)
+        raw = class_response(self.estimator_, X, self.response_method_, self.classes_)
+        return _scores(raw, self.response_method_, self.classes_, self.proba_floor_)
 
     @property
     def _n_features_out(self):

@@ -1,6 +1,7 @@
 """Tests of MulticlassAffineCalibrator and its objective."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ from scipy.special import log_softmax, softmax
 from sklearn.base import clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.datasets import make_classification
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
@@ -161,7 +163,7 @@ def test_fit_is_the_minimum_of_the_brute_force_loss(kind, weights):
 
 def test_matrix_equals_multinomial_logistic_regression():
     S, y, _ = _scores(800, 3)
-    cal = MulticlassAffineCalibrator().fit(S, y)
+    cal = MulticlassAffineCalibrator(l2=0).fit(S, y)  # unpenalized
     lr = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10_000).fit(S, y)
     np.testing.assert_allclose(
         cal.predict_proba(S), lr.predict_proba(S), rtol=1e-5, atol=1e-7
@@ -180,7 +182,7 @@ def test_temperature_no_worse_than_calibrated_classifier_cv():
     inv_t = sk.calibrated_classifiers_[0].calibrators[0].beta_
     proba = clf.predict_proba(Xc)
     S = np.log(proba + np.finfo(proba.dtype).eps)  # scikit-learn's logits
-    ours = MulticlassAffineCalibrator(kind="temperature").fit(S, yc)
+    ours = MulticlassAffineCalibrator(kind="temperature", l2=0).fit(S, yc)
     rows = np.arange(yc.shape[0])
     loss_ours = -log_softmax(S * ours.coef_[0, 0], axis=1)[rows, yc].mean()
     loss_sk = -log_softmax(S * inv_t, axis=1)[rows, yc].mean()
@@ -250,6 +252,27 @@ def test_pickle_clone_and_set_output():
     out = cal.set_output(transform="pandas").transform(S)
     assert out.shape == (300, 3)
     assert list(out.columns) == cal.get_feature_names_out().tolist()
+
+
+@pytest.mark.parametrize("kind", ["temperature", "vector", "matrix"])
+def test_default_penalty_keeps_separable_fits_finite(kind):
+    # l2 defaulted to 0: on a small separable calibration set (wine: 44
+    # samples) the slopes ran off and the posteriors were 0 and 1.
+    from skcalib._solver import DEFAULT_L2
+
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], 15)
+    S = 4.0 * np.eye(3)[y] + rng.normal(0, 0.3, (45, 3))  # separable
+    assert MulticlassAffineCalibrator().l2 == DEFAULT_L2 > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cal = MulticlassAffineCalibrator(kind=kind).fit(S, y)
+    proba = cal.predict_proba(S)
+    assert 0 < proba.min() and proba.max() < 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        exact = MulticlassAffineCalibrator(kind=kind, l2=0).fit(S, y)
+    assert np.abs(exact.coef_).max() > np.abs(cal.coef_).max()
 
 
 def test_a_pipeline_ending_in_it_is_a_classifier():

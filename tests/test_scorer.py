@@ -18,6 +18,7 @@ from skcalib.metrics import (
     actual_dcf,
     beta_rule_loss,
     brier_loss,
+    classwise_calibration_error,
     cllr,
     eer,
     empirical_bayes_risk,
@@ -28,6 +29,7 @@ from skcalib.metrics import (
     min_dcf,
     multiclass_brier_loss,
     multiclass_cllr,
+    top_label_calibration_error,
 )
 
 PARAMS = {
@@ -214,6 +216,11 @@ COST3 = [[0, 1, 4], [1, 0, 1], [1, 2, 0]]
 MULTICLASS = {
     "neg_multiclass_cllr": (multiclass_cllr, {"p_classes": [0.2, 0.3, 0.5]}),
     "neg_multiclass_brier_loss": (multiclass_brier_loss, {}),
+    "neg_top_label_calibration_error": (top_label_calibration_error, {"n_bins": 5}),
+    "neg_classwise_calibration_error": (
+        classwise_calibration_error,
+        {"strategy": "quantile"},
+    ),
     "neg_empirical_bayes_risk": (
         empirical_bayes_risk,
         {"cost_matrix": COST3, "normalize": True},

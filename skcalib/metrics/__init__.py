@@ -5,7 +5,8 @@ Proper scoring rules on LLRs (:func:`cllr`, :func:`brier_loss`,
 :func:`min_dcf`, :func:`bayes_error_curve`), the ROC convex hull
 (:func:`rocch`, :func:`eer`), the minimum Cllr, multiclass Bayes decisions
 and their risk, multiclass Cllr and Brier loss (:func:`multiclass_cllr`,
-:func:`multiclass_brier_loss`), the binned ECE, and scorers for model
+:func:`multiclass_brier_loss`), the binned ECE (binary, top-label and
+classwise), and scorers for model
 selection (:func:`get_scorer`).
 
 All minimum metrics come from one PAV block summary of the scores
@@ -15,7 +16,11 @@ All minimum metrics come from one PAV block summary of the scores
 from ._bayes import bayes_decisions, empirical_bayes_risk
 from ._bootstrap import bootstrap_ci
 from ._dcf import actual_dcf, bayes_error_curve, min_dcf
-from ._ece import expected_calibration_error
+from ._ece import (
+    classwise_calibration_error,
+    expected_calibration_error,
+    top_label_calibration_error,
+)
 from ._multiclass import multiclass_brier_loss, multiclass_cllr
 from ._plot import (
     BayesErrorDisplay,
@@ -35,6 +40,7 @@ __all__ = [
     "bootstrap_ci",
     "beta_rule_loss",
     "brier_loss",
+    "classwise_calibration_error",
     "cllr",
     "eer",
     "empirical_bayes_risk",
@@ -46,6 +52,7 @@ __all__ = [
     "multiclass_brier_loss",
     "multiclass_cllr",
     "rocch",
+    "top_label_calibration_error",
     "BayesErrorDisplay",
     "CalibrationTransformDisplay",
     "DETDisplay",

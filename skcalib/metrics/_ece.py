@@ -1,4 +1,8 @@
-"""Binned expected calibration error of probabilities."""
+"""Binned expected calibration errors of probabilities.
+
+Binary (positive-class), top-label and classwise ECE share one binning,
+:func:`_binned_calibration_error`.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +16,14 @@ from ..utils._stats import (
     sorted_cumulative,
     weighted_quantiles,
 )
-from ..utils._validation import check_metric_inputs
+from ..utils._validation import check_metric_inputs, check_weights
+from ._multiclass import _validated
 
-__all__ = ["expected_calibration_error"]
+__all__ = [
+    "classwise_calibration_error",
+    "expected_calibration_error",
+    "top_label_calibration_error",
+]
 
 
 @validate_params(
@@ -78,6 +87,7 @@ def expected_calibration_error(
     See Also
     --------
     sklearn.calibration.calibration_curve : The per-bin points.
+    top_label_calibration_error, classwise_calibration_error : Multiclass.
     brier_loss, cllr : Proper scoring rules, which (unlike the ECE) cannot be
         gamed by a constant prediction and do not depend on a binning.
 
@@ -93,7 +103,9 @@ def expected_calibration_error(
         ECE_{max} = \\max_m |o_m - p_m|.
 
     This is the binary (positive-class) ECE, as in scikit-learn's
-    reliability diagrams, not the top-label ECE of multiclass papers.
+    reliability diagrams; the multiclass ECEs, on the same bins, are
+    :func:`top_label_calibration_error` (Guo et al.) and
+    :func:`classwise_calibration_error` (Kumar et al.).
 
     Examples
     --------
@@ -110,6 +122,16 @@ def expected_calibration_error(
     )
     if p.min() < 0 or p.max() > 1:
         raise ValueError("`y_prob` has values outside [0, 1].")
+    return _binned_calibration_error(is_target, p, w, n_bins, strategy, norm)
+
+
+def _binned_calibration_error(outcome, p, w, n_bins, strategy, norm):
+    """The binned calibration error of probabilities ``p`` of ``outcome``.
+
+    The one binning of the package's ECEs: ``outcome`` is a boolean array
+    (the positive class, a correct top-label prediction, class ``k``), ``p``
+    the predicted probabilities of it, ``w`` the sample weights or None.
+    """
     if n_bins <= 2 * p.shape[0] + 1024:
         bin_ids = _bin_ids_from_edges(p, w, n_bins, strategy)
         n_ids = n_bins
@@ -124,7 +146,7 @@ def expected_calibration_error(
     if w is None:
         w = np.ones_like(p)
     total = np.bincount(bin_ids, weights=w, minlength=n_ids)
-    pos = np.bincount(bin_ids, weights=np.where(is_target, w, 0.0), minlength=n_ids)
+    pos = np.bincount(bin_ids, weights=np.where(outcome, w, 0.0), minlength=n_ids)
     prob = np.bincount(bin_ids, weights=w * p, minlength=n_ids)
     nonzero = total > 0
     total, pos, prob = total[nonzero], pos[nonzero], prob[nonzero]
@@ -192,3 +214,219 @@ def _bin_ids_by_bisection(p, w, n_bins, strategy):
         hi[active] = np.where(below, hi[active], mid - 1)
         active = active[lo[active] < hi[active]]
     return lo
+
+
+_MULTICLASS_PARAMS = {
+    "y_true": ["array-like"],
+    "y_prob": ["array-like"],
+    "n_bins": [Interval(Integral, 1, None, closed="left")],
+    "strategy": [StrOptions({"uniform", "quantile"})],
+    "norm": [StrOptions({"l1", "l2", "max"})],
+    "labels": ["array-like", None],
+    "sample_weight": ["array-like", None],
+}
+
+
+@validate_params(_MULTICLASS_PARAMS, prefer_skip_nested_validation=True)
+def top_label_calibration_error(
+    y_true,
+    y_prob,
+    *,
+    n_bins=15,
+    strategy="uniform",
+    norm="l1",
+    labels=None,
+    sample_weight=None,
+):
+    """Top-label expected calibration error of multiclass probabilities.
+
+    The ECE of Guo et al. (2017): each sample's *confidence*, the largest of
+    its class probabilities, is binned, and in each non-empty bin the mean
+    confidence is compared with the accuracy, the fraction of samples whose
+    most probable class (the first one on a tie, as ``np.argmax``) is the
+    true class. The gaps are combined as in
+    :func:`expected_calibration_error`, with the same bins.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True classes: indices ``0..n_classes-1`` of the columns of
+        ``y_prob``, or labels listed in ``labels``.
+    y_prob : array-like of shape (n_samples, n_classes)
+        Posterior probabilities (rows summing to 1), e.g. ``predict_proba``;
+        two columns are allowed (then the confidence is ``max(p, 1 - p)``).
+    n_bins : int >= 1, default=15
+        Number of bins.
+    strategy : {'uniform', 'quantile'}, default='uniform'
+        ``'uniform'``: bins of equal width on [0, 1]; ``'quantile'``: edges at
+        the (weighted) quantiles of the confidences.
+    norm : {'l1', 'l2', 'max'}, default='l1'
+        How the per-bin gaps are combined: weighted mean (the ECE), weighted
+        root mean square, or maximum (the maximum calibration error).
+    labels : array-like of shape (n_classes,), default=None
+        The class labels in the order of the columns of ``y_prob`` (e.g. a
+        classifier's ``classes_``). If None, ``y_true`` must hold column
+        indices.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights (bin weights, accuracies and mean confidences are
+        weighted).
+
+    Returns
+    -------
+    ece : float
+        The top-label calibration error, in [0, 1].
+
+    See Also
+    --------
+    classwise_calibration_error : The calibration of every class's
+        probability, not only of the most probable one.
+    expected_calibration_error : The binary (positive-class) ECE.
+    multiclass_cllr, multiclass_brier_loss : Proper scoring rules.
+
+    Notes
+    -----
+    With :math:`\\hat y_i = \\arg\\max_k q_{ik}` and the confidence
+    :math:`c_i = \\max_k q_{ik}` falling in bins :math:`B_m`,
+
+    .. math::
+
+        ECE_{l1} = \\sum_m \\frac{|B_m|}{n} \\left| \\frac{1}{|B_m|}
+        \\sum_{i \\in B_m} [\\hat y_i = y_i] - \\frac{1}{|B_m|}
+        \\sum_{i \\in B_m} c_i \\right|.
+
+    It is the binary :func:`expected_calibration_error` of the confidences
+    against the correctness of the top-label predictions. It says nothing of
+    the other classes' probabilities, and like every binned ECE it can be
+    zero for a useless classifier (one that predicts the class proportions).
+
+    References
+    ----------
+    .. [1] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of
+       modern neural networks", Proc. ICML, 2017.
+    .. [2] M. P. Naeini, G. F. Cooper and M. Hauskrecht, "Obtaining well
+       calibrated probabilities using Bayesian binning", Proc. AAAI, 2015.
+
+    Examples
+    --------
+    >>> from skcalib.metrics import top_label_calibration_error
+    >>> y = [0, 1, 2, 2]
+    >>> p = [[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.1, 0.3, 0.6], [0.5, 0.1, 0.4]]
+    >>> # confidences 0.8, 0.7, 0.6 (right) and 0.5 (wrong), in 2 bins
+    >>> round(top_label_calibration_error(y, p, n_bins=2), 4)
+    0.35
+    >>> top_label_calibration_error(["a", "b"], [[0.5, 0.5], [0.5, 0.5]],
+    ...                             labels=["a", "b"])  # ties: the first class
+    0.0
+    """
+    t, q, w = _checked_class_probabilities(y_true, y_prob, labels, sample_weight)
+    top = np.argmax(q, axis=1)
+    confidence = q[np.arange(q.shape[0]), top]
+    return _binned_calibration_error(top == t, confidence, w, n_bins, strategy, norm)
+
+
+@validate_params(_MULTICLASS_PARAMS, prefer_skip_nested_validation=True)
+def classwise_calibration_error(
+    y_true,
+    y_prob,
+    *,
+    n_bins=15,
+    strategy="uniform",
+    norm="l1",
+    labels=None,
+    sample_weight=None,
+):
+    """Classwise expected calibration error of multiclass probabilities.
+
+    The marginal calibration error of Kumar, Liang and Ma (2019) (the static
+    calibration error of Nixon et al., 2019): for each class ``k``, the
+    binary :func:`expected_calibration_error` of the probabilities of class
+    ``k`` (column ``k`` of ``y_prob``) against the indicator of class ``k``,
+    with its own bins, and the mean over the classes.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True classes: indices ``0..n_classes-1`` of the columns of
+        ``y_prob``, or labels listed in ``labels``.
+    y_prob : array-like of shape (n_samples, n_classes)
+        Posterior probabilities (rows summing to 1), e.g. ``predict_proba``.
+    n_bins : int >= 1, default=15
+        Number of bins of each class.
+    strategy : {'uniform', 'quantile'}, default='uniform'
+        ``'uniform'``: bins of equal width on [0, 1]; ``'quantile'``: edges at
+        the (weighted) quantiles of each class's probabilities.
+    norm : {'l1', 'l2', 'max'}, default='l1'
+        ``'l1'``: the mean over classes of their ECEs; ``'l2'``: the root of
+        the mean over classes of their squared ``'l2'`` errors (Kumar et
+        al.'s :math:`\\ell_2` marginal calibration error); ``'max'``: the
+        largest gap of any bin of any class.
+    labels : array-like of shape (n_classes,), default=None
+        The class labels in the order of the columns of ``y_prob`` (e.g. a
+        classifier's ``classes_``). If None, ``y_true`` must hold column
+        indices.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights (bin weights, class frequencies and mean probabilities
+        are weighted).
+
+    Returns
+    -------
+    ece : float
+        The classwise calibration error, in [0, 1].
+
+    See Also
+    --------
+    top_label_calibration_error : Only the most probable class.
+    expected_calibration_error : The binary ECE, one class.
+
+    Notes
+    -----
+    With :math:`ECE_k` the binned calibration error of the column
+    :math:`q_{\\cdot k}` against :math:`[y_i = k]`,
+
+    .. math::
+
+        \\text{cw-ECE}_{l1} = \\frac{1}{K} \\sum_{k=1}^{K} ECE_{l1, k},
+        \\qquad
+        \\text{cw-ECE}_{l2} = \\Big(\\frac{1}{K} \\sum_{k=1}^{K}
+        ECE_{l2, k}^2\\Big)^{1/2}.
+
+    A class absent from ``y_true`` still counts: its probabilities should
+    then be near 0. With two classes both columns give the same
+    calibration error, the binary ECE of either one.
+
+    References
+    ----------
+    .. [1] A. Kumar, P. Liang and T. Ma, "Verified uncertainty calibration",
+       Proc. NeurIPS, 2019.
+    .. [2] J. Nixon, M. W. Dusenberry, L. Zhang, G. Jerfel and D. Tran,
+       "Measuring calibration in deep learning", CVPR Workshops, 2019.
+
+    Examples
+    --------
+    >>> from skcalib.metrics import classwise_calibration_error
+    >>> y = [0, 1, 2, 2]
+    >>> p = [[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.1, 0.3, 0.6], [0.5, 0.1, 0.4]]
+    >>> # class 0: 0.25, class 1: 0.2, class 2: 0.2
+    >>> round(classwise_calibration_error(y, p, n_bins=2), 4)
+    0.2167
+    >>> round(classwise_calibration_error(y, p, n_bins=2, norm="max"), 4)
+    0.4
+    """
+    t, q, w = _checked_class_probabilities(y_true, y_prob, labels, sample_weight)
+    errors = np.array(
+        [
+            _binned_calibration_error(t == k, q[:, k], w, n_bins, strategy, norm)
+            for k in range(q.shape[1])
+        ]
+    )
+    if norm == "l1":
+        return float(errors.mean())
+    if norm == "l2":
+        return float(np.sqrt(np.mean(errors**2)))
+    return float(errors.max())
+
+
+def _checked_class_probabilities(y_true, y_prob, labels, sample_weight):
+    """``(t, q, w)``: class indices, posteriors and weights (None if absent)."""
+    t, q, _, _ = _validated(y_true, y_prob, None, labels, sample_weight)
+    return t, q, check_weights(sample_weight, t.shape[0])

@@ -12,6 +12,7 @@ What each scorer reads from the estimator
   positive-class column of ``predict_proba``.
 * ``expected_calibration_error`` reads ``predict_proba``.
 * Multiclass metrics (``multiclass_cllr``, ``multiclass_brier_loss``,
+  ``top_label_calibration_error``, ``classwise_calibration_error``,
   ``empirical_bayes_risk``) read all the columns of ``predict_proba``, labelled
   by the estimator's ``classes_``; the risk is that of the Bayes decisions on
   them under ``cost_matrix``.
@@ -35,7 +36,11 @@ from ..utils._response import (
 )
 from ._bayes import empirical_bayes_risk
 from ._dcf import actual_dcf, min_dcf
-from ._ece import expected_calibration_error
+from ._ece import (
+    classwise_calibration_error,
+    expected_calibration_error,
+    top_label_calibration_error,
+)
 from ._multiclass import multiclass_brier_loss, multiclass_cllr
 from ._roc import eer
 from ._scoring_rules import beta_rule_loss, brier_loss, cllr, min_cllr
@@ -54,6 +59,16 @@ _SCORERS = {
     "neg_expected_calibration_error": (expected_calibration_error, "proba", ()),
     "neg_multiclass_cllr": (multiclass_cllr, "class_proba", ()),
     "neg_multiclass_brier_loss": (multiclass_brier_loss, "class_proba", ()),
+    "neg_top_label_calibration_error": (
+        top_label_calibration_error,
+        "class_proba",
+        (),
+    ),
+    "neg_classwise_calibration_error": (
+        classwise_calibration_error,
+        "class_proba",
+        (),
+    ),
     "neg_empirical_bayes_risk": (empirical_bayes_risk, "class_proba", ("cost_matrix",)),
 }
 
@@ -174,8 +189,9 @@ def get_scorer(name, **params):
         ``beta``), ``'neg_actual_dcf'``, ``'neg_min_dcf'`` (need
         ``p_target``), ``'neg_eer'``, ``'neg_expected_calibration_error'``,
         and for multiclass problems ``'neg_multiclass_cllr'``,
-        ``'neg_multiclass_brier_loss'`` and ``'neg_empirical_bayes_risk'``
-        (needs ``cost_matrix``).
+        ``'neg_multiclass_brier_loss'``, ``'neg_top_label_calibration_error'``,
+        ``'neg_classwise_calibration_error'`` and
+        ``'neg_empirical_bayes_risk'`` (needs ``cost_matrix``).
     **params
         Keyword arguments of the metric (``p_target``, ``c_miss``, ``c_fa``,
         ``alpha``, ``beta``, ``normalize``, ``n_bins``,

@@ -19,12 +19,16 @@ from ._validation import plain_value
 __all__ = [
     "batch_invariant_call",
     "binary_response",
+    "choose_proba_input",
     "class_response",
     "decision_function_is_llr",
     "estimator_scores",
     "one_vs_rest_log_odds",
     "pos_label_is_first",
+    "proba_floor",
+    "proba_inputs",
     "resolve_response_method",
+    "response_scores",
 ]
 
 RESPONSE_METHODS = ("decision_function", "predict_proba")
@@ -35,6 +39,16 @@ RESPONSE_METHODS = ("decision_function", "predict_proba")
 #: 0 (or below 2.2e-308) are affected; anything representable keeps its value.
 PROBA_FLOOR = float(np.finfo(np.float64).tiny)
 
+#: The least floor of :func:`proba_floor`: log-probabilities stay above
+#: ``log(1e-12) ~= -27.6`` (scikit-learn's temperature scaling adds the same
+#: 1e-12 before its logarithm), so that a classifier whose probabilities
+#: underflow (naive Bayes) cannot give a calibrator scores of -700.
+MIN_PROBA_FLOOR = 1e-12
+
+#: Probabilities given to a calibrator as probabilities are rounded down to
+#: multiples of this: closer ones are ties, as in scikit-learn's isotonic
+#: regression (``np.finfo(float).resolution``).
+PROBA_RESOLUTION = 1e-15
 #: Rows per tile of :func:`batch_invariant_call`: a multiple of every BLAS
 #: kernel's row unrolling (4, 8 or 16 doubles on current processors).
 ROW_TILE = 64
@@ -182,26 +196,181 @@ def binary_response(estimator, X, method: str, *, flip=False, proba="column"):
     return -out if flip else out
 
 
-def class_response(estimator, X, method: str, n_classes: int) -> np.ndarray:
-    """Scores of a fitted multiclass classifier, float64 (n_samples, n_classes).
+def _class_positions(estimator, classes, n_columns: int, name: str, method: str):
+    """Positions in ``classes`` of the estimator's own ``classes_`` columns.
 
-    The ``decision_function`` columns, or the log-probabilities ``log p_k`` of
-    ``predict_proba`` (each probability floored at :data:`PROBA_FLOOR`): the
-    natural multiclass score, whose softmax gives back the probabilities.
-    Column ``k`` scores ``estimator.classes_[k]``.
+    ``None`` when the output has one column per class of ``classes``; a
+    classifier fitted on a cross-validation fold without some of the classes
+    knows fewer, and its columns go to the positions of those it knows.
     """
+    n_classes = classes.shape[0]
+    known = getattr(estimator, "classes_", None)
+    if known is None or n_columns == n_classes:
+        if n_columns != n_classes:
+            raise ValueError(
+                f"{name}.{method} returned {n_columns} columns; expected "
+                f"{n_classes}, one column per class of `y`."
+            )
+        return None
+    known = np.asarray(known)
+    if known.shape[0] != n_columns or not np.isin(known, classes).all():
+        raise ValueError(
+            f"{name}.{method} returned {n_columns} columns for its classes "
+            f"{known.tolist()}; expected one column per class of `y` "
+            f"{classes.tolist()}."
+        )
+    return np.searchsorted(classes, known)
+
+
+def class_response(estimator, X, method: str, classes) -> np.ndarray:
+    """Raw output of a fitted classifier, float64, columns aligned with ``classes``.
+
+    ``predict_proba``: the probabilities, shape (n_samples, n_classes).
+    ``decision_function``: shape (n_samples,) for a binary decision function
+    (one score favouring ``classes[1]``), else (n_samples, n_classes).
+    :func:`response_scores` turns either into the scores a calibrator sees.
+
+    A classifier fitted on a cross-validation fold without some of the
+    classes (its ``classes_`` a subset of ``classes``) gets, for each class it
+    does not know, the probability 0 (as ``cross_val_predict``) or, for a
+    decision function with a column per known class, the lowest score it
+    gives to these samples. One binary column for 2 of K > 2 classes is
+    refused, as in ``cross_val_predict``: it cannot say which class it
+    scores against which.
+    """
+    classes = np.asarray(classes)
+    n_classes = classes.shape[0]
+    name = type(estimator).__name__
     out = np.asarray(
         batch_invariant_call(getattr(estimator, method), X), dtype=np.float64
     )
-    if out.ndim != 2 or out.shape[1] != n_classes:
+    if method == "decision_function" and (
+        out.ndim == 1 or (out.ndim == 2 and out.shape[1] == 1)
+    ):
+        if n_classes != 2:
+            raise ValueError(
+                f"{name}.{method} returned one column for a problem of "
+                f"{n_classes} classes; expected one column per class of `y`. "
+                "Was it fitted on a cross-validation fold with only two of the "
+                "classes? A stratified splitter keeps every class in every fold."
+            )
+        return out.reshape(-1)
+    if out.ndim != 2:
         raise ValueError(
-            f"{type(estimator).__name__}.{method} returned shape {out.shape}; "
-            f"expected (n_samples, {n_classes}), one column per class of `y`. Was "
-            "it fitted on a cross-validation fold without one of the classes?"
+            f"{name}.{method} returned shape {out.shape}; expected "
+            f"(n_samples, {n_classes}), one column per class of `y`."
         )
+    if n_classes == 2 and method == "predict_proba" and out.shape[1] != 2:
+        raise ValueError(
+            f"{name}.predict_proba returned shape {out.shape}; expected "
+            "(n_samples, 2) for a binary problem. Was it fitted on a single "
+            "class (a cross-validation fold without one of the classes)?"
+        )
+    positions = _class_positions(estimator, classes, out.shape[1], name, method)
+    if positions is not None:
+        fill = 0.0 if method == "predict_proba" or out.size == 0 else out.min()
+        full = np.full((out.shape[0], n_classes), fill)
+        full[:, positions] = out
+        out = full
+    return out
+
+
+def response_scores(
+    raw, method: str, layout: str, floor=PROBA_FLOOR, proba_input="log_odds"
+) -> np.ndarray:
+    """The scores a calibrator sees, from :func:`class_response`'s output.
+
+    Parameters
+    ----------
+    raw : ndarray
+        Output of :func:`class_response`.
+    method : {'decision_function', 'predict_proba'}
+        The method that gave ``raw``.
+    layout : {'binary', 'classes', 'one_vs_rest'}
+        ``'binary'``: one score per sample favouring ``classes[1]``: the
+        decision function, or from ``predict_proba`` (``proba_input``) the
+        log-odds ``log p_1 - log p_0`` or the probability ``p_1``.
+        ``'classes'`` (a natively multiclass calibrator): one column per
+        class, log-probabilities up to a per-sample constant: the decision
+        function's columns (a binary ``x`` as ``(-x/2, x/2)``, whose softmax
+        is ``sigmoid(x)``), or ``log p_k``. ``'one_vs_rest'`` (one binary
+        calibrator per class): the decision function's columns, or from
+        ``predict_proba`` the log-odds of each class against the rest or the
+        probabilities ``p_k``.
+    floor : float, default=PROBA_FLOOR
+        Probabilities are raised to ``floor`` before their logarithm (see
+        :func:`proba_floor`).
+    proba_input : {'log_odds', 'probability'}, default='log_odds'
+        For ``predict_proba`` and a binary or one-vs-rest layout: log-odds, or
+        the probabilities themselves rounded down to multiples of
+        :data:`PROBA_RESOLUTION` (so that probabilities closer than that are
+        ties, as in scikit-learn's isotonic regression).
+
+    Returns
+    -------
+    scores : ndarray of shape (n_samples,) for ``'binary'``, else
+        (n_samples, n_classes)
+    """
     if method == "decision_function":
-        return out
-    return np.log(np.maximum(out, PROBA_FLOOR))
+        if layout == "classes" and raw.ndim == 1:
+            half = 0.5 * raw
+            return np.column_stack([-half, half])
+        return raw
+    if proba_input == "probability" and layout != "classes":
+        proba = np.floor(raw / PROBA_RESOLUTION) * PROBA_RESOLUTION
+        return proba[:, 1] if layout == "binary" else proba
+    log_proba = np.log(np.maximum(raw, floor))
+    if layout == "binary":
+        return log_proba[:, 1] - log_proba[:, 0]
+    if layout == "one_vs_rest":
+        return one_vs_rest_log_odds(log_proba)
+    return log_proba
+
+
+def proba_floor(proba) -> float:
+    """The floor of a classifier's probabilities before logs, from calibration data.
+
+    Half the smallest non-zero tail probability ``min(p, 1 - p)`` in
+    ``proba`` (the probabilities a calibrator is trained on; NaN rows are
+    ignored), but at least :data:`MIN_PROBA_FLOOR`. A probability of exactly
+    0 thus becomes a log-probability just beyond the most extreme one the
+    classifier resolves on the calibration data, instead of ``log(tiny) =
+    -708``: a random forest of 100 trees, whose smallest non-zero vote
+    fraction is about 0.01, gets a floor of about 0.005 (log-odds within
+    +/-5.3); a naive Bayes model, whose probabilities reach 1e-300, gets
+    ``MIN_PROBA_FLOOR``.
+    """
+    proba = np.asarray(proba, dtype=np.float64)
+    tail = np.minimum(proba, 1.0 - proba)
+    positive = tail[tail > 0]  # NaN compares False
+    if positive.shape[0] == 0:
+        return 0.5
+    return float(max(0.5 * positive.min(), MIN_PROBA_FLOOR))
+
+
+def proba_inputs(calibrator) -> tuple:
+    """The inputs a binary calibrator may take from ``predict_proba``.
+
+    A calibrator class declares them in ``_proba_inputs`` (default
+    ``('log_odds',)``); with several, :class:`~skcalib.CalibratedClassifier`
+    keeps the one whose fit explains the calibration data best (see
+    :func:`choose_proba_input`).
+    """
+    return tuple(getattr(calibrator, "_proba_inputs", ("log_odds",)))
+
+
+def choose_proba_input(losses: dict) -> str:
+    """The input of least total training log-loss; ``'probability'`` on a near tie.
+
+    ``'log_odds'`` must beat ``'probability'`` (scikit-learn's input) by more
+    than one nat of total log-likelihood on the calibration data: the
+    candidates have the same number of parameters, and the nat keeps noise
+    from switching away from the probability.
+    """
+    best = min(losses, key=losses.get)
+    if "probability" in losses and losses["probability"] <= losses[best] + 1.0:
+        return "probability"
+    return best
 
 
 def one_vs_rest_log_odds(log_proba: np.ndarray) -> np.ndarray:
