@@ -25,6 +25,7 @@ _LAZY = {
     "ProperScoringAffineCalibrator": "._affine",
     "ProperScoringFusion": "._fusion",
     "ScoreTransformer": "._score_transformer",
+    "VennAbersCalibrator": "._venn_abers",
 }
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from ._pav_calibrators import PAVCalibrator, PAVLLRCalibrator
     from ._platt import PlattCalibrator
     from ._score_transformer import ScoreTransformer
+    from ._venn_abers import VennAbersCalibrator
 
 __all__ = [
     "BaseCalibrator",
@@ -49,6 +51,7 @@ __all__ = [
     "ProperScoringAffineCalibrator",
     "ProperScoringFusion",
     "ScoreTransformer",
+    "VennAbersCalibrator",
     "__version__",
 ]
 

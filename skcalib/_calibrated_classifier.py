@@ -12,6 +12,7 @@ import warnings
 from numbers import Integral
 
 import numpy as np
+from scipy.special import expit
 from scipy.special import logit as _logit
 from sklearn.base import (
     BaseEstimator,
@@ -23,6 +24,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import check_cv
 from sklearn.svm import LinearSVC
 from sklearn.utils import get_tags, indexable
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import (
     check_consistent_length,
     check_is_fitted,
@@ -36,6 +38,7 @@ from ._score_transformer import (
     _routed_fit_params,
     _routing_enabled,
 )
+from ._venn_abers import cross_interval, has_interval
 from .utils._response import (
     choose_proba_input,
     class_response,
@@ -345,7 +348,10 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         fitted on all the out-of-fold scores. If True, keep one (classifier,
         calibrator) pair per split, each calibrator fitted on its test fold,
         and average their probabilities, like ``CalibratedClassifierCV``'s
-        ``ensemble=True`` (no all-data fit).
+        ``ensemble=True`` (no all-data fit). With a
+        :class:`VennAbersCalibrator` this is cross Venn-Abers: the pairs'
+        ``(p0, p1)`` are merged by geometric means instead (see
+        ``predict_interval``).
     n_jobs : int, default=None
         Number of jobs for the classifier fits (folds and all-data fit, run
         as one joblib batch). ``None`` means 1 unless in a
@@ -703,11 +709,57 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         check_is_fitted(self)
         if len(self.calibrators_) == 1:
             return self._pair_proba(self.estimators_[0], self.calibrators_[0], X)
+        if has_interval(self.calibrators_[0]):  # cross Venn-Abers
+            return self._cross_venn_abers_proba(X)
         total = sum(
             self._pair_proba(est, cal, X)
             for est, cal in zip(self.estimators_, self.calibrators_, strict=True)
         )
         return total / len(self.calibrators_)
+
+    def _merged_interval(self, X):
+        return cross_interval(
+            self.calibrators_,
+            lambda i: self._scores(self.estimators_[i], X),
+        )
+
+    def _cross_venn_abers_proba(self, X):
+        p = self._merged_interval(X)[0]
+        if p.ndim == 2:
+            return _normalize_one_vs_rest(p)
+        # p is at the folds' calibration priors; move it to prior_
+        calibration_prior = np.mean([c.calibration_prior_ for c in self.calibrators_])
+        proba = np.empty((p.shape[0], 2))
+        proba[:, 1] = expit(_logit(p) - _logit(calibration_prior) + _logit(self.prior_))
+        proba[:, 0] = 1.0 - proba[:, 1]
+        return proba
+
+    @available_if(lambda self: has_interval(self._get_calibrator()))
+    def predict_interval(self, X):
+        """Venn-Abers interval ``(p0, p1)`` of a Venn-Abers calibrator.
+
+        With ``ensemble=True`` (cross Venn-Abers) the folds' pairs are merged
+        by geometric means into ``(1 - GM(1 - p0), GM(p1))``, the pair whose
+        log-loss merge is ``predict_proba`` (Vovk, Petej and Fedorova, 2015).
+        Unlike one fold's pair, the merged pair may be inverted: folds that
+        disagree by more than their own widths (too little calibration data
+        per fold) give ``p0 > p1``. ``predict_proba`` always lies between
+        the two.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data, in any form the classifier accepts.
+
+        Returns
+        -------
+        interval : ndarray of shape (n_samples, 2) or (n_samples, n_classes, 2)
+            ``(p0, p1)`` of ``classes_[1]`` at the calibration prior; with
+            K > 2 classes, of each class against the rest (not normalized).
+        """
+        check_is_fitted(self)
+        _, p0, p1 = self._merged_interval(X)
+        return np.stack([p0, p1], axis=-1)
 
     def decision_function(self, X):
         """Calibrated log-likelihood-ratios (binary) or log-posteriors.

@@ -15,6 +15,7 @@ from skcalib import (
     ProperScoringAffineCalibrator,
     ProperScoringFusion,
     ScoreTransformer,
+    VennAbersCalibrator,
 )
 
 CALIBRATORS = [
@@ -22,6 +23,7 @@ CALIBRATORS = [
     PAVLLRCalibrator(),
     PAVCalibrator(strict=True, interpolation="step"),
     PAVLLRCalibrator(extremes="bound", strict=True),
+    VennAbersCalibrator(),
     BetaCalibrator(),
     BetaCalibrator(alpha=2, beta=2, p_target=0.2, input_scale="log_odds"),
 ]

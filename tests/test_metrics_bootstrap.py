@@ -428,3 +428,20 @@ def test_huge_weights_equal_unit_weights(metric, kwargs):
     np.testing.assert_allclose(
         res[1].bootstrap_distribution, res[0].bootstrap_distribution, rtol=1e-12
     )
+
+
+def test_one_resample_is_rejected():
+    # its standard error (ddof=1) leaked "Degrees of freedom <= 0"
+    scores, y, _ = make_gaussian_scores(100, random_state=0)
+    with pytest.raises(ValueError, match="n_resamples"):
+        bootstrap_ci("eer", y, scores, n_resamples=1)
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
+def test_degenerate_distribution(method):
+    # separated classes: every replicate's EER is 0; BCa divided 0 by 0
+    y = np.array([0, 1] * 20)
+    scores = np.where(y == 1, 10.0, -10.0)
+    res = bootstrap_ci("eer", y, scores, n_resamples=50, method=method, random_state=0)
+    assert tuple(res.confidence_interval) == (0.0, 0.0)
+    assert res.standard_error == 0.0 and res.statistic == 0.0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import types
+from collections import namedtuple
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -166,9 +167,7 @@ def _min_dcf_statistic(kwargs):
             cost += (n_non - cum_non) * (b / n_non)
             k = int(np.argmin(cost))
             cum_tar, cum_non = cum_tar[k : k + 1], cum_non[k : k + 1]
-        return _min_dcf_from_rates(
-            cum_tar / n_tar, (n_non - cum_non) / n_non, **kwargs
-        )
+        return _min_dcf_from_rates(cum_tar / n_tar, (n_non - cum_non) / n_non, **kwargs)
 
     return f
 
@@ -364,6 +363,10 @@ class _VectorizedStatistic:
         return np.array(out).reshape(idx.shape[:-1])
 
 
+#: The (low, high) pair of ``scipy.stats.bootstrap``'s result.
+_ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
+
+
 def _interval(distribution, replicate, n_units, *, confidence_level, method):
     """The interval of ``scipy.stats.bootstrap`` from our replicate values.
 
@@ -372,6 +375,16 @@ def _interval(distribution, replicate, n_units, *, confidence_level, method):
     evaluates the statistic on the data and on its jackknife samples (one
     per unit) through ``replicate``.
     """
+    if (
+        distribution.ndim == 1  # one metric (the Bayes bands pass curves)
+        and np.isfinite(distribution[0])
+        and (distribution == distribution[0]).all()
+    ):
+        # every replicate equal (e.g. an EER of 0 on separated classes): the
+        # interval is that value for every method; scipy's BCa would divide
+        # 0 by 0 and its standard error warn
+        value = float(distribution[0])
+        return _ConfidenceInterval(value, value), 0.0
     res = stats.bootstrap(
         (np.arange(n_units),),
         _VectorizedStatistic(replicate, n_units),
@@ -520,7 +533,8 @@ def _bayes_error_bands(
         "metric": [callable, StrOptions(set(_BY_NAME))],
         "y_true": ["array-like"],
         "y_score": ["array-like"],
-        "n_resamples": [Interval(Integral, 1, None, closed="left")],
+        # one replicate has no spread: no interval, no standard error
+        "n_resamples": [Interval(Integral, 2, None, closed="left")],
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
         "method": [StrOptions({"percentile", "basic", "BCa"})],
         "groups": ["array-like", None],
@@ -572,7 +586,7 @@ def bootstrap_ci(
     y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
         Scores, LLRs or probabilities, as ``metric`` expects them.
     n_resamples : int, default=1000
-        Number of bootstrap resamples.
+        Number of bootstrap resamples, at least 2.
     confidence_level : float in (0, 1), default=0.95
         Confidence level of the two-sided interval.
     method : {'percentile', 'basic', 'BCa'}, default='percentile'

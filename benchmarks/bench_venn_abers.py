@@ -1,0 +1,223 @@
+"""Benchmark VennAbersCalibrator against np.argsort and the `venn-abers` package.
+
+Measured, in one run on the same data (median of ``--repeats``):
+
+- ``VennAbersCalibrator().fit`` on ``n`` calibration scores (30% targets)
+  against one ``np.argsort`` of the same scores;
+- ``predict_interval`` of ``m`` new scores (the exact ``(p0, p1)``) against
+  one ``np.searchsorted`` of them into the distinct calibration scores;
+- fit + predict of the ``venn-abers`` package (``VennAbers().fit`` and
+  ``predict_proba``, its Python loop over the calibration scores), when it
+  is installed and ``n <= --peer-max``; the two give the same ``(p0, p1)``,
+  checked on every run;
+- peak memory of ``fit`` (tracemalloc, bytes per calibration score).
+
+Data: probabilities ``sigmoid(s)`` of Gaussian scores (targets shifted by
+1.5), and a tie-heavy variant rounded to 2 decimals.
+
+Usage::
+
+    python benchmarks/bench_venn_abers.py --sizes 1e5 1e6 1e7 --n-test 1e5 \
+        --repeats 3 [--peer-max 1e5] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import subprocess
+import time
+import tracemalloc
+
+import numpy as np
+from scipy.special import expit
+
+from skcalib import VennAbersCalibrator
+
+try:  # a peer, in the `bench` extra only
+    import venn_abers
+except ImportError:  # pragma: no cover - depends on the environment
+    venn_abers = None
+
+
+def _median_time(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
+def _peak_bytes(fn):
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    fn()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak
+
+
+def _data(n, variant, rng):
+    y = (rng.random(n) < 0.3).astype(np.int64)
+    p = expit(rng.normal(size=n) + 1.5 * y)
+    if variant == "ties":
+        p = np.round(p, 2)
+    return p, y
+
+
+def _ours(p, y, p_test):
+    cal = VennAbersCalibrator().fit(p, y)
+    return cal.predict_interval(p_test)
+
+
+def _peer(p, y, p_test):
+    with np.errstate(all="ignore"):  # its 0/0 slopes
+        va = venn_abers.VennAbers().fit(np.c_[1 - p, p], y)
+        return va.predict_proba(np.c_[1 - p_test, p_test])[1]
+
+
+def run(sizes, n_test, repeats, peer_max, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in sizes:
+        for variant in ("gaussian", "ties"):
+            p, y = _data(n, variant, rng)
+            p_test = _data(n_test, variant, rng)[0]
+            t_argsort = _median_time(lambda p=p: np.argsort(p), repeats)
+            t_fit = _median_time(
+                lambda p=p, y=y: VennAbersCalibrator().fit(p, y), repeats
+            )
+            cal = VennAbersCalibrator().fit(p, y)
+            t_search = _median_time(
+                lambda c=cal.scores_[0], q=p_test: np.searchsorted(c, q), repeats
+            )
+            t_pred = _median_time(
+                lambda cal=cal, q=p_test: cal.predict_interval(q), repeats
+            )
+            row = {
+                "n": n,
+                "n_test": n_test,
+                "data": variant,
+                "argsort_s": t_argsort,
+                "fit_s": t_fit,
+                "fit/argsort": t_fit / t_argsort,
+                "searchsorted_s": t_search,
+                "predict_interval_s": t_pred,
+                "predict/searchsorted": t_pred / t_search,
+                "fit_peak_bytes_per_score": _peak_bytes(
+                    lambda p=p, y=y: VennAbersCalibrator().fit(p, y)
+                )
+                / n,
+                "peer_s": None,
+                "peer/ours": None,
+                "max_abs_diff_vs_peer": None,
+            }
+            if venn_abers is not None and n <= peer_max:
+                t_peer = _median_time(
+                    lambda p=p, y=y, q=p_test: _peer(p, y, q), max(1, min(repeats, 2))
+                )
+                diff = np.abs(_peer(p, y, p_test) - _ours(p, y, p_test)).max()
+                row.update(
+                    {
+                        "peer_s": t_peer,
+                        "peer/ours": t_peer / (t_fit + t_pred),
+                        "max_abs_diff_vs_peer": float(diff),
+                    }
+                )
+            rows.append(row)
+    return rows
+
+
+def _print_table(rows):
+    cols = [
+        ("n", "{:>8.0e}"),
+        ("n_test", "{:>8.0e}"),
+        ("data", "{:>9}"),
+        ("argsort_s", "{:>9.3f}"),
+        ("fit_s", "{:>8.3f}"),
+        ("fit/argsort", "{:>11.2f}"),
+        ("predict/searchsorted", "{:>10.2f}"),
+        ("fit_peak_bytes_per_score", "{:>8.1f}"),
+        ("peer_s", "{:>9.2f}"),
+        ("peer/ours", "{:>9.0f}"),
+        ("max_abs_diff_vs_peer", "{:>9.1e}"),
+    ]
+    heads = [
+        "n",
+        "n_test",
+        "data",
+        "argsort",
+        "fit",
+        "fit/argsort",
+        "pred/search",
+        "B/score",
+        "peer",
+        "peer/ours",
+        "|diff|",
+    ]
+    widths = [max(len(h), 9) for h in heads]
+    print("  ".join(h.rjust(w) for h, w in zip(heads, widths, strict=True)))
+    for r in rows:
+        cells = []
+        for (c, f), w in zip(cols, widths, strict=True):
+            cells.append(("-" if r[c] is None else f.format(r[c])).rjust(w))
+        print("  ".join(cells))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--sizes",
+        nargs="+",
+        type=float,
+        default=[1e5, 1e6, 1e7],
+        help="numbers of calibration scores (default 1e5 1e6 1e7)",
+    )
+    parser.add_argument(
+        "--n-test", type=float, default=1e5, help="number of test scores (default 1e5)"
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="timed runs, median (default 3)"
+    )
+    parser.add_argument(
+        "--peer-max",
+        type=float,
+        default=1e5,
+        help="largest n timed for the venn-abers package (default 1e5)",
+    )
+    parser.add_argument(
+        "--json", help="write the rows to this JSON file (default: not written)"
+    )
+    args = parser.parse_args(argv)
+    if venn_abers is None:
+        print("venn-abers is not installed: the peer columns stay empty")
+    rows = run(
+        [int(n) for n in args.sizes], int(args.n_test), args.repeats, args.peer_max
+    )
+    _print_table(rows)
+    if args.json:
+        try:
+            commit = subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"],
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout.strip()
+        except OSError:
+            commit = ""
+        meta = {
+            "commit": commit,
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            "venn_abers": getattr(venn_abers, "__version__", None)
+            if venn_abers is not None
+            else None,
+        }
+        with open(args.json, "w") as fh:
+            json.dump({"meta": meta, "rows": rows}, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,540 @@
+"""Inductive Venn-Abers predictors: the exact ``(p0, p1)`` of every test score.
+
+For a test score ``s`` the Venn-Abers pair is ``p0(s)`` (``p1(s)``): the
+isotonic (PAV) fit of the calibration set plus the test point ``(s, 0)``
+(``(s, 1)``), read at ``s``. :func:`venn_abers_tables` computes it for every
+possible position of a test score at once, in O(n log n) after one sort.
+
+How the tables are computed
+---------------------------
+Sort the calibration scores into ``K`` distinct groups and let
+``C_k = (W_k, T_k)`` be the cumulative weight and target weight of the first
+``k`` groups (the cumulative sum diagram, ``C_0 = (0, 0)``). A test point of
+weight ``w`` and label ``y`` placed in the gap after group ``g`` turns the
+diagram into ``C_0 .. C_g, C_g + d, .. C_K + d`` with ``d = (w, w y)``; the
+isotonic fit at the test point is the slope of the greatest convex minorant
+over that step, i.e. the slope of the common lower tangent (bridge) of the
+left points ``C_0 .. C_g`` and the shifted right points:
+
+    p_y(g) = max_{a <= g} min_{b >= g} slope(C_a, C_b + d).
+
+A test score equal to a calibration score joins that group, which gives the
+value of the gap just below it for ``y = 1`` and just above it for ``y = 0``
+(the test point pooled alone with its neighbour on that side is already a
+solution of the tied problem).
+
+Two facts make every gap cheap. Let ``G`` be the vertices of the convex
+minorant of the whole diagram (the boundaries of the plain PAV blocks), and
+``u <= g <= v`` the vertices around gap ``g``, in a block of value ``mu``.
+
+1. ``p_1(g) >= mu >= p_0(g)``: with test label ``mu`` the old blocks stay a
+   solution, and isotonic regression is monotone in the labels. So for
+   ``y = 1`` the bridge touches the right points at a vertex of ``G`` (their
+   own hull edges in ``[g, v]`` are no steeper than ``mu``) and the left
+   points at some ``C_a`` with ``u <= a <= g``; for ``y = 0`` the mirror image.
+2. ``p_1`` is non-decreasing in ``g`` (the max runs over more ``a``, the min
+   over fewer ``b``), so a running maximum needs no block boundaries.
+
+Hence ``p_1(g) = max_{a <= g} psi_1(a)`` with ``psi_1(a)`` the tangent slope
+from ``C_a`` to the convex chain ``{C_b + d : b in G, b >= a}``, and
+``p_0(g) = min_{b >= g} psi_0(b)`` with ``psi_0(b)`` the tangent slope from
+``C_b + d`` to ``{C_a : a in G, a <= b}``. A point of the diagram lies
+close to the hull, so its tangent touches the nearest vertex of the chain
+nearly always: one vectorized test finds those, and a binary search on the
+chain (vectorized, ``ceil(log2 |G|)`` passes) the few others. The two
+running extremes are ``np.maximum.accumulate`` and ``np.minimum.accumulate``;
+the chain ``G`` comes from the PAV kernel.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._base import BaseCalibrator, _needs_single_column
+from ._pav import BlockSummary, _run_starts, pav_merge
+
+__all__ = [
+    "VennAbersCalibrator",
+    "VennAbersTables",
+    "calibration_interval",
+    "cross_interval",
+    "has_interval",
+    "merge_p0p1",
+    "venn_abers_lookup",
+    "venn_abers_tables",
+]
+
+#: Points handled per vectorized pass of the tangent searches (bounds the
+#: temporaries to a few arrays of this length).
+_CHUNK = 1 << 18
+
+
+class VennAbersTables(NamedTuple):
+    """``(p0, p1)`` of a test score at every position among calibration scores.
+
+    Attributes
+    ----------
+    scores : ndarray of shape (K,)
+        Distinct calibration scores, increasing.
+    p0 : ndarray of shape (K + 1,)
+        ``p0[g]``: the value for a test score above ``g`` calibration scores
+        and below the rest, or equal to ``scores[g - 1]``.
+    p1 : ndarray of shape (K + 1,)
+        ``p1[g]``: the value for a test score above ``g`` calibration scores
+        and below the rest, or equal to ``scores[g]``.
+    """
+
+    scores: np.ndarray
+    p0: np.ndarray
+    p1: np.ndarray
+
+
+def _groups(scores, is_target, sample_weight):
+    """Distinct scores and the cumulative sum diagram ``(W, T)`` of length K+1."""
+    if sample_weight is None:
+        s = np.sort(scores)
+        n = s.shape[0]
+        if n > 1 and not (s[1:] != s[:-1]).all():
+            starts = _run_starts(s[1:] != s[:-1])
+            c = s[starts]
+            del s
+            W = np.empty(c.shape[0] + 1)
+            W[0] = 0.0
+            W[1:-1] = starts[1:]
+            W[-1] = n
+            del starts
+        else:
+            c = s
+            W = np.arange(n + 1, dtype=np.float64)
+        # targets at or below each distinct score: the group of every score
+        # of the minority class, counted; looked up in sorted order, which
+        # keeps np.searchsorted in cache (random look-ups into 1e7 scores
+        # cost more than the sort)
+        T = np.empty_like(W)
+        T[0] = 0.0
+        minority = is_target if 2 * np.count_nonzero(is_target) <= n else ~is_target
+        group = np.searchsorted(c, np.sort(scores[minority]))
+        np.cumsum(np.bincount(group, minlength=c.shape[0]), out=T[1:])
+        del group
+        if minority is not is_target:
+            np.subtract(W[1:], T[1:], out=T[1:])
+        return c, W, T
+    positive = sample_weight > 0
+    if not positive.all():
+        scores = scores[positive]
+        is_target = is_target[positive]
+        sample_weight = sample_weight[positive]
+    order = np.argsort(scores)
+    s = scores[order]
+    w = sample_weight[order]
+    tw = np.where(is_target[order], w, 0.0)
+    del order
+    starts = _run_starts(s[1:] != s[:-1])
+    c = s[starts]
+    del s
+    W = np.zeros(c.shape[0] + 1)
+    T = np.zeros(c.shape[0] + 1)
+    np.cumsum(np.add.reduceat(w, starts), out=W[1:])
+    np.cumsum(np.add.reduceat(tw, starts), out=T[1:])
+    return c, W, T
+
+
+def _hull_vertices(W, T):
+    """Indices into the diagram of the vertices of its greatest convex minorant.
+
+    These are the boundaries of the PAV blocks of the groups, from the PAV
+    kernel (pure runs pooled first: they never hold a block boundary).
+    """
+    # Pure runs pooled straight from the cumulative sums, without per-group
+    # arrays of every kind (memory): a group is pure non-target (T flat),
+    # pure target (T rises as W) or mixed; a run ends where the kind changes
+    # or at every mixed group.
+    dT = np.diff(T)
+    kind = (dT > 0).view(np.int8)  # 0: non-target only
+    mixed = kind.astype(bool)
+    dT -= np.diff(W)  # minus the non-target weight of each group
+    mixed &= dT != 0
+    del dT
+    kind += mixed  # 1: target only, 2: mixed
+    del mixed
+    ends = np.flatnonzero((kind[1:] != kind[:-1]) | (kind[:-1] == 2))
+    del kind
+    ends = np.append(ends + 1, W.shape[0] - 1)
+    tar = np.diff(T[ends], prepend=0.0)
+    total = np.diff(W[ends], prepend=0.0)
+    idx = ends.astype(np.float64)
+    points = BlockSummary(idx, idx, tar, total - tar)
+    del tar, idx, ends
+    if not (total > 0).all():
+        # a weight below the rounding of the running total (1e-300 after
+        # 1e300) leaves no trace in the diagram: nothing to pool
+        points = BlockSummary(*(a[total > 0] for a in points))
+    del total
+    blocks = pav_merge(points)
+    gv = np.empty(blocks.hi.shape[0] + 2, dtype=np.intp)
+    gv[0] = 0
+    gv[1:-1] = blocks.hi.astype(np.intp)
+    gv[-1] = W.shape[0] - 1  # the last point, even if its weight left no trace
+    return gv[: -1 if gv[-2] == gv[-1] else None]
+
+
+def _tangents(W, T, gv, d_w, d_t, upward):
+    """Tangent slopes from every point of the diagram to the hull chain.
+
+    ``upward=True`` gives ``psi_1``: for every ``a``, the min over vertices
+    ``b >= a`` of ``slope(C_a, C_b + d)``. ``upward=False`` gives ``psi_0``:
+    for every ``b``, the max over vertices ``a <= b`` of
+    ``slope(C_a, C_b + d)``. Along a convex chain such slopes fall and then
+    rise (or rise and then fall), and the extreme is at the first vertex
+    whose edge onward is at least as steep as the chord (the last whose
+    edge inward is no steeper): a monotone test, so a binary search.
+    """
+    GW, GT = W[gv], T[gv]
+    m = gv.shape[0]
+    # edge onward from vertex j (upward) or inward into it; the end vertex
+    # gets an edge that always passes the test
+    eW = np.full(m, 0.0 if upward else 1.0)
+    eT = np.full(m, 1.0 if upward else 0.0)
+    edges = slice(None, -1) if upward else slice(1, None)
+    eW[edges] = np.diff(GW)
+    eT[edges] = np.diff(GT)
+
+    def chord(Wx, Tx, j):
+        # differences first: the test weight may be tiny next to the totals
+        if upward:
+            return (GT[j] - Tx) + d_t, (GW[j] - Wx) + d_w
+        return (Tx - GT[j]) + d_t, (Wx - GW[j]) + d_w
+
+    def passes(Wx, Tx, j):
+        # cross-multiplied, exact for integer counts below 2**26
+        dT, dW = chord(Wx, Tx, j)
+        if upward:
+            return eT[j] * dW >= dT * eW[j]
+        return eT[j] * dW <= dT * eW[j]
+
+    # nearest vertex of every point: onward (the first vertex >= a) or
+    # inward (the last vertex <= b), constant between vertices
+    index_type = np.int32 if m < 2**31 else np.intp  # memory
+    nearest = np.empty(W.shape[0], dtype=index_type)
+    runs = np.diff(gv)
+    if upward:
+        nearest[0] = 0
+        nearest[1:] = np.repeat(np.arange(1, m, dtype=index_type), runs)
+    else:
+        nearest[-1] = m - 1
+        nearest[:-1] = np.repeat(np.arange(m - 1, dtype=index_type), runs)
+    del runs
+    out = np.empty(W.shape[0])
+    for start in range(0, W.shape[0], _CHUNK):
+        stop = min(start + _CHUNK, W.shape[0])
+        Wx, Tx = W[start:stop], T[start:stop]
+        j = nearest[start:stop]
+        # the nearest vertex is nearly always the tangent point (a point of
+        # the diagram lies close to its hull): search only the others
+        dT, dW = chord(Wx, Tx, j)
+        slope = np.divide(dT, dW, out=out[start:stop])
+        dT *= eW[j]
+        dW *= eT[j]
+        todo = np.flatnonzero(dW < dT if upward else dW > dT)
+        del dT, dW
+        if todo.shape[0]:
+            Wt, Tt = Wx[todo], Tx[todo]
+            if upward:
+                lo, hi = j[todo] + 1, np.full(todo.shape[0], m - 1)
+            else:
+                lo, hi = np.zeros(todo.shape[0], dtype=j.dtype), j[todo] - 1
+            while (lo < hi).any():
+                mid = (lo + hi + (0 if upward else 1)) >> 1
+                ok = passes(Wt, Tt, mid)
+                if upward:
+                    hi = np.where(ok, mid, hi)
+                    lo = np.where(ok, lo, mid + 1)
+                else:
+                    lo = np.where(ok, mid, lo)
+                    hi = np.where(ok, hi, mid - 1)
+            dT, dW = chord(Wt, Tt, lo)
+            slope[todo] = dT / dW
+    return out
+
+
+def venn_abers_tables(
+    scores: np.ndarray,
+    is_target: np.ndarray,
+    sample_weight: np.ndarray | None = None,
+    test_weight: float = 1.0,
+) -> VennAbersTables:
+    """Venn-Abers ``(p0, p1)`` for every position of a test score.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples,), float64
+        Calibration scores; +/-inf allowed, NaN not.
+    is_target : ndarray of shape (n_samples,), bool
+        Calibration labels.
+    sample_weight : ndarray of shape (n_samples,) or None
+        Non-negative weights (a weight counts as repeated rows); zero-weight
+        samples are dropped. At least one positive weight is needed.
+    test_weight : float, default=1.0
+        Weight of the test point in the units of ``sample_weight``.
+
+    Returns
+    -------
+    tables : VennAbersTables
+        Look up test scores with :func:`venn_abers_lookup`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib._venn_abers import venn_abers_tables, venn_abers_lookup
+    >>> s = np.array([0.1, 0.2, 0.3, 0.3, 0.4])
+    >>> y = np.array([False, True, False, True, True])
+    >>> p0, p1 = venn_abers_lookup(venn_abers_tables(s, y), np.array([0.3, 0.5]))
+    >>> p0.round(3).tolist(), p1.round(3).tolist()
+    ([0.5, 0.6], [0.75, 1.0])
+    """
+    c, W, T = _groups(scores, is_target, sample_weight)
+    w = float(test_weight)
+    exponent = int(np.frexp(W[-1])[1])
+    if exponent > 500:
+        # the tangent tests multiply two weights: keep the products finite
+        # (a power of two scales exactly)
+        W, T, w = np.ldexp(W, -exponent), np.ldexp(T, -exponent), w * 2.0**-exponent
+    gv = _hull_vertices(W, T)
+    p1 = _tangents(W, T, gv, w, w, upward=True)
+    np.maximum.accumulate(p1, out=p1)
+    p0 = _tangents(W, T, gv, w, 0.0, upward=False)
+    del W, T
+    np.minimum.accumulate(p0[::-1], out=p0[::-1])
+    return VennAbersTables(c, p0, p1)
+
+
+def venn_abers_lookup(tables: VennAbersTables, x: np.ndarray):
+    """``(p0, p1)`` of test scores ``x`` (float64, no NaN) from the tables."""
+    c = tables.scores
+    k = c.shape[0]
+    order = None
+    if x.shape[0] > 1024:
+        # look up in sorted order: np.searchsorted then walks the table in
+        # cache, several times faster than random look-ups even with the sort
+        order = np.argsort(x)
+        x = x[order]
+    left = np.searchsorted(c, x, side="left")
+    tied = c[np.minimum(left, k - 1)] == x
+    tied &= left < k
+    p0, p1 = tables.p0[left + tied], tables.p1[left]
+    if order is None:
+        return p0, p1
+    out0 = np.empty_like(p0)
+    out1 = np.empty_like(p1)
+    out0[order] = p0
+    out1[order] = p1
+    return out0, out1
+
+
+def merge_p0p1(p0, p1, axis=None):
+    """The log-loss merge ``p1 / (1 - p0 + p1)`` of one pair or of several.
+
+    With ``axis`` given, the pairs along that axis (cross Venn-Abers: one per
+    fold) are merged by geometric means, ``GM(p1) / (GM(1 - p0) + GM(p1))``
+    (Vovk, Petej and Fedorova, 2015); the merged interval is then
+    ``(1 - GM(1 - p0), GM(p1))``. Returns ``(p, p0, p1)``.
+    """
+    p0 = np.asarray(p0, dtype=np.float64)
+    p1 = np.asarray(p1, dtype=np.float64)
+    if axis is not None and p0.shape[axis] == 1:
+        p0, p1 = p0.squeeze(axis), p1.squeeze(axis)
+    elif axis is not None:
+        # p1 > 0 and p0 < 1 always (the test point itself has weight > 0)
+        p1 = np.exp(np.mean(np.log(p1), axis=axis))
+        p0 = -np.expm1(np.mean(np.log1p(-p0), axis=axis))
+    return p1 / (1.0 - p0 + p1), p0, p1
+
+
+class VennAbersCalibrator(BaseCalibrator):
+    """Inductive Venn-Abers calibration: a probability and a validity interval.
+
+    For a test score ``s`` the Venn-Abers predictor [1]_ fits isotonic (PAV)
+    regression twice, to the calibration set plus the test point labelled
+    0 and plus the test point labelled 1, and reads both fits at ``s``: the
+    pair ``(p0, p1)``. One of the two is calibrated in the sense of validity,
+    whatever the distribution of the data, as long as calibration and test
+    data are exchangeable. ``transform`` and ``predict_proba`` return the
+    log-loss-optimal merge of the pair [2]_; ``predict_interval`` returns the
+    pair itself, whose width shrinks as the calibration set grows (a wide
+    interval says the calibration data are too few for this score).
+
+    All test scores are computed exactly, in O((n + m) log n) for ``n``
+    calibration and ``m`` test scores, from one sort of the calibration
+    scores. Tied scores are pooled (a test score equal to a calibration score
+    joins its tie group) and a sample weight counts as repeated rows; the
+    test point has weight 1.
+
+    Parameters
+    ----------
+    prior : float in (0, 1), default=None
+        Target prior of ``predict_proba`` and ``predict``; ``None`` means the
+        weighted target proportion of the calibration data, and then
+        ``predict_proba`` is the merged Venn-Abers probability itself.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the target.
+    n_features_in_ : int
+        Number of score columns seen in ``fit``.
+    calibration_prior_ : float
+        Weighted target proportion of the calibration data.
+    prior_ : float
+        Prior used by ``predict_proba`` and ``predict``.
+    scores_ : list of ndarray
+        Per column, the distinct calibration scores (increasing), ``K`` of
+        them.
+    p0_, p1_ : list of ndarray
+        Per column, arrays of length ``K + 1``: ``p0`` and ``p1`` of a test
+        score above ``g`` distinct calibration scores and below the others
+        (``p1_`` also for a score equal to ``scores_[g]``, ``p0_`` for one
+        equal to ``scores_[g - 1]``).
+
+    See Also
+    --------
+    PAVCalibrator : The isotonic fit of the calibration set alone.
+    CalibratedClassifier : With ``ensemble=True`` and ``cv=K``, cross
+        Venn-Abers: the K folds' pairs merged by geometric means.
+
+    Notes
+    -----
+    With ``f_y`` the isotonic fit of the calibration set augmented by
+    ``(s, y)``, the pair is ``p0 = f_0(s) <= p1 = f_1(s)`` and the merged
+    probability, the log-loss merge of [2]_, is
+
+    .. math:: p = \\frac{p_1}{1 - p_0 + p_1}.
+
+    ``decision_function`` is the LLR ``logit(p) - logit(calibration_prior_)``,
+    always finite (``0 < p < 1``), so the calibrator works with every metric
+    and display of skcalib.
+
+    The tables are built through the greatest convex minorant of the
+    cumulative sum diagram, as suggested in [2]_: the value at a test point
+    is the slope of the common lower tangent of the diagram left of it and
+    the shifted diagram right of it, and that tangent always touches a
+    vertex of the plain PAV fit on one side; see the module
+    ``skcalib._venn_abers`` for the derivation.
+
+    The guarantee is for the pair, not the merged probability, and is
+    marginal (on average over test points and calibration sets), not
+    conditional on a score. Multiclass problems are handled one-vs-rest by
+    :class:`CalibratedClassifier`: each class's pair is valid for "this class
+    or not", the normalized probabilities carry no joint guarantee.
+
+    References
+    ----------
+    .. [1] V. Vovk and I. Petej, "Venn-Abers predictors", Proceedings of the
+       30th Conference on Uncertainty in Artificial Intelligence (UAI), 2014.
+    .. [2] V. Vovk, I. Petej and V. Fedorova, "Large-scale probabilistic
+       predictors with and without guarantees of validity", Advances in
+       Neural Information Processing Systems 28 (NeurIPS), 2015.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib import VennAbersCalibrator
+    >>> s = np.array([0.1, 0.2, 0.3, 0.3, 0.4])
+    >>> y = np.array([0, 1, 0, 1, 1])
+    >>> cal = VennAbersCalibrator().fit(s, y)
+    >>> cal.predict_interval([0.3, 0.5]).round(3).tolist()   # (p0, p1)
+    [[0.5, 0.75], [0.6, 1.0]]
+    >>> cal.transform([0.3, 0.5]).round(3).tolist()          # merged
+    [0.6, 0.714]
+    >>> cal.predict([0.05, 0.5]).tolist()
+    [0, 1]
+    """
+
+    _output = "proba"
+
+    def __init__(self, *, prior=None):
+        self.prior = prior
+
+    def _fit(self, X, is_target, sample_weight):
+        tables = [
+            venn_abers_tables(
+                X[:, j], is_target, sample_weight, self._virtual_trial_weight
+            )
+            for j in range(X.shape[1])
+        ]
+        self.scores_ = [t.scores for t in tables]
+        self.p0_ = [t.p0 for t in tables]
+        self.p1_ = [t.p1 for t in tables]
+        return self
+
+    def _pair(self, j, x):
+        return venn_abers_lookup(
+            VennAbersTables(self.scores_[j], self.p0_[j], self.p1_[j]), x
+        )
+
+    def _transform(self, X):
+        out = np.empty_like(X)
+        for j in range(X.shape[1]):
+            out[:, j] = merge_p0p1(*self._pair(j, X[:, j]))[0]
+        return out
+
+    @_needs_single_column
+    def predict_interval(self, X):
+        """The Venn-Abers pair ``(p0, p1)`` of every score.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, 1)
+            Scores.
+
+        Returns
+        -------
+        interval : ndarray of shape (n_samples, 2)
+            ``p0`` (the fit with the test point labelled non-target) and
+            ``p1`` (labelled target), ``p0 <= p1``, probabilities of
+            ``classes_[1]`` at the calibration prior.
+        """
+        X, _ = self._validate_X(X)
+        p0, p1 = self._pair(0, X[:, 0])
+        return np.column_stack([p0, p1])
+
+
+# ------------------------------------------------ cross Venn-Abers (ensembles)
+def has_interval(calibration) -> bool:
+    """Whether a fitted calibration (one calibrator, or a one-vs-rest list of
+    them) gives Venn-Abers pairs."""
+    first = calibration[0] if isinstance(calibration, list) else calibration
+    return isinstance(first, VennAbersCalibrator)
+
+
+def calibration_interval(calibration, scores):
+    """``(p0, p1)`` of one fitted calibration on its scores.
+
+    Shapes ``(n_samples,)`` for one binary calibrator, ``(n_samples, K)``
+    for a one-vs-rest list of K (column ``k`` calibrated by the ``k``-th).
+    """
+    if isinstance(calibration, list):
+        pairs = [
+            cal.predict_interval(scores[:, k]) for k, cal in enumerate(calibration)
+        ]
+        return np.stack([p[:, 0] for p in pairs], 1), np.stack(
+            [p[:, 1] for p in pairs], 1
+        )
+    interval = calibration.predict_interval(scores)
+    return interval[:, 0], interval[:, 1]
+
+
+def cross_interval(calibrations, scores_of):
+    """Merged ``(p, p0, p1)`` of the pairs of several fitted calibrations.
+
+    ``scores_of(i)`` gives the scores calibration ``i`` calibrates. With one
+    calibration this is the inductive merge, with several the cross
+    Venn-Abers merge by geometric means (:func:`merge_p0p1`).
+    """
+    pairs = [
+        calibration_interval(cal, scores_of(i)) for i, cal in enumerate(calibrations)
+    ]
+    p0 = np.stack([p for p, _ in pairs])
+    p1 = np.stack([p for _, p in pairs])
+    return merge_p0p1(p0, p1, axis=0)
