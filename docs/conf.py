@@ -6,6 +6,7 @@ from the repository root. Nothing is fetched from the network at build time
 """
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import skcalib
 
 HERE = Path(__file__).resolve().parent
 os.environ.setdefault("MPLBACKEND", "Agg")
-sys.path.insert(0, str(HERE))  # for the gallery scraper helpers, if any
+sys.path.insert(0, str(HERE / "sphinxext"))  # the site's own extensions
 
 project = "skcalib"
 author = "skcalib developers"
@@ -24,10 +25,15 @@ version = ".".join(release.split(".")[:2])
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.mathjax",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "mathtext_svg",
+    "argparse_reference",
 ]
+
+# Formulas are SVG files rendered at build time (docs/sphinxext/mathtext_svg.py),
+# not MathJax from a CDN: the site reads the same without a network.
+html_math_renderer = "mathtext"
 
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "**/sg_execution_times.rst"]
@@ -52,7 +58,7 @@ sphinx_gallery_conf = {
     "download_all_examples": False,
     "plot_gallery": "True",
     "remove_config_comments": True,
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "gallery_order.example_order",
     "write_computation_times": False,
     "matplotlib_animations": False,
     "image_scrapers": ("matplotlib",),
@@ -65,7 +71,8 @@ sphinx_gallery_conf = {
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"skcalib {release}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["skcalib.css"]
 html_theme_options = {
     "navbar_align": "left",
     "show_toc_level": 2,
@@ -88,5 +95,16 @@ def _skip_scikit_learn_members(app, what, name, obj, skip, options):
     return None
 
 
+# "N. Brümmer and ..." opening a citation or a list item reads to reST as an
+# enumerated list lettered from N (an upper-alpha list starting at 14).
+_INITIAL = re.compile(r"^(\s*(?:\.\. \[[^\]]+\]|-)\s+[A-Z])\. ")
+
+
+def _escape_initials(app, what, name, obj, options, lines):
+    """Keep an author's initial at the start of a reference a plain letter."""
+    lines[:] = [_INITIAL.sub(r"\1\\. ", line) for line in lines]
+
+
 def setup(app):
     app.connect("autodoc-skip-member", _skip_scikit_learn_members)
+    app.connect("autodoc-process-docstring", _escape_initials)

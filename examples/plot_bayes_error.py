@@ -76,9 +76,15 @@ for name, llr in llrs.items():
 # targets are that likely. The affine maps, which extrapolate a straight
 # line, claim such evidence anyway and pay for it (above 1.0).
 # Platt scaling and the logistic affine calibrator give the same map here
-# (balanced classes, equal Cllr above), so the Platt curve lies exactly under
-# the logistic one.
+# (balanced classes, equal Cllr above), and the true LLR reaches the minimum
+# DCF almost everywhere: curves that coincide with another are drawn wide and
+# pale underneath it (and say so in the legend), so that both stay visible.
 MIN_STYLE = {"color": "black", "linewidth": 2.5, "dashes": (2, 2), "zorder": 3}
+UNDER = {"linewidth": 6, "alpha": 0.35, "zorder": 1, "solid_capstyle": "butt"}
+styles = {
+    "Platt": UNDER | {"label": "Platt: actual DCF (= logistic, under it)"},
+    "true LLR": UNDER | {"label": "true LLR: actual DCF (on the minimum)"},
+}
 fig, ax = plt.subplots(figsize=(8, 4.5))
 for i, (name, llr) in enumerate(llrs.items()):
     BayesErrorDisplay.from_predictions(
@@ -89,6 +95,7 @@ for i, (name, llr) in enumerate(llrs.items()):
         plot_min_dcf=i == 0,
         min_dcf_kwargs=MIN_STYLE | {"label": "minimum DCF (any monotone map)"},
         prior_log_odds=[x / 10 for x in range(-60, 61)],
+        **styles.get(name, {}),
     )
 ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
 ax.set_title("Gaussian scores, unequal variances")
@@ -101,8 +108,9 @@ fig.savefig(OUT / "bayes_error.png", dpi=80)
 # The same curves without normalization: the vertical axis is now the Bayes
 # error rate itself (the probability of a wrong decision at each prior), and
 # the uninformative reference is :math:`\min(\pi, 1 - \pi)`. The minimum
-# error rate of the scores is drawn thick and black, on top: PAV-LLR and the
-# true LLR follow it so closely that their curves hide it otherwise.
+# error rate of the scores is drawn dashed and black, on top: PAV-LLR and the
+# true LLR follow it so closely that PAV-LLR is drawn thin on top of it and
+# the true LLR wide and pale under it.
 fig, ax = plt.subplots(figsize=(8, 4.5))
 for name in ("raw scores", "PAV-LLR", "true LLR"):
     BayesErrorDisplay.from_predictions(
@@ -113,6 +121,7 @@ for name in ("raw scores", "PAV-LLR", "true LLR"):
         normalize=False,
         plot_min_dcf=name == "raw scores",
         min_dcf_kwargs=MIN_STYLE | {"label": "minimum error rate (any monotone map)"},
+        **{"PAV-LLR": {"zorder": 4}, "true LLR": UNDER}.get(name, {}),
     )
 ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
 ax.set_title("Gaussian scores, unequal variances: error rates")
@@ -139,4 +148,3 @@ disp.ax_.legend(fontsize="small", loc="upper left")
 disp.ax_.set_title("Score-to-LLR maps vs the PAV reference")
 disp.figure_.tight_layout()
 disp.figure_.savefig(OUT / "calibration_transform.png", dpi=80)
-print(f"figures written to {OUT}")

@@ -226,4 +226,3 @@ fig.suptitle("Reliability diagrams on the waveform test set (quantile bins)")
 fig.tight_layout()
 path = OUT / "compare_calibrated_classifier_reliability.png"
 fig.savefig(path, dpi=80)
-print(f"saved {path}")

@@ -30,6 +30,8 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from skcalib.datasets import make_gaussian_scores
 from skcalib.metrics import (
@@ -116,13 +118,17 @@ print("A and C intervals overlap:", overlap(intervals["A"], intervals["C"]))
 # all thresholds, the ROC convex hull (dashed), the EER (circle), the
 # minimum-DCF point at p_target = 0.1 (square) and, because the scores are
 # LLRs, the operating point of their own Bayes decisions (cross). C's cross
-# lies away from its square: the cost of its miscalibration.
-fig, ax = plt.subplots(figsize=(10, 6))
+# lies away from its square: the cost of its miscalibration. The first
+# display makes the figure (square axes, the legend beside them); the other
+# systems are drawn on its axes.
+ax = None
 for name, (y, llr) in systems.items():
-    DETDisplay.from_predictions(y, llr, llr=True, p_target=P_TARGET, name=name, ax=ax)
+    disp = DETDisplay.from_predictions(
+        y, llr, llr=True, p_target=P_TARGET, name=name, ax=ax
+    )
+    ax = disp.ax_
 ax.set_title("DET plot of systems A, B and C (3000 trials each)")
-fig.tight_layout()
-fig.savefig(OUT / "confidence_det.png", dpi=100)
+disp.figure_.savefig(OUT / "confidence_det.png", dpi=100)
 
 # %%
 # Tippett plot
@@ -147,6 +153,8 @@ fig.savefig(OUT / "confidence_tippett.png", dpi=100)
 # log-odds, each with its 95 % bootstrap band (resampling speakers). A's and
 # B's bands overlap everywhere; C's minimum-DCF band lies below them, while
 # its actual DCF band rises above them away from the centre.
+# The legend names each system once, by its colour, and shows the four
+# line and band styles once, in grey, rather than four entries per system.
 fig, ax = plt.subplots(figsize=(10, 5))
 for name, (y, llr) in systems.items():
     BayesErrorDisplay.from_predictions(
@@ -161,8 +169,23 @@ for name, (y, llr) in systems.items():
         color=COLORS[name],
     )
 ax.set_ylim(0, 1.4)
-ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+handles = [Patch(color=COLORS[name], label=f"system {name}") for name in systems]
+handles += [
+    Line2D([], [], color="grey", label="actual DCF"),
+    Line2D([], [], color="grey", linestyle="--", label="minimum DCF"),
+    Patch(color="grey", alpha=0.25, linewidth=0, label="95% interval, actual"),
+    Patch(
+        facecolor="grey",
+        alpha=0.12,
+        hatch="///",
+        linewidth=0,
+        label="95% interval, minimum",
+    ),
+    Line2D([], [], color="black", linestyle=":", label="uninformative"),
+]
+ax.legend(
+    handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0)
+)
 ax.set_title("Bayes error plot with 95 % bootstrap bands")
 fig.tight_layout()
 fig.savefig(OUT / "confidence_bayes_error.png", dpi=100)
-print(f"figures written to {OUT}")

@@ -217,4 +217,3 @@ fig.suptitle("Top-label reliability on the digits test half (quantile bins)")
 fig.tight_layout()
 path = OUT / "multiclass_digits_reliability.png"
 fig.savefig(path, dpi=80)
-print(f"saved {path}")

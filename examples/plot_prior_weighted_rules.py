@@ -175,5 +175,4 @@ ax.legend(fontsize=8, loc="upper left")
 fig.tight_layout()
 path2 = OUT / "prior_weighted_rules_pav_reference.png"
 fig.savefig(path2, dpi=100)
-print(f"wrote {path1}\nwrote {path2}")
 

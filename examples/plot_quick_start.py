@@ -18,7 +18,6 @@ import os
 import tempfile
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 from sklearn.naive_bayes import GaussianNB
 from sklearn.pipeline import make_pipeline
 
@@ -107,4 +106,3 @@ disp.ax_.text(
 disp.ax_.set_title("Naive Bayes on the waveform data")
 disp.figure_.tight_layout()
 disp.figure_.savefig(OUT / "quick_start_bayes_error.png", dpi=80)
-print(f"figure written to {OUT / 'quick_start_bayes_error.png'}")

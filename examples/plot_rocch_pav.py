@@ -7,8 +7,8 @@ algorithm and the ROC convex hull find the same groups of instances: each
 hull segment covers one PAV group, and the group's calibrated probability is
 ``slope * skew / (1 + slope * skew)`` with ``skew = N_pos / N_neg``. We redo
 their 15-instance example (Table I and Fig. 2), then draw the hull of a
-larger problem next to scikit-learn's DET curve
-(:class:`sklearn.metrics.DetCurveDisplay`, reused rather than rewritten).
+larger problem in ROC space and on a DET plot
+(:class:`~skcalib.metrics.DETDisplay`).
 """
 
 import os
@@ -19,11 +19,10 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import DetCurveDisplay
 
 from skcalib import PAVCalibrator
 from skcalib.datasets import make_waveform
-from skcalib.metrics import ROCConvexHullDisplay, eer, rocch
+from skcalib.metrics import DETDisplay, ROCConvexHullDisplay, eer, rocch
 
 OUT = Path(
     os.environ.get("SKCALIB_EXAMPLES_OUT")
@@ -79,7 +78,9 @@ disp.figure_.savefig(OUT / "rocch_pav.png", dpi=80)
 # ----------------
 # Logistic regression on the two-class waveform data: the hull of 2000 test
 # scores, its EER (the ROCCH-EER, where the hull crosses the line
-# :math:`P_{miss} = P_{fa}`), and scikit-learn's DET curve of the same scores.
+# :math:`P_{miss} = P_{fa}`), and the DET plot of the same scores: the steppy
+# curve of every threshold (scikit-learn's ``det_curve``) with the same hull,
+# dashed, and its EER and minimum-DCF points.
 X, yw = make_waveform(3000, random_state=0)
 clf = LogisticRegression().fit(X[:1000], yw[:1000])
 s_test, y_test = clf.decision_function(X[1000:]), yw[1000:]
@@ -88,11 +89,10 @@ print(
     f"waveform: {len(pmiss) - 1} hull segments, ROCCH-EER = {eer(y_test, s_test):.4f}"
 )
 
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4.5))
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 5.5))
 ROCConvexHullDisplay.from_estimator(clf, X[1000:], y_test, ax=ax1)
-DetCurveDisplay.from_predictions(y_test, s_test, ax=ax2, name="LogisticRegression")
+DETDisplay.from_predictions(y_test, s_test, ax=ax2, name="LogisticRegression")
 ax1.set_title("ROC and its convex hull")
-ax2.set_title("DET curve (scikit-learn)")
+ax2.set_title("DET curve")
 fig.tight_layout()
 fig.savefig(OUT / "rocch_det_waveform.png", dpi=80)
-print(f"figures written to {OUT}")

@@ -9,6 +9,7 @@
 
 import doctest
 import importlib
+import importlib.util
 import os
 import re
 import shutil
@@ -123,14 +124,40 @@ def test_product_cites_no_internal_documents():
             assert not pattern.search(line), f"{path.relative_to(ROOT)}:{i}: {line}"
 
 
-@pytest.mark.slow
-def test_site_builds_without_warnings(tmp_path):
+def test_readme_figures_come_from_a_script():
+    """Every figure the README shows is drawn by docs/images/make_figures.py
+    (so it can be regenerated, not left stale), and the README says so."""
+    spec = importlib.util.spec_from_file_location(
+        "make_figures", DOCS / "images" / "make_figures.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pngs = set(re.findall(r"docs/images/([\w-]+\.png)", readme))
+    assert pngs and pngs <= set(module.FIGURES)
+    assert "docs/images/make_figures.py" in (ROOT / "README.md").read_text()
+
+
+def test_readme_states_each_speed_up_once():
+    """The PAV fit speed-up is stated in the Speed table only (it was 5x in
+    one place and 15x in another)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    claims = re.findall(r"(\d+(?:\.\d+)?)x faster[^|\n]*IsotonicRegression", readme)
+    claims += re.findall(r"PAVCalibrator`[^|\n]*?(\d+(?:\.\d+)?)x faster", readme)
+    assert len(claims) == 1, claims
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
     """The README's build command, on a copy of docs/ and examples/.
 
-    The build executes every gallery example (sphinx-gallery), so this test
-    also runs the examples; tests/test_examples.py only checks them as
-    plain scripts statically and runs one of them.
+    The build executes every gallery example (sphinx-gallery), so the tests
+    that use this fixture also run the examples; tests/test_examples.py only
+    checks them as plain scripts statically and runs one of them. Returns
+    the output folder, or fails every test that uses it when the build
+    fails.
     """
+    tmp_path = tmp_path_factory.mktemp("site")
     shutil.copytree(DOCS, tmp_path / "docs", ignore=shutil.ignore_patterns(
         "_build", "generated", "auto_examples", "sg_execution_times.rst"
     ))
@@ -145,9 +172,20 @@ def test_site_builds_without_warnings(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
          "-d", str(tmp_path / "doctrees"), str(tmp_path / "docs"), str(out)],
-        env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        env=env, capture_output=True, text=True, timeout=900, cwd=tmp_path,
     )
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-5000:]
+    if proc.returncode != 0:
+        pytest.fail((proc.stdout + proc.stderr)[-5000:])
+    return out
+
+
+def _html_pages(site):
+    return sorted(site.rglob("*.html"))
+
+
+@pytest.mark.slow
+def test_site_builds_without_warnings(site):
+    out = site
     index = re.sub(r"<[^>]+>", "", (out / "index.html").read_text())
     assert "pip install" in index and "images/bayes_error.png" in (
         out / "index.html"
@@ -162,3 +200,135 @@ def test_site_builds_without_warnings(tmp_path):
         ), f"{name}: no figure on its gallery page"
     for modname, name, _ in PUBLIC:
         assert (out / "api" / "generated" / f"{modname}.{name}.html").exists(), name
+
+
+def _public_methods(cls):
+    """Public methods of a class that skcalib defines (on the class or a
+    skcalib base), not those inherited from scikit-learn."""
+    names = set()
+    for klass in cls.__mro__:
+        if not klass.__module__.startswith("skcalib"):
+            continue
+        names |= {
+            n for n in vars(klass)
+            if not n.startswith("_")
+            and not re.fullmatch(r"set_\w+_request", n)  # scikit-learn's
+            and callable(getattr(cls, n, None))  # methods, available_if too
+        }
+    return sorted(names)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "modname, name, cls",
+    [(m, n, o) for m, n, o in PUBLIC if isinstance(o, type)],
+    ids=[n for _, n, o in PUBLIC if isinstance(o, type)],
+)
+def test_class_page_documents_its_methods(site, modname, name, cls):
+    """Each class page documents the public methods the class defines
+    (``fit``, ``predict_proba``, ``from_predictions``, ...)."""
+    page = (site / "api" / "generated" / f"{modname}.{name}.html").read_text()
+    methods = _public_methods(cls)
+    assert methods, f"{name} defines no public method?"
+    for method in methods:
+        assert f'id="{modname}.{name}.{method}"' in page, (
+            f"{name}.{method} is not documented on its API page"
+        )
+
+
+@pytest.mark.slow
+def test_function_and_class_pages_link_their_gallery_examples(site):
+    for page, example in [
+        ("skcalib.PAVLLRCalibrator", "plot_quick_start"),
+        ("skcalib.metrics.DETDisplay", "plot_confidence_intervals"),
+        ("skcalib.metrics.cllr", "plot_quick_start"),
+    ]:
+        html = (site / "api" / "generated" / f"{page}.html").read_text()
+        assert "Gallery examples using" in html, page
+        assert f"auto_examples/{example}.html" in html, (page, example)
+
+
+_REMOTE = re.compile(
+    r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)\s*=\s*["']"""
+    r"""(?:https?:)?//""",
+    re.I,
+)
+_REMOTE_CSS = re.compile(r"""(?:@import|url\()\s*["']?(?:https?:)?//""", re.I)
+
+
+@pytest.mark.slow
+def test_no_page_loads_anything_from_the_network(site):
+    """Scripts, stylesheets, fonts and images all come from the built site
+    (links a reader clicks may point anywhere)."""
+    offenders = []
+    for page in _html_pages(site):
+        for m in _REMOTE.finditer(page.read_text(encoding="utf-8")):
+            offenders.append(f"{page.relative_to(site)}: {m.group(0)}")
+    for css in sorted(site.rglob("*.css")):
+        for m in _REMOTE_CSS.finditer(css.read_text(encoding="utf-8")):
+            offenders.append(f"{css.relative_to(site)}: {m.group(0)}")
+    assert not offenders, "\n".join(offenders[:20])
+
+
+@pytest.mark.slow
+def test_math_is_rendered_at_build_time(site):
+    """Formulas are images of the site, not LaTeX left to a script."""
+    pages_with_math = 0
+    for page in _html_pages(site):
+        html = page.read_text(encoding="utf-8")
+        assert not re.search(r"<script[^>]*mathjax", html, re.I), page
+        srcs = re.findall(r'<img class="math(?:-line)?" src="([^"]+)"', html)
+        if srcs:
+            pages_with_math += 1
+        for src in srcs:
+            svg = (page.parent / src).resolve()
+            assert svg.is_file(), (page, src)
+            assert "<svg" in svg.read_text()[:500], svg
+        assert '<span class="math">' not in html, f"unrendered formula in {page}"
+    assert pages_with_math >= 30  # the guide, the metrics' Notes, the gallery
+
+
+@pytest.mark.slow
+def test_command_line_reference_follows_the_parser(site):
+    """Every command and option of the live parser is on the page."""
+    from skcalib._cli import build_parser
+
+    sys.path.insert(0, str(DOCS / "sphinxext"))
+    try:
+        from argparse_reference import documented_actions, subcommands
+    finally:
+        sys.path.remove(str(DOCS / "sphinxext"))
+    html = (site / "user_guide" / "command_line.html").read_text(encoding="utf-8")
+    text = re.sub(r"<[^>]+>", "", html)
+    commands = subcommands(build_parser())
+    assert {"evaluate", "calibrate", "fuse", "demo"} <= set(commands)
+    for name, sub in commands.items():
+        assert f"skcalib {name}" in text, name
+        for _, actions in documented_actions(sub):
+            for action in actions:
+                for flag in action.option_strings or [action.metavar or action.dest]:
+                    assert flag in text, f"skcalib {name} {flag} missing"
+    for flag in ["--ci", "--groups", "--n-resamples", "--seed", "--det", "--tippett"]:
+        assert flag in text
+
+
+@pytest.mark.slow
+def test_gallery_pages_are_clean(site):
+    """Quick start comes first; no build-machine paths, no test lines."""
+    index = (site / "auto_examples" / "index.html").read_text(encoding="utf-8")
+    order = re.findall(r'href="(plot_\w+)\.html"', index)
+    assert order and order[0] == "plot_quick_start", order
+    for page in sorted((site / "auto_examples").glob("plot_*.html")):
+        text = re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))
+        assert str(site.parent) not in text, f"{page.name} prints a build path"
+        assert not re.search(r"^\s*assert ", text, re.M), f"{page.name} shows assert"
+
+
+@pytest.mark.slow
+def test_references_are_not_lettered_lists(site):
+    """"- S. Cumani, ..." or ".. [1] N. Brümmer ..." read to reST as a list
+    lettered from S or N; the site has no lettered or roman-numbered list."""
+    for page in _html_pages(site):
+        html = page.read_text(encoding="utf-8")
+        found = re.search(r'<ol class="(?:upper|lower)(?:alpha|roman)[^>]*>', html)
+        assert not found, f"{page.relative_to(site)}: {found.group(0)}"

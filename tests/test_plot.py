@@ -72,7 +72,7 @@ def test_import_skcalib_does_not_import_matplotlib():
 def test_missing_matplotlib_message(monkeypatch, gaussian):
     s, y, llr = gaussian
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
-    with pytest.raises(ImportError, match=r"requires matplotlib.*skcalib\[plot\]"):
+    with pytest.raises(ImportError, match=r"requires matplotlib.*`plot` extra"):
         BayesErrorDisplay.from_predictions(y, llr)
 
 

@@ -159,3 +159,98 @@ def test_from_predictions_runs_the_kernel_once(weighted, monkeypatch):
     assert disp.eer == eer(y, llr, sample_weight=w)
     for p, _, _, value in disp.min_dcf_points:
         assert value == min_dcf(y, llr, p_target=p, sample_weight=w)
+
+
+def _inside(inner, outer):
+    return (
+        inner.x0 >= outer.x0 - 1
+        and inner.y0 >= outer.y0 - 1
+        and inner.x1 <= outer.x1 + 1
+        and inner.y1 <= outer.y1 + 1
+    )
+
+
+@pytest.mark.parametrize("p_target", [0.01, [0.001, 0.01, 0.5]])
+def test_default_figure_holds_legend_and_tick_labels_apart(p_target):
+    """The legend of the display's own figure is inside the figure, and no
+    two tick labels overlap (0.5 and 1 collided)."""
+    y, s, llr = _data(n=3000)
+    disp = DETDisplay.from_predictions(y, llr, llr=True, p_target=p_target, name="x")
+    fig = disp.figure_
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    assert _inside(disp.ax_.get_legend().get_window_extent(renderer), fig.bbox)
+    assert _inside(disp.ax_.get_tightbbox(renderer), fig.bbox)
+    for labels in (disp.ax_.get_xticklabels(), disp.ax_.get_yticklabels()):
+        boxes = [t.get_window_extent(renderer) for t in labels if t.get_text()]
+        assert len(boxes) >= 5
+        for a, b in zip(boxes, boxes[1:], strict=False):
+            assert not a.overlaps(b), [t.get_text() for t in labels]
+
+
+def test_markers_at_zero_false_alarm_rate_are_marked_off_scale():
+    """A rate of 0 has no place on a probit axis: the marker sits on the
+    edge, an arrow points off the scale and the legend says P_fa = 0;
+    markers at the same point (two p_targets on one hull vertex) differ in
+    size so that neither hides the other."""
+    rng = np.random.default_rng(1)
+    y = np.r_[np.ones(200), np.zeros(2000)].astype(bool)
+    s = np.r_[rng.normal(6, 1, 200), rng.normal(0, 1, 2000)]
+    disp = DETDisplay.from_predictions(y, s, llr=True, p_target=[0.001, 0.01])
+    zero = [p for p in disp.min_dcf_points + disp.actual_dcf_points if p[1] == 0]
+    assert len(zero) == 4
+    labels = [m.get_label() for m in disp.markers_[1:]]
+    assert all(label.endswith("[P_fa = 0]") for label in labels), labels
+    arrows = [a for a in disp.ax_.texts if getattr(a, "arrow_patch", None)]
+    assert len(arrows) == 4
+    left = disp.ax_.get_xlim()[0]
+    for m in disp.markers_[1:]:
+        assert m.get_xdata()[0] == pytest.approx(left / 1.0, rel=0.2)
+    squares = [m for m in disp.markers_ if m.get_marker() == "s"]
+    assert squares[0].get_xydata().tolist() == squares[1].get_xydata().tolist()
+    assert squares[0].get_markersize() < squares[1].get_markersize()
+    assert all(m.get_markerfacecolor() == "none" for m in disp.markers_)
+
+
+def test_markers_on_scale_have_no_arrow():
+    y, s, llr = _data()
+    disp = DETDisplay.from_predictions(y, llr, llr=True, p_target=0.5)
+    assert not [a for a in disp.ax_.texts if getattr(a, "arrow_patch", None)]
+    assert not any("[" in m.get_label() for m in disp.markers_)
+
+
+def test_legend_inside_axes_given_by_the_caller():
+    """On someone else's axes (their layout, maybe tight_layout, which
+    ignores an outside legend of fixed-aspect axes) the legend stays inside."""
+    y, s, llr = _data()
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 5.5))
+    disp = DETDisplay.from_predictions(y, llr, llr=True, ax=ax2, name="x")
+    fig.tight_layout()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legend = disp.ax_.get_legend().get_window_extent(renderer)
+    assert _inside(legend, disp.ax_.get_window_extent(renderer))
+    for labels in (ax2.get_xticklabels(), ax2.get_yticklabels()):
+        boxes = [t.get_window_extent(renderer) for t in labels if t.get_text()]
+        for a, b in zip(boxes, boxes[1:], strict=False):
+            assert not a.overlaps(b), [t.get_text() for t in labels]
+
+
+def test_command_line_det_plot_is_not_cut(tmp_path):
+    """``skcalib evaluate --det``: nothing is drawn across the image's edges
+    (the legend beside the axes was cut off by the right edge)."""
+    from matplotlib.image import imread
+
+    from skcalib._cli import main
+
+    s, y, llr = make_gaussian_scores(2000, random_state=0)  # P_fa = 0 at 0.01
+    scores = tmp_path / "scores.txt"
+    np.savetxt(scores, np.c_[llr, y], fmt=["%.6f", "%d"])
+    png = tmp_path / "det.png"
+    assert (
+        main(["-q", "evaluate", str(scores), "--p-target", "0.01", "--det", str(png)])
+        == 0
+    )
+    image = imread(png)[..., :3]
+    for edge in (image[:, :3], image[:, -3:], image[:3], image[-3:]):
+        assert (edge > 0.99).all(), "something is drawn across the image's edge"

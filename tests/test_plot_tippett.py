@@ -80,3 +80,15 @@ def test_from_estimator():
     assert disp.name == "PAVLLRCalibrator"
     llr = cal.decision_function(s)
     assert disp.misleading_target == pytest.approx(np.mean(llr[y == 1] < 0))
+
+
+def test_default_figure_holds_the_legend():
+    """The legend beside the axes of the display's own figure is inside it."""
+    s, y, llr = make_gaussian_scores(500, random_state=0)
+    disp = TippettDisplay.from_predictions(y, llr, name="a system with a long name")
+    fig = disp.figure_
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legend = disp.ax_.get_legend().get_window_extent(renderer)
+    assert fig.bbox.x0 <= legend.x0 and legend.x1 <= fig.bbox.x1 + 1
+    assert legend.x0 >= disp.ax_.get_window_extent(renderer).x1  # beside

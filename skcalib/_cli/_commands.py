@@ -215,7 +215,11 @@ def app_line(args) -> str:
 
 
 def bayes_error_plot(systems, path: str, args, title: str) -> None:
-    """Write a Bayes error plot of ``[(name, y, llr, plot_min)]`` to ``path``."""
+    """Write a Bayes error plot of ``[(name, y, llr, plot_min)]`` to ``path``.
+
+    A system may carry a fifth element, a dict of line styles for its
+    actual-DCF curve (``BayesErrorDisplay`` keyword arguments).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -226,9 +230,9 @@ def bayes_error_plot(systems, path: str, args, title: str) -> None:
 
     fig, ax = plt.subplots(figsize=(9, 4.5))
     try:
-        for name, y, llr, plot_min in systems:
+        for name, y, llr, plot_min, *style in systems:
             BayesErrorDisplay.from_predictions(
-                y, llr, name=name, ax=ax, plot_min_dcf=plot_min
+                y, llr, name=name, ax=ax, plot_min_dcf=plot_min, **dict(*style)
             )
         ax.axvline(
             float(logit(effective_prior(args))),
@@ -254,23 +258,22 @@ def det_plot(name, y, llr, path: str, args, title: str) -> None:
 
     from ..metrics import DETDisplay
 
-    fig, ax = plt.subplots(figsize=(9, 5.5))
+    # the display's own figure: its square axes leave room for the legend
+    # (tight_layout would not: it ignores the legend of fixed-aspect axes)
+    disp = DETDisplay.from_predictions(
+        y,
+        llr,
+        llr=True,
+        p_target=args.p_target,
+        c_miss=args.c_miss,
+        c_fa=args.c_fa,
+        name=name,
+    )
     try:
-        DETDisplay.from_predictions(
-            y,
-            llr,
-            llr=True,
-            p_target=args.p_target,
-            c_miss=args.c_miss,
-            c_fa=args.c_fa,
-            name=name,
-            ax=ax,
-        )
-        ax.set_title(title, fontsize="medium")
-        fig.tight_layout()
-        save_figure(fig, path)
+        disp.ax_.set_title(title, fontsize="medium")
+        save_figure(disp.figure_, path)
     finally:
-        plt.close(fig)
+        plt.close(disp.figure_)
 
 
 def tippett_plot(name, y, llr, path: str, title: str) -> None:

@@ -130,7 +130,7 @@ def multiclass_cllr(
     -----
     With :math:`N_c` the (weighted) number of samples of class :math:`c`,
     :math:`q_{i,c}` the probability given to class :math:`c` and
-    :math:`\\pi = ` ``p_classes``,
+    :math:`\\pi` the class priors ``p_classes``,
 
     .. math::
 

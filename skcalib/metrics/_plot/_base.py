@@ -22,16 +22,22 @@ def _check_matplotlib(caller: str):
     except ImportError as exc:  # pragma: no cover - matplotlib is installed in CI
         raise ImportError(
             f"{caller} requires matplotlib. Install it with "
-            "`pip install matplotlib` or `pip install skcalib[plot]`."
+            "`pip install matplotlib` (or install skcalib with its `plot` "
+            'extra: `pip install ".[plot]"` from its checkout).'
         ) from exc
     return plt
 
 
-def _get_ax(ax, caller: str):
-    """Return ``(ax, figure)``, creating a new figure when ``ax`` is None."""
+def _get_ax(ax, caller: str, **subplots_kwargs):
+    """Return ``(ax, figure)``, creating a new figure when ``ax`` is None.
+
+    ``subplots_kwargs`` (``figsize``, ``layout``) shape that new figure only:
+    a display whose legend sits beside the axes asks for a wider figure and
+    a layout engine that keeps the legend inside it.
+    """
     plt = _check_matplotlib(caller)
     if ax is None:
-        _, ax = plt.subplots()
+        _, ax = plt.subplots(**subplots_kwargs)
     return ax, ax.figure
 
 

@@ -17,8 +17,29 @@ from ._base import (
 __all__ = ["DETDisplay"]
 
 _TICKS = np.array(
-    [1e-5, 1e-4, 1e-3, 5e-3, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 0.9]
+    [1e-5, 1e-4, 1e-3, 2e-3, 5e-3, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 0.9]
 )
+# The ticks kept first when the probit axis is too short for all of them:
+# the decades, then the middle, then the 2s and 5s.
+_TICK_PRIORITY = [
+    0.01,
+    0.1,
+    0.001,
+    1e-4,
+    1e-5,
+    0.4,
+    0.6,
+    0.2,
+    0.8,
+    0.05,
+    0.9,
+    0.02,
+    5e-3,
+    2e-3,
+]
+_MIN_TICK_GAP = 1 / 14  # of the axis span: labels such as "0.5" and "1" apart
+_MIN_TICK_GAP_INCHES = 0.32  # and never closer than this on the page
+_FIGURE_GID = "skcalib-det-figure"  # a figure the display made for itself
 _TOP = 0.95
 _GID = "skcalib-det-axes"
 
@@ -26,6 +47,22 @@ _GID = "skcalib-det-axes"
 def _tick_label(p: float) -> str:
     pct = 100 * p
     return f"{pct:g}"
+
+
+def _ticks(low: float, length: float = 4.0) -> np.ndarray:
+    """Rates to label on an axis from ``low * 0.8`` to ``_TOP``, ``length``
+    inches long: as many of ``_TICKS`` as fit with their labels apart, in
+    ``_TICK_PRIORITY``."""
+    span = float(norm.ppf(_TOP) - norm.ppf(low * 0.8))
+    gap = max(_MIN_TICK_GAP, _MIN_TICK_GAP_INCHES / max(length, 1e-3))
+    kept: list[float] = []
+    for t in _TICK_PRIORITY:
+        if t < low * 0.999:
+            continue
+        z = norm.ppf(t)
+        if all(abs(z - norm.ppf(k)) >= gap * span for k in kept):
+            kept.append(t)
+    return np.sort(np.array(kept))
 
 
 def _densify(pfa, pmiss, per_segment=16):
@@ -171,7 +208,13 @@ class DETDisplay:
         display : DETDisplay
             Object that stores computed values.
         """
-        ax, fig = _get_ax(ax, "DETDisplay.plot")
+        new_figure = ax is None
+        ax, fig = _get_ax(ax, "DETDisplay.plot", figsize=(9.0, 5.0))
+        if new_figure:
+            # square axes on the left, the legend beside them (a layout engine
+            # cannot be used: it ignores the legend of fixed-aspect axes)
+            ax.set_position([0.08, 0.11, 0.45, 0.81])
+            fig.set_gid(_FIGURE_GID)
         name = self.name if name is None else name
         prefix = f"{name}: " if name else ""
         with np.errstate(divide="ignore"):
@@ -197,17 +240,44 @@ class DETDisplay:
                 (self.hull_line_,) = ax.plot(norm.ppf(hx), norm.ppf(hy), **h_kwargs)
 
         low = self._low(ax)
-        # a rate of 0 lies at minus infinity: draw such a marker on the edge
+        # A rate of 0 lies at minus infinity on a probit axis (and a rate below
+        # the axis range beyond its edge): such a marker is drawn on the edge
+        # with an arrow pointing off the scale, and its legend entry says so.
         lo, hi = low * 0.8, _TOP
 
         def probit(p):
             return float(norm.ppf(min(max(p, lo), hi)))
 
+        def off_scale(pfa, pmiss):
+            notes = [
+                f"{what} = {'0' if p == 0 else f'{p:.1e}'}"
+                for what, p in (("P_fa", pfa), ("P_miss", pmiss))
+                if p < lo
+            ]
+            return f" [{', '.join(notes)}]" if notes else ""
+
+        def arrow(px, py, pfa, pmiss):
+            dx = -1 if pfa < lo else 0
+            dy = -1 if pmiss < lo else 0
+            if dx or dy:
+                ax.annotate(
+                    "",
+                    xy=(px, py),
+                    xytext=(-18 * dx, -18 * dy),
+                    textcoords="offset points",
+                    annotation_clip=False,
+                    arrowprops={"arrowstyle": "->", "color": color, "lw": 1.2},
+                )
+
         self.markers_ = []
+        # hollow markers, larger for each further p_target: markers at the
+        # same operating point (two applications sharing a hull vertex, an
+        # actual-DCF point on its minimum) stay visible inside each other
         marker_style = {
             "color": color,
             "linestyle": "none",
-            "markersize": 7,
+            "markerfacecolor": "none",
+            "markeredgewidth": 1.5,
             "clip_on": False,
         }
         if self.eer is not None:
@@ -216,24 +286,28 @@ class DETDisplay:
                 [z],
                 [z],
                 marker="o",
-                markerfacecolor="none",
-                label=f"{prefix}EER {self.eer:.2%}",
+                markersize=7,
+                label=f"{prefix}EER {self.eer:.2%}" + off_scale(self.eer, self.eer),
                 **marker_style,
             )
+            arrow(z, z, self.eer, self.eer)
             self.markers_.append(m)
         for points, marker, what in (
             (self.min_dcf_points, "s", "min DCF"),
             (self.actual_dcf_points, "X", "actual DCF"),
         ):
-            for p_target, pfa, pmiss, value in points or ():
+            for j, (p_target, pfa, pmiss, value) in enumerate(points or ()):
                 px, py = probit(pfa), probit(pmiss)
                 (m,) = ax.plot(
                     [px],
                     [py],
                     marker=marker,
-                    label=f"{prefix}{what} {value:.3f} (p_target={p_target:g})",
+                    markersize=7 + 4 * j,
+                    label=f"{prefix}{what} {value:.3f} (p_target={p_target:g})"
+                    + off_scale(pfa, pmiss),
                     **marker_style,
                 )
+                arrow(px, py, pfa, pmiss)
                 self.markers_.append(m)
 
         self._set_axes(ax, low)
@@ -242,8 +316,14 @@ class DETDisplay:
         return self
 
     def _low(self, ax):
-        """Lowest rate shown: the smallest non-zero rate, within 1e-5..1 %."""
-        rates = np.concatenate([np.ravel(self.fpr), np.ravel(self.fnr)])
+        """Lowest rate shown: the smallest non-zero rate of the curve or of a
+        marker, within 1e-5..1 %."""
+        marked = [self.eer] if self.eer is not None else []
+        for points in (self.min_dcf_points, self.actual_dcf_points):
+            marked += [r for point in points or () for r in point[1:3]]
+        rates = np.concatenate(
+            [np.ravel(self.fpr), np.ravel(self.fnr), np.asarray(marked, float)]
+        )
         positive = rates[rates > 0]
         low = float(positive.min()) if positive.size else 1e-3
         low = float(np.clip(low, _TICKS[0], 0.01))
@@ -253,7 +333,11 @@ class DETDisplay:
 
     def _set_axes(self, ax, low):
         """Probit axes labelled in percent, wide enough for every system."""
-        ticks = _TICKS[_TICKS >= low * 0.999]
+        # the side of the square axes, in inches, before any layout engine
+        box = ax.get_position()
+        fig = ax.figure
+        length = min(box.width * fig.get_figwidth(), box.height * fig.get_figheight())
+        ticks = _ticks(low, length)
         lim = (float(norm.ppf(low * 0.8)), float(norm.ppf(_TOP)))
         for axis, set_lim in ((ax.xaxis, ax.set_xlim), (ax.yaxis, ax.set_ylim)):
             axis.set_ticks(norm.ppf(ticks))
@@ -266,7 +350,10 @@ class DETDisplay:
             ax.set_title("DET curve")
         ax.grid(True, linewidth=0.5, alpha=0.5)
         ax.set_aspect("equal", adjustable="box")
-        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        if fig.get_gid() == _FIGURE_GID:  # room was left beside the axes
+            ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        else:  # someone else's layout: inside, where DET curves seldom go
+            ax.legend(fontsize="small", loc="upper right")
 
     @classmethod
     def from_predictions(

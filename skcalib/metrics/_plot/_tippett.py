@@ -150,7 +150,10 @@ class TippettDisplay:
         display : TippettDisplay
             Object that stores computed values.
         """
-        ax, fig = _get_ax(ax, "TippettDisplay.plot")
+        # a new figure keeps the legend beside the axes inside it
+        ax, fig = _get_ax(
+            ax, "TippettDisplay.plot", figsize=(9.0, 4.8), layout="constrained"
+        )
         name = self.name if name is None else name
         prefix = f"{name}: " if name else ""
         scale = 1.0 / math.log(10.0) if self.log10 else 1.0
