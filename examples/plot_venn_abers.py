@@ -164,4 +164,3 @@ print(
     f"{log_loss(p, y_test_bc):.4f}, median width "
     f"{np.median(np.abs(interval[:, 1] - interval[:, 0])):.4f}"
 )
-print(f"figures written to {OUT}")
