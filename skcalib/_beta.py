@@ -17,7 +17,7 @@ from scipy.special import log_expit
 from ._affine import ProperScoringAffineCalibrator, _warn_convergence
 from ._base import BaseCalibrator
 from ._fusion import fit_linear_rule
-from ._solver import ArrayData
+from ._solver import DEFAULT_L2, ArrayData
 from ._special import prior_weighted_objective
 from .utils._sklearn_compat import Interval, StrOptions
 
@@ -201,7 +201,7 @@ class BetaCalibrator(BaseCalibrator):
         alpha=1.0,
         beta=1.0,
         p_target=0.5,
-        l2=1e-5,
+        l2=DEFAULT_L2,
         prior=None,
         input_scale="log_odds",
         tol=1e-8,
