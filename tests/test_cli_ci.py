@@ -203,3 +203,33 @@ def test_long_bootstrap_shows_progress(files, capsys, monkeypatch):
     assert "left for this metric" in err
     assert main(["-q", *argv]) == 0
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "bca"])
+def test_ci_of_an_infinite_cllr(files, tmp_path, method, capsys):
+    # one target trial at LLR -inf: Cllr is inf, and so is most of its
+    # bootstrap distribution; basic printed [nan, inf], BCa [nan, nan] and
+    # scipy's DegenerateDataWarning on stderr
+    llr = files["llr"].copy()
+    llr[np.flatnonzero(files["y"])[0]] = -np.inf
+    path = _write(
+        tmp_path / "wrong.txt",
+        "".join(
+            f"{float(v)!r} {int(t)}\n" for v, t in zip(llr, files["y"], strict=True)
+        ),
+    )
+    argv = ["-q", "evaluate", path, "--ci", "0.9", "--n-resamples", "60"]
+    assert main([*argv, "--ci-method", method]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert "nan" not in out.lower()
+    cllr_line = next(line for line in out.splitlines() if "Cllr (bits)" in line)
+    value, low, high = cllr_line.split()[2:]
+    assert value == "inf" and high == "inf]"
+    assert low == "[inf," if method == "basic" else 0 < float(low[1:-1]) < 2
+    assert main([*argv, "--ci-method", method, "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    low, high = json.loads(out)["ci"]["cllr"]
+    assert high == "Infinity"
+    assert (low == "Infinity") if method == "basic" else isinstance(low, float)

@@ -445,3 +445,107 @@ def test_degenerate_distribution(method):
     res = bootstrap_ci("eer", y, scores, n_resamples=50, method=method, random_state=0)
     assert tuple(res.confidence_interval) == (0.0, 0.0)
     assert res.standard_error == 0.0 and res.statistic == 0.0
+
+
+def _confidently_wrong_target(n=200, seed=0):
+    # Gaussian LLRs, one target trial at LLR -inf: its Cllr is +inf, and so
+    # is every replicate that draws it (about 63 % of them)
+    y = np.r_[np.zeros(n // 2, dtype=int), np.ones(n // 2, dtype=int)]
+    rng = np.random.default_rng(seed)
+    llr = np.r_[rng.normal(-1, 1, n // 2), rng.normal(1, 1, n // 2)]
+    llr[-1] = -np.inf
+    return y, llr
+
+
+def _type7_quantile(distribution, level):
+    # numpy's default (linear) quantile with the infinite replicates stood
+    # in for by a finite value beyond all others: exact while the quantile
+    # lies among the finite ones
+    x = np.where(np.isinf(distribution), 1e300, distribution)
+    return float(np.quantile(x, level))
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
+def test_infinite_cllr_interval(method):
+    # scipy's standard error, quantile interpolation and BCa jackknife formed
+    # inf - inf: "invalid value encountered in subtract", a NaN end (basic)
+    # and scipy's DegenerateDataWarning with (nan, nan) (BCa)
+    y, llr = _confidently_wrong_target()
+    res = bootstrap_ci(cllr, y, llr, n_resamples=400, method=method, random_state=0)
+    d = res.bootstrap_distribution
+    assert res.statistic == np.inf
+    assert 0.4 < np.isinf(d).mean() < 0.8 and np.isfinite(d).any()
+    assert res.standard_error == np.inf
+    low, high = res.confidence_interval
+    assert high == np.inf
+    if method == "percentile":
+        assert low == pytest.approx(_type7_quantile(d, 0.025), rel=1e-12)
+        assert np.isfinite(low)
+    elif method == "basic":
+        # reflected about an infinite estimate: the upper quantile (inf) is
+        # the estimate itself, the lower one lies infinitely below it
+        assert low == np.inf
+    else:
+        # BCa's bias correction counts replicates below the estimate; the
+        # acceleration of infinite jackknife values is taken as 0
+        z0 = norm.ppf((np.isfinite(d).sum() + d.size) / (2 * d.size))
+        level = norm.cdf(2 * z0 + norm.ppf(0.025))
+        assert low == pytest.approx(_type7_quantile(d, level), rel=1e-12)
+        assert np.isfinite(low)
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
+def test_infinite_llr_of_zero_weight_keeps_a_finite_interval(method):
+    y, llr = _confidently_wrong_target()
+    w = np.ones(y.shape[0])
+    w[-1] = 0.0
+    res = bootstrap_ci(
+        cllr, y, llr, sample_weight=w, n_resamples=200, method=method, random_state=0
+    )
+    assert np.isfinite(res.statistic)
+    assert np.isfinite(res.bootstrap_distribution).all()
+    low, high = res.confidence_interval
+    assert low < res.statistic < high and np.isfinite(res.standard_error)
+
+
+def test_every_replicate_infinite():
+    # two confidently wrong targets in every group: each resample is inf
+    y, llr = _confidently_wrong_target(n=40)
+    llr[[-1, -2, -3]] = -np.inf
+    groups = np.r_[np.arange(20) % 2, np.arange(20) % 2]
+    groups[[-1, -2, -3]] = [0, 1, 1]
+    res = bootstrap_ci(cllr, y, llr, groups=groups, n_resamples=20, method="BCa")
+    assert tuple(res.confidence_interval) == (np.inf, np.inf)
+    assert res.standard_error == 0.0
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
+def test_huge_replicates(method):
+    # scipy squared replicates of 1e200 in its standard error (and BCa's
+    # acceleration): "overflow encountered in square"
+    scores, y, _ = make_gaussian_scores(100, random_state=0)
+
+    def scaled_eer(y_true, y_score, *, scale):
+        return scale * eer(y_true, y_score)
+
+    res = [
+        bootstrap_ci(
+            scaled_eer,
+            y,
+            scores,
+            scale=scale,
+            n_resamples=30,
+            method=method,
+            random_state=0,
+        )
+        for scale in (1.0, 2.0**700)
+    ]
+    np.testing.assert_array_equal(
+        res[1].bootstrap_distribution, 2.0**700 * res[0].bootstrap_distribution
+    )
+    np.testing.assert_allclose(
+        res[1].confidence_interval,
+        2.0**700 * np.asarray(res[0].confidence_interval),
+        rtol=1e-12,
+    )
+    assert res[1].standard_error == pytest.approx(2.0**700 * res[0].standard_error)

@@ -104,3 +104,23 @@ def test_band_drawing_legend_and_error_rates():
         plot_min_dcf=False,
     )
     assert len(none.bands_) == 1
+
+
+def test_bands_at_extreme_priors():
+    # the normalized DCF of LLRs of +/-1000 at prior log-odds of +/-700 is
+    # 1e300 (scipy's standard error overflowed when squaring it), or inf with
+    # an LLR of -inf for a target (scipy formed inf - inf)
+    y, llr = _data()
+    plo = np.linspace(-700, 700, 5)
+    for x in (1000 * llr, np.r_[1000 * llr[:-1], -np.inf if y[-1] else np.inf]):
+        disp = BayesErrorDisplay.from_predictions(
+            y,
+            x,
+            prior_log_odds=plo,
+            confidence_level=0.9,
+            n_resamples=50,
+            random_state=0,
+        )
+        for band in (disp.actual_dcf_band, disp.min_dcf_band):
+            assert not np.isnan(band).any() and (band[0] <= band[1]).all()
+        assert disp.actual_dcf_band[1, 0] > 1e250

@@ -19,7 +19,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
-from scipy import stats
+from scipy import special, stats
 from sklearn.utils import check_random_state
 
 from .._pav import BlockSummary, pav_merge, pav_point_index, pav_points
@@ -341,17 +341,22 @@ def _seeds(random_state, n_resamples):
 
 
 class _VectorizedStatistic:
-    """``statistic(idx, axis=-1)`` as ``scipy.stats.bootstrap`` calls it."""
+    """``statistic(idx, axis=-1)`` as ``scipy.stats.bootstrap`` calls it.
 
-    def __init__(self, replicate, n_units):
+    The values are scaled by ``2**-exponent`` (exact), as the distribution
+    handed to scipy is (see :func:`_interval`).
+    """
+
+    def __init__(self, replicate, n_units, exponent=0):
         self.replicate = replicate
         self.n_units = n_units  # jackknife samples (BCa), for progress reports
+        self.exponent = exponent
         self.n_done = 0
 
     def __call__(self, idx, axis=-1):
         idx = np.asarray(idx).astype(np.intp, copy=False)
         if idx.ndim == 1:
-            return self.replicate(idx)
+            return np.ldexp(self.replicate(idx), -self.exponent)
         flat = idx.reshape(-1, idx.shape[-1])
         callback = _PROGRESS.get()
         out = []
@@ -360,43 +365,134 @@ class _VectorizedStatistic:
             self.n_done += 1
             if callback is not None:
                 callback("jackknife", min(self.n_done, self.n_units), self.n_units)
-        return np.array(out).reshape(idx.shape[:-1])
+        return np.ldexp(np.array(out).reshape(idx.shape[:-1]), -self.exponent)
 
 
 #: The (low, high) pair of ``scipy.stats.bootstrap``'s result.
 _ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
 
 
-def _interval(distribution, replicate, n_units, *, confidence_level, method):
+def _interval(
+    distribution, replicate, n_units, *, confidence_level, method, statistic=None
+):
     """The interval of ``scipy.stats.bootstrap`` from our replicate values.
 
     scipy receives the resampling units ``0..n_units-1`` as its data and our
     distribution as a previous result, with no new resamples; for BCa it
     evaluates the statistic on the data and on its jackknife samples (one
-    per unit) through ``replicate``.
+    per unit) through ``replicate``. A distribution or ``statistic`` (the
+    metric on the data) that is infinite takes :func:`_extended_interval`.
     """
     if (
         distribution.ndim == 1  # one metric (the Bayes bands pass curves)
-        and np.isfinite(distribution[0])
+        and not np.isnan(distribution[0])
         and (distribution == distribution[0]).all()
     ):
-        # every replicate equal (e.g. an EER of 0 on separated classes): the
-        # interval is that value for every method; scipy's BCa would divide
-        # 0 by 0 and its standard error warn
+        # every replicate equal (e.g. an EER of 0 on separated classes, or a
+        # Cllr of inf in every resample): the interval is that value for
+        # every method; scipy's BCa would divide 0 by 0 and its standard
+        # error warn
         value = float(distribution[0])
         return _ConfidenceInterval(value, value), 0.0
+    if not np.isfinite(distribution).all() or (
+        statistic is not None and not np.isfinite(statistic)
+    ):
+        return _extended_interval(
+            distribution, statistic, confidence_level=confidence_level, method=method
+        )
+    # Replicates of huge magnitude (a normalized DCF at an extreme prior is
+    # 1e300) overflow when scipy squares them: they are handed over scaled
+    # by a power of two per row (exact), and the interval and standard error
+    # scaled back (both scale with the data; BCa's acceleration is free of
+    # scale and its bias correction only counts replicates).
+    top = np.max(np.abs(distribution), axis=-1, keepdims=True)
+    exponent = np.where(top > 2.0**500, np.frexp(top)[1], 0)
     res = stats.bootstrap(
         (np.arange(n_units),),
-        _VectorizedStatistic(replicate, n_units),
+        _VectorizedStatistic(replicate, n_units, int(exponent.flat[0])),
         n_resamples=0,
-        bootstrap_result=types.SimpleNamespace(bootstrap_distribution=distribution),
+        bootstrap_result=types.SimpleNamespace(
+            bootstrap_distribution=np.ldexp(distribution, -exponent)
+        ),
         vectorized=True,
         confidence_level=confidence_level,
         method=method,
         # jackknife samples in batches of about 4 million indices
         batch=max(1, 4_000_000 // n_units),
     )
-    return res.confidence_interval, res.standard_error
+    exponent = exponent[..., 0]
+    low, high = res.confidence_interval
+    return (
+        _ConfidenceInterval(np.ldexp(low, exponent), np.ldexp(high, exponent)),
+        np.ldexp(res.standard_error, exponent),
+    )
+
+
+def _extended_interval(distribution, statistic, *, confidence_level, method):
+    """The interval of replicates on the extended real line.
+
+    A metric may legitimately be infinite: the Cllr of a target trial at LLR
+    -inf is +inf, and so is every replicate that draws that trial, while the
+    others are finite. scipy's arithmetic on such values (the standard
+    deviation, the interpolation between order statistics, the jackknife
+    mean of BCa) forms ``inf - inf``. Here the same intervals are taken on
+    the order statistics: the quantile is scipy's linear interpolation, and
+    an infinite neighbour with a positive weight makes it infinite; the
+    basic interval reflects a quantile about the statistic, a quantile equal
+    to the statistic (both infinite) giving the statistic; BCa keeps its
+    bias correction ``z0`` (which only counts replicates below the
+    statistic) with an acceleration of 0, as jackknife values that are
+    infinite give none. The standard error of a distribution holding an
+    infinite value is infinite.
+    """
+    alpha = (1.0 - confidence_level) / 2
+    levels = np.array([alpha, 1.0 - alpha])
+    if method == "BCa":
+        n = distribution.shape[-1]
+        below = np.count_nonzero(distribution < statistic) + np.count_nonzero(
+            distribution <= statistic
+        )
+        z0 = special.ndtri(below / (2 * n))
+        levels = special.ndtr(2 * z0 + special.ndtri(levels))
+    x = np.sort(distribution, axis=-1)
+    h = levels * (x.shape[-1] - 1)
+    j = np.floor(h).astype(np.intp)
+    g = h - j
+    lo, hi = x[..., j], x[..., np.minimum(j + 1, x.shape[-1] - 1)]
+    with np.errstate(invalid="ignore", over="ignore"):  # masked just below
+        between = lo + g * (hi - lo)
+    q = np.where(
+        (g == 0) | (lo == hi),
+        lo,
+        np.where(lo == -np.inf, -np.inf, np.where(hi == np.inf, np.inf, between)),
+    )
+    low, high = q[..., 0], q[..., 1]
+    if method == "basic":
+        with np.errstate(invalid="ignore", over="ignore"):  # masked just below
+            low, high = (
+                np.where(end == statistic, statistic, statistic + (statistic - end))
+                for end in (high, low)
+            )
+    if distribution.ndim == 1:
+        low, high = low[()], high[()]
+    return _ConfidenceInterval(low, high), _standard_error(distribution)
+
+
+def _standard_error(distribution):
+    """Standard deviation (``ddof=1``) of the replicates, per row.
+
+    Infinite if a replicate is infinite. Computed on the replicates scaled by
+    their largest magnitude (a power of two, exact), so that values of 1e200
+    (a normalized DCF at an extreme prior) do not overflow when squared.
+    """
+    infinite = np.isinf(distribution).any(axis=-1)
+    finite = np.where(np.isfinite(distribution), distribution, 0.0)
+    top = np.max(np.abs(finite), axis=-1, keepdims=True)
+    exponent = np.frexp(np.where(top > 0, top, 1.0))[1]
+    sd = np.std(np.ldexp(finite, -exponent), ddof=1, axis=-1)
+    with np.errstate(over="ignore"):  # a spread beyond the largest float
+        sd = np.ldexp(sd, exponent[..., 0])
+    return np.where(infinite, np.inf, sd)[()]
 
 
 def _distribution(
@@ -652,6 +748,14 @@ def bootstrap_ci(
     covered the population value in 95 % of 200 repetitions, the percentile
     interval in under 90 %.
 
+    A metric may be infinite: the Cllr of data holding a target trial at LLR
+    -inf is +inf, and so is every replicate that draws that trial. The
+    intervals are then read on the extended real line: a quantile
+    interpolated towards an infinite replicate is infinite, the basic
+    interval reflects an infinite quantile about an equal estimate onto the
+    estimate, BCa keeps its bias correction with an acceleration of 0 (the
+    jackknife values are infinite), and the standard error is infinite.
+
     References
     ----------
     .. [1] B. Efron and R. J. Tibshirani, "An Introduction to the
@@ -708,6 +812,7 @@ def bootstrap_ci(
         n_units,
         confidence_level=confidence_level,
         method=method,
+        statistic=point,
     )
     standard_error = float(standard_error)
     return BootstrapResult(
