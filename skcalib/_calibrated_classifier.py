@@ -180,6 +180,14 @@ def _binary_llr(calibration, scores, prior) -> np.ndarray:
     return log_proba[:, 1] - log_proba[:, 0] - _logit(prior)
 
 
+def _move_prior(p, old_prior, new_prior):
+    """Posteriors ``p`` at ``old_prior`` moved to ``new_prior`` (same LLR)."""
+    if new_prior == old_prior:
+        return p
+    with np.errstate(divide="ignore"):  # p = 0 or 1 stays so
+        return expit(_logit(p) - _logit(old_prior) + _logit(new_prior))
+
+
 def _calibration_prior(calibration, default) -> float:
     """The prior of ``classes_[1]`` of a fitted binary calibration.
 
@@ -727,11 +735,21 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     def _cross_venn_abers_proba(self, X):
         p = self._merged_interval(X)[0]
         if p.ndim == 2:
+            # each class's merged probability is at its folds' calibration
+            # priors: move it to their prior_ (the calibrator's prior), as
+            # one fold's predict_proba does, then normalize
+            for k in range(p.shape[1]):
+                fitted = [c[k] for c in self.calibrators_ if hasattr(c[k], "prior_")]
+                if fitted:
+                    p[:, k] = _move_prior(
+                        p[:, k],
+                        np.mean([c.calibration_prior_ for c in fitted]),
+                        np.mean([c.prior_ for c in fitted]),
+                    )
             return _normalize_one_vs_rest(p)
-        # p is at the folds' calibration priors; move it to prior_
         calibration_prior = np.mean([c.calibration_prior_ for c in self.calibrators_])
         proba = np.empty((p.shape[0], 2))
-        proba[:, 1] = expit(_logit(p) - _logit(calibration_prior) + _logit(self.prior_))
+        proba[:, 1] = _move_prior(p, calibration_prior, self.prior_)
         proba[:, 0] = 1.0 - proba[:, 1]
         return proba
 

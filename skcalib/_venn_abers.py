@@ -346,9 +346,12 @@ def merge_p0p1(p0, p1, axis=None):
     if axis is not None and p0.shape[axis] == 1:
         p0, p1 = p0.squeeze(axis), p1.squeeze(axis)
     elif axis is not None:
-        # p1 > 0 and p0 < 1 always (the test point itself has weight > 0)
-        p1 = np.exp(np.mean(np.log(p1), axis=axis))
-        p0 = -np.expm1(np.mean(np.log1p(-p0), axis=axis))
+        # p1 > 0 and p0 < 1 for a Venn-Abers pair (the test point itself has
+        # weight > 0); p1 = 0 only from the constant stand-in of a class a
+        # fold's classifier never saw, and then GM(p1) = 0
+        with np.errstate(divide="ignore"):
+            p1 = np.exp(np.mean(np.log(p1), axis=axis))
+        p0 = 0.0 - np.expm1(np.mean(np.log1p(-p0), axis=axis))  # not -0.0
     return p1 / (1.0 - p0 + p1), p0, p1
 
 
@@ -504,25 +507,35 @@ class VennAbersCalibrator(BaseCalibrator):
 def has_interval(calibration) -> bool:
     """Whether a fitted calibration (one calibrator, or a one-vs-rest list of
     them) gives Venn-Abers pairs."""
-    first = calibration[0] if isinstance(calibration, list) else calibration
-    return isinstance(first, VennAbersCalibrator)
+    if isinstance(calibration, list):
+        # a one-vs-rest list may start with a constant stand-in (a class
+        # absent from the calibration fold)
+        return any(isinstance(cal, VennAbersCalibrator) for cal in calibration)
+    return isinstance(calibration, VennAbersCalibrator)
 
 
 def calibration_interval(calibration, scores):
     """``(p0, p1)`` of one fitted calibration on its scores.
 
     Shapes ``(n_samples,)`` for one binary calibrator, ``(n_samples, K)``
-    for a one-vs-rest list of K (column ``k`` calibrated by the ``k``-th).
+    for a one-vs-rest list of K (column ``k`` calibrated by the ``k``-th). A
+    member without ``predict_interval`` (the constant probability of a class
+    its fold cannot calibrate) gives the degenerate pair ``(p, p)``.
     """
+
+    def pair(cal, x):
+        if not hasattr(cal, "predict_interval"):
+            p = cal.predict_proba(x)[:, 1]
+            return p, p
+        interval = cal.predict_interval(x)
+        return interval[:, 0], interval[:, 1]
+
     if isinstance(calibration, list):
-        pairs = [
-            cal.predict_interval(scores[:, k]) for k, cal in enumerate(calibration)
-        ]
-        return np.stack([p[:, 0] for p in pairs], 1), np.stack(
-            [p[:, 1] for p in pairs], 1
+        pairs = [pair(cal, scores[:, k]) for k, cal in enumerate(calibration)]
+        return np.stack([p0 for p0, _ in pairs], 1), np.stack(
+            [p1 for _, p1 in pairs], 1
         )
-    interval = calibration.predict_interval(scores)
-    return interval[:, 0], interval[:, 1]
+    return pair(calibration, scores)
 
 
 def cross_interval(calibrations, scores_of):

@@ -409,3 +409,79 @@ def test_many_test_scores_are_looked_up_like_few():
     few = np.concatenate([cal.predict_interval(part) for part in np.split(x, 10)])
     np.testing.assert_array_equal(cal.predict_interval(x), few)
     np.testing.assert_array_equal(cal.predict_interval(x[:500]), few[:500])
+
+
+def test_cross_venn_abers_one_vs_rest_moves_each_class_to_the_prior():
+    # as one fold's predict_proba: each class's merged probability moved
+    # from its folds' calibration priors to the calibrator's prior, then
+    # normalized (the prior was ignored by the cross path before)
+    from sklearn.linear_model import LogisticRegression
+
+    from skcalib import CalibratedClassifier
+
+    X, y = _cvap_data(n_classes=3, seed=2)
+    proba = {}
+    for prior in (None, 0.2):
+        clf = CalibratedClassifier(
+            LogisticRegression(), VennAbersCalibrator(prior=prior), cv=3, ensemble=True
+        ).fit(X, y)
+        interval = clf.predict_interval(X)
+        merged = interval[..., 1] / (1 - interval[..., 0] + interval[..., 1])
+        calibration_prior = np.array(
+            [
+                np.mean([c[k].calibration_prior_ for c in clf.calibrators_])
+                for k in range(3)
+            ]
+        )
+        target = calibration_prior if prior is None else np.full(3, prior)
+        odds = merged / (1 - merged) * (target / (1 - target))
+        odds /= calibration_prior / (1 - calibration_prior)
+        moved = odds / (1 + odds)
+        proba[prior] = clf.predict_proba(X)
+        np.testing.assert_allclose(
+            proba[prior], moved / moved.sum(1, keepdims=True), rtol=1e-12
+        )
+    assert np.abs(proba[0.2] - proba[None]).max() > 0.05
+
+
+def test_cross_venn_abers_with_a_class_absent_from_a_calibration_fold():
+    # the fold's constant stand-in for that class (rule of succession) is a
+    # degenerate pair (p, p) in the geometric means; it used to raise
+    # AttributeError (no predict_interval)
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import KFold
+
+    from skcalib import CalibratedClassifier
+
+    X, y = _cvap_data(n_classes=3, seed=2)
+    y = np.where(y == 2, 1, y)
+    y[[0, 1, 2, 200, 201, 202, 298, 299]] = 2  # none in the middle fold
+    clf = CalibratedClassifier(
+        LogisticRegression(), VennAbersCalibrator(), cv=KFold(3), ensemble=True
+    ).fit(X, y)
+    constant = clf.calibrators_[1][2]
+    assert not isinstance(constant, VennAbersCalibrator)
+    interval = clf.predict_interval(X)
+    pairs = [
+        np.stack(
+            [
+                c.predict_interval(s[:, k])
+                if isinstance(c, VennAbersCalibrator)
+                else np.repeat(c.predict_proba(s[:, k])[:, 1:], 2, axis=1)
+                for k, c in enumerate(cals)
+            ],
+            axis=1,
+        )
+        for cals, s in (
+            (cals, est.decision_function(X))
+            for est, cals in zip(clf.estimators_, clf.calibrators_, strict=True)
+        )
+    ]
+    pairs = np.stack(pairs)
+    gm1 = np.exp(np.log(pairs[..., 1]).mean(axis=0))
+    gm0 = np.exp(np.log1p(-pairs[..., 0]).mean(axis=0))
+    np.testing.assert_allclose(interval, np.stack([1 - gm0, gm1], -1), atol=1e-15)
+    merged = gm1 / (gm0 + gm1)
+    np.testing.assert_allclose(
+        clf.predict_proba(X), merged / merged.sum(1, keepdims=True), rtol=1e-12
+    )
