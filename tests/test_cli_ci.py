@@ -233,3 +233,27 @@ def test_ci_of_an_infinite_cllr(files, tmp_path, method, capsys):
     low, high = json.loads(out)["ci"]["cllr"]
     assert high == "Infinity"
     assert (low == "Infinity") if method == "basic" else isinstance(low, float)
+
+
+def _extreme_file(tmp_path, files, big):
+    """The LLR file with a few trials at +/-``big`` of both classes."""
+    llr, y = files["llr"].copy(), files["y"]
+    tar, non = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    llr[tar[:3]] = [big, -big, -big]
+    llr[non[:3]] = [big, big, -big]
+    return _write(
+        tmp_path / f"extreme_{big}.txt",
+        "".join(f"{float(v)!r} {int(t)}\n" for v, t in zip(llr, y, strict=True)),
+    )
+
+
+@pytest.mark.parametrize("big", [np.inf, 1.7e308])
+def test_det_plot_of_extreme_llrs(files, tmp_path, big, capsys):
+    # +/-inf LLRs: exit 1 with a traceback from scikit-learn's det_curve;
+    # +/-1.7e308 leaked warnings
+    path = _extreme_file(tmp_path, files, big)
+    png = tmp_path / "det.png"
+    argv = ["-q", "evaluate", path, "--p-target", "0.01", "--det", str(png)]
+    assert main(argv) == 0
+    assert capsys.readouterr().err == ""
+    assert png.stat().st_size > 0

@@ -254,3 +254,58 @@ def test_command_line_det_plot_is_not_cut(tmp_path):
     image = imread(png)[..., :3]
     for edge in (image[:, :3], image[:, -3:], image[:3], image[-3:]):
         assert (edge > 0.99).all(), "something is drawn across the image's edge"
+
+
+def _extreme_scores():
+    """LLRs with +/-inf or +/-1.7e308 (valid scores), and a finite stand-in
+    of the same order and ties."""
+    y, s, llr = _data()
+    tar, non = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    edits = {tar[0]: 1, tar[1]: -1, tar[2]: -1, non[0]: 1, non[1]: 1, non[2]: -1}
+    order = np.array(list(edits))
+    side = np.array(list(edits.values()), dtype=float)
+    stand_in = llr.copy()
+    stand_in[order] = side * 1e3
+    for big in (np.inf, 1.7e308):
+        x = llr.copy()
+        x[order] = side * big
+        yield y, x, stand_in
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_infinite_and_huge_scores(weighted):
+    # +/-inf were refused by scikit-learn's det_curve ("Input contains
+    # infinity", or "invalid value encountered in reduce" with both signs),
+    # and 1.7e308 + 1.7e308 overflowed in its finiteness check
+    for y, x, stand_in in _extreme_scores():
+        w = np.linspace(0.5, 2.0, y.shape[0]) if weighted else None
+        p_target = [0.01, 0.3, 0.9]
+        disp = DETDisplay.from_predictions(
+            y, x, llr=True, p_target=p_target, sample_weight=w
+        )
+        # the steppy curve and the hull only depend on the order of the scores
+        fpr, fnr, _ = det_curve(y, stand_in, sample_weight=w)
+        np.testing.assert_array_equal(disp.fpr, fpr)
+        np.testing.assert_array_equal(disp.fnr, fnr)
+        pmiss, pfa = rocch(y, stand_in, sample_weight=w)
+        np.testing.assert_array_equal(disp.hull_pmiss, pmiss)
+        np.testing.assert_array_equal(disp.hull_pfa, pfa)
+        # the markers are the metrics' values, at points that give them
+        assert disp.eer == eer(y, x, sample_weight=w)
+        for points, metric in (
+            (disp.min_dcf_points, min_dcf),
+            (disp.actual_dcf_points, actual_dcf),
+        ):
+            assert [p[0] for p in points] == p_target
+            for p, fa, miss, value in points:
+                assert value == metric(y, x, p_target=p, sample_weight=w)
+                cost = (p * miss + (1 - p) * fa) / min(p, 1 - p)
+                assert cost == pytest.approx(value, rel=1e-12)
+        # the LLRs of +/-inf or 1.7e308 decide as their stand-ins at any threshold
+        assert [p[1:] for p in disp.actual_dcf_points] == [
+            p[1:]
+            for p in DETDisplay.from_predictions(
+                y, stand_in, llr=True, p_target=p_target, sample_weight=w
+            ).actual_dcf_points
+        ]
+        plt.close("all")

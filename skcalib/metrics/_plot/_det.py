@@ -416,7 +416,12 @@ class DETDisplay:
         is_target, s, w = check_metric_inputs(
             y_true, y_score, sample_weight, pos_label=pos_label
         )
-        fpr, fnr, _ = det_curve(is_target, s, sample_weight=w)
+        # scikit-learn's curve only depends on the order of the scores, but its
+        # finiteness check refuses +/-inf (valid scores and LLRs) and sums
+        # the scores first (1.7e308 + 1.7e308 overflows): it gets their
+        # ranks, ties kept
+        ranks = np.unique(s, return_inverse=True)[1].reshape(-1)
+        fpr, fnr, _ = det_curve(is_target, ranks, sample_weight=w)
         # one kernel run: the hull gives the EER and every minimum DCF
         blocks, _, _ = _validated_blocks(y_true, y_score, sample_weight, pos_label)
         pmiss, pfa = rocch_from_blocks(blocks)
