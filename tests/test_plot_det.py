@@ -309,3 +309,52 @@ def test_infinite_and_huge_scores(weighted):
             ).actual_dcf_points
         ]
         plt.close("all")
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"p_target": 1.5}, "'p_target' parameter of DETDisplay.from_predictions"),
+        ({"p_target": [0.1, 1.0]}, "'p_target' parameter .* Got 1.0 instead"),
+        ({"p_target": "0.1"}, "'p_target' parameter .* Got '0.1' instead"),
+        ({"p_target": np.nan}, "'p_target' parameter"),
+        ({"p_target": True}, "'p_target' parameter"),
+        ({"c_miss": -1}, "'c_miss' parameter of DETDisplay.from_predictions"),
+        ({"c_fa": 0}, "'c_fa' parameter"),
+        ({"c_miss": np.inf}, "'c_miss' parameter"),
+        ({"p_target": None, "c_fa": -2.0}, "'c_fa' parameter"),
+        ({"p_target": [[0.1]]}, "1-D array-like"),
+    ],
+)
+@pytest.mark.parametrize("llr", [False, True])
+def test_application_is_validated_as_min_dcf_does(kwargs, match, llr):
+    # p_target=1.5 marked a min DCF of -3.0, c_miss=-1 one of -9.0, and
+    # p_target='0.1' was an internal TypeError
+    y, s, _ = _data()
+    with pytest.raises(ValueError, match=match):
+        DETDisplay.from_predictions(y, s, llr=llr, **kwargs)
+    app = {"p_target": 0.01, **kwargs}
+    if app["p_target"] is not None and np.ndim(app["p_target"]) == 0:
+        in_min_dcf = match.replace("DETDisplay.from_predictions", "min_dcf")
+        with pytest.raises(ValueError, match=in_min_dcf):
+            min_dcf(y, s, **app)
+
+
+def test_extreme_applications_mark_the_metrics_values():
+    # the cost weights of these applications underflow or overflow; the
+    # marked point is the one whose DCF is the minimum
+    y, s, llr = _data()
+    for app in (
+        {"p_target": 1e-320},
+        {"p_target": 1 - 1e-16},
+        {"p_target": 0.5, "c_miss": 1e308, "c_fa": 1e-308},
+        {"p_target": 1e-300, "c_miss": 1e-300},
+    ):
+        disp = DETDisplay.from_predictions(y, llr, llr=True, **app)
+        ((p, fa, miss, value),) = disp.min_dcf_points
+        assert value == min_dcf(y, llr, **app)
+        pmiss, pfa = rocch(y, llr)
+        assert ((pfa == fa) & (pmiss == miss)).any()
+        ((_, _, _, act),) = disp.actual_dcf_points
+        assert act == actual_dcf(y, llr, **app)
+        plt.close("all")

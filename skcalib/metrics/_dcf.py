@@ -9,7 +9,11 @@ from scipy.special import expit
 
 from .._dask import any_dask_collection
 from .._pav import block_llr, rocch_from_blocks
-from ..utils._sklearn_compat import Interval, validate_params
+from ..utils._sklearn_compat import (
+    Interval,
+    validate_parameter_constraints,
+    validate_params,
+)
 from ..utils._stats import error_counts
 from ._common import (
     _application,
@@ -24,15 +28,16 @@ __all__ = ["actual_dcf", "min_dcf", "bayes_error_curve"]
 _POS_LABEL = [Real, str, "boolean", None]
 _PROB = Interval(Real, 0, 1, closed="neither")
 _COST = Interval(Real, 0, None, closed="neither")
+#: The application of a detection cost, as the DCF metrics validate it (and
+#: :func:`_check_application` for other callers that take one).
+_APPLICATION = {"p_target": [_PROB], "c_miss": [_COST], "c_fa": [_COST]}
 
 
 @validate_params(
     {
         "y_true": ["array-like"],
         "llr": ["array-like"],
-        "p_target": [_PROB],
-        "c_miss": [_COST],
-        "c_fa": [_COST],
+        **_APPLICATION,
         "normalize": ["boolean"],
         "sample_weight": ["array-like", None],
         "pos_label": _POS_LABEL,
@@ -150,9 +155,7 @@ def actual_dcf(
     {
         "y_true": ["array-like"],
         "y_score": ["array-like"],
-        "p_target": [_PROB],
-        "c_miss": [_COST],
-        "c_fa": [_COST],
+        **_APPLICATION,
         "normalize": ["boolean"],
         "sample_weight": ["array-like", None],
         "pos_label": _POS_LABEL,
@@ -254,10 +257,33 @@ def _min_dcf_from_rates(pmiss, pfa, *, p_target, c_miss=1.0, c_fa=1.0, normalize
     sequence of ordered points: a linear cost has the same minimum over a set
     of points as over their convex hull.
     """
+    return _min_dcf_point(
+        pmiss, pfa, p_target=p_target, c_miss=c_miss, c_fa=c_fa, normalize=normalize
+    )[1]
+
+
+def _min_dcf_point(pmiss, pfa, *, p_target, c_miss=1.0, c_fa=1.0, normalize=True):
+    """The operating point of lowest DCF: its index and its DCF."""
     _, w_miss, w_fa = _application(p_target, c_miss, c_fa)
     if normalize:
-        return float(np.min(_normalized_dcf(w_miss, w_fa, pmiss, pfa)))
-    return float(np.min(w_miss * pmiss + w_fa * pfa))
+        cost = _normalized_dcf(w_miss, w_fa, pmiss, pfa)
+    else:
+        cost = w_miss * pmiss + w_fa * pfa
+    cost = np.ravel(cost)
+    k = int(np.argmin(cost))
+    return k, float(cost[k])
+
+
+def _check_application(p_target, c_miss, c_fa, *, caller):
+    """Validate an application exactly as :func:`actual_dcf` and :func:`min_dcf`
+    do, for a caller that takes one (``p_target=None``: the costs only).
+
+    Raises ``InvalidParameterError`` (a ``ValueError``) naming ``caller``.
+    """
+    params = {"c_miss": c_miss, "c_fa": c_fa}
+    if p_target is not None:
+        params["p_target"] = p_target
+    validate_parameter_constraints(_APPLICATION, params, caller_name=caller)
 
 
 def _error_rates(is_target, llr, w, thresholds):

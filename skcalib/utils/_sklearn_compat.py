@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import (
     Interval,
     Options,
     StrOptions,
+    validate_parameter_constraints,
     validate_params,
 )
 from sklearn.utils._tags import ClassifierTags
@@ -36,6 +37,7 @@ __all__ = [
     "Options",
     "StrOptions",
     "validate_data",
+    "validate_parameter_constraints",
     "validate_params",
 ]
 

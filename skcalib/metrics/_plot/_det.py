@@ -383,11 +383,12 @@ class DETDisplay:
             Whether ``y_score`` are natural-log LLRs; then the operating point
             of their Bayes decisions at each ``p_target`` (the actual DCF) is
             marked too.
-        p_target : float or array-like of float, default=0.01
+        p_target : float in (0, 1), array-like of such floats or None, \
+default=0.01
             Target prior(s) of the applications whose minimum-DCF (and, with
             ``llr``, actual-DCF) operating points are marked; ``None`` marks
-            none.
-        c_miss, c_fa : float, default=1.0
+            none. Validated as :func:`~skcalib.metrics.min_dcf` does.
+        c_miss, c_fa : float > 0, default=1.0
             Costs of a miss and of a false alarm.
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights.
@@ -409,9 +410,28 @@ class DETDisplay:
 
         from ..._pav import rocch_from_blocks
         from .._common import _application, _validated_blocks
-        from .._dcf import _error_rates, _min_dcf_from_rates, actual_dcf
+        from .._dcf import (
+            _check_application,
+            _error_rates,
+            _min_dcf_point,
+            actual_dcf,
+        )
         from .._roc import _eer_from_hull
 
+        if p_target is None:
+            p_targets = []
+        elif np.ndim(p_target) == 0:
+            p_targets = [p_target]
+        elif np.ndim(p_target) == 1:
+            p_targets = list(p_target)
+        else:
+            raise ValueError(
+                "`p_target` must be a float, a 1-D array-like of floats or None; "
+                f"got shape {np.shape(p_target)}."
+            )
+        for p in p_targets or [None]:
+            _check_application(p, c_miss, c_fa, caller="DETDisplay.from_predictions")
+        p_targets = [float(p) for p in p_targets]
         metric_kwargs = _metric_kwargs(sample_weight, pos_label)
         is_target, s, w = check_metric_inputs(
             y_true, y_score, sample_weight, pos_label=pos_label
@@ -426,15 +446,13 @@ class DETDisplay:
         blocks, _, _ = _validated_blocks(y_true, y_score, sample_weight, pos_label)
         pmiss, pfa = rocch_from_blocks(blocks)
         eer_value = _eer_from_hull(pmiss, pfa)
-        p_targets = [] if p_target is None else np.atleast_1d(p_target).tolist()
         min_points, actual_points = [], []
         for p in p_targets:
             app = {"p_target": p, "c_miss": c_miss, "c_fa": c_fa}
-            threshold, w_miss, w_fa = _application(p, c_miss, c_fa)
-            k = int(np.argmin(w_miss * pmiss + w_fa * pfa))
-            value = _min_dcf_from_rates(pmiss, pfa, **app)
+            k, value = _min_dcf_point(pmiss, pfa, **app)
             min_points.append((p, float(pfa[k]), float(pmiss[k]), value))
             if llr:
+                threshold = _application(p, c_miss, c_fa)[0]
                 miss, fa = (
                     float(r[0]) for r in _error_rates(is_target, s, w, [threshold])
                 )
