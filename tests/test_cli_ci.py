@@ -257,3 +257,13 @@ def test_det_plot_of_extreme_llrs(files, tmp_path, big, capsys):
     assert main(argv) == 0
     assert capsys.readouterr().err == ""
     assert png.stat().st_size > 0
+
+
+@pytest.mark.parametrize("big", [np.inf, 1.7e308])
+def test_tippett_plot_of_extreme_llrs(files, tmp_path, big, capsys):
+    # +/-1.7e308 LLRs: exit 1 with matplotlib's LinAlgError (singular matrix)
+    path = _extreme_file(tmp_path, files, big)
+    png = tmp_path / "tippett.png"
+    assert main(["-q", "evaluate", path, "--tippett", str(png)]) == 0
+    assert capsys.readouterr().err == ""
+    assert png.stat().st_size > 0

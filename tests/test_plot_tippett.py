@@ -92,3 +92,42 @@ def test_default_figure_holds_the_legend():
     legend = disp.ax_.get_legend().get_window_extent(renderer)
     assert fig.bbox.x0 <= legend.x0 and legend.x1 <= fig.bbox.x1 + 1
     assert legend.x0 >= disp.ax_.get_window_extent(renderer).x1  # beside
+
+
+@pytest.mark.parametrize("log10", [False, True])
+def test_huge_finite_llrs_are_drawn_at_the_edges_as_infinite_ones(log10):
+    # LLRs of +/-1.7e308 made an axis whose width overflows: LinAlgError
+    # (singular matrix) from matplotlib, after overflow warnings
+    s, y, llr = make_gaussian_scores(300, random_state=0)
+    tar, non = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    drawn = {}
+    for big in (np.inf, 1.7e308):
+        x = llr.copy()
+        x[[tar[0], tar[1], non[0]]] = [big, -big, big]
+        disp = TippettDisplay.from_predictions(y, x, log10=log10)
+        disp.figure_.canvas.draw()
+        left, right = disp.ax_.get_xlim()
+        # the same range as without the extreme trials
+        finite = np.abs(x) < 1e300
+        scale = 1 / math.log(10) if log10 else 1.0
+        assert left < scale * x[finite].min() and scale * x[finite].max() < right
+        assert right - left < 20
+        for xs in (disp.line_.get_xdata(), disp.nontarget_line_.get_xdata()):
+            assert xs.min() == left and xs.max() == right
+        # the proportions count the extreme trials
+        assert disp.target_llr[-1] == big and disp.target_proportion[-1] == (
+            1 / tar.size
+        )
+        assert disp.misleading_target == np.mean(x[tar] < 0)
+        drawn[big] = (disp.line_.get_xydata(), disp.nontarget_line_.get_xydata())
+    for a, b in zip(drawn[np.inf], drawn[1.7e308], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_llrs_at_the_scale_of_the_largest_floats():
+    # every LLR near 1e307: the axis spans them, nothing overflows
+    s, y, llr = make_gaussian_scores(300, random_state=0)
+    disp = TippettDisplay.from_predictions(y, 2e306 * llr)
+    disp.figure_.canvas.draw()
+    left, right = disp.ax_.get_xlim()
+    assert left < 0 < right and right - left > 1e307

@@ -12,6 +12,12 @@ from ._base import _estimator_scores, _get_ax
 __all__ = ["TippettDisplay"]
 
 _ZERO_GID = "skcalib-tippett-zero"
+# Farthest an LLR is drawn from 0: matplotlib cannot place an axis whose
+# width overflows (LLRs of +/-1.7e308 gave a singular transform): a value
+# beyond a sixteenth of the largest float (1.1e307, where matplotlib's
+# arithmetic keeps a margin of 4) is drawn at the edge of the axis, as an
+# infinite one is
+_EDGE = float(np.finfo(np.float64).max / 16)
 
 
 def _proportion_at_least(llr, w):
@@ -85,7 +91,7 @@ class TippettDisplay:
     N_{non}`. The rates of misleading evidence are :math:`1 - T(0)` for the
     targets (strictly below 0) and :math:`N(0^+)` for the non-targets
     (strictly above 0). Infinite LLRs count in the proportions and are drawn
-    at the edges of the axis.
+    at the edges of the axis, as are finite ones beyond +/-1.1e307.
 
     References
     ----------
@@ -159,7 +165,8 @@ class TippettDisplay:
         scale = 1.0 / math.log(10.0) if self.log10 else 1.0
         xt = np.asarray(self.target_llr, float) * scale
         xn = np.asarray(self.nontarget_llr, float) * scale
-        finite = np.concatenate([xt[np.isfinite(xt)], xn[np.isfinite(xn)]])
+        finite = np.concatenate([xt, xn])
+        finite = finite[np.abs(finite) <= _EDGE]  # the others are drawn at the edges
         span = (float(finite.min()), float(finite.max())) if finite.size else (-1, 1)
         pad = 0.05 * max(span[1] - span[0], 1.0)
         left, right = span[0] - pad, span[1] + pad
