@@ -1,6 +1,6 @@
 """scikit-learn's ``parametrize_with_checks`` for every version skcalib allows.
 
-scikit-learn 1.6 to 1.9.0 hand ``pytest.mark.parametrize`` a generator of
+scikit-learn 1.7 to 1.9.0 hand ``pytest.mark.parametrize`` a generator of
 checks; pytest 9 deprecates non-Collection argument values, and the suite
 turns that warning into an error, so those versions fail to collect. This
 wrapper gives pytest the same checks as a list.
