@@ -517,6 +517,7 @@ def test_multiclass_affine_temperature_equals_calibrated_classifier_cv(ensemble)
 
 # a smoothed naive Bayes: probabilities away from 0 and 1, where the floors
 # (ours: the classifier's resolution; scikit-learn's: + 1e-12) agree
+@needs_sklearn_temperature
 @pytest.mark.parametrize("estimator", [LinearSVC(), GaussianNB(var_smoothing=0.5)])
 @pytest.mark.parametrize("ensemble", [False, True])
 def test_binary_temperature_equals_calibrated_classifier_cv(estimator, ensemble):
@@ -859,8 +860,22 @@ COMMON = [
 
 # The sample-weight equivalence checks pass: with an explicit ``cv`` scikit-learn
 # gives the weighted and the repeated fit the same folds (one group each).
+# At numpy 1.x / scipy 1.12 (the floors) one check row's score, computed dense
+# at predict time, lands a rounding error away from the PAV knot computed from
+# the same row sparse at fit time, on the lowest block (probability 0): its
+# decision_function is -inf on one fit and -35 (a probability of 1e-16) on
+# the other. predict_proba, compared first, agrees.
+KNOT_ROUNDING = (
+    "a rounding-level difference between sparse and dense scores next to a "
+    "PAV probability of 0: -inf against -35 in decision_function"
+)
+OLD_NUMPY = np.lib.NumpyVersion(np.__version__) < "2.0.0"
+
+
 def _expected_failed(estimator):
     failed = {}
+    if OLD_NUMPY and type(estimator.calibrator) is PAVCalibrator:
+        failed["check_sample_weight_equivalence_on_sparse_data"] = KNOT_ROUNDING
     if isinstance(estimator.calibrator, PAVLLRCalibrator):
         for name in (
             "check_classifiers_train",
@@ -903,7 +918,14 @@ def _digits_split(n_classes):
 @pytest.mark.parametrize(
     "estimator", [GaussianNB(), RandomForestClassifier(50, random_state=0)]
 )
-@pytest.mark.parametrize("method", ["sigmoid", "isotonic", "temperature"])
+@pytest.mark.parametrize(
+    "method",
+    [
+        "sigmoid",
+        "isotonic",
+        pytest.param("temperature", marks=needs_sklearn_temperature),
+    ],
+)
 def test_predict_proba_classifiers_no_worse_than_sklearn(method, estimator, n_classes):
     # Probabilities of exactly 0 or 1 became log-odds of +/-708: Platt on a
     # random forest was 13.6x worse than method='sigmoid' on digits, PAV 1.2x

@@ -1,5 +1,7 @@
 """Tests of skcalib.metrics.bootstrap_ci."""
 
+import inspect
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -294,6 +296,12 @@ def test_random_state_kinds():
 
 
 # ------------------------------------- intervals: scipy.stats.bootstrap's own
+# scipy 1.15 renamed the generator argument `random_state` to `rng`
+_SCIPY_RNG = (
+    "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
+)
+
+
 @pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
 @pytest.mark.parametrize("metric, kwargs", [(min_dcf, {"p_target": 0.3}), (cllr, {})])
 def test_interval_is_scipy_bootstrap_on_the_same_replicates(method, metric, kwargs):
@@ -312,7 +320,7 @@ def test_interval_is_scipy_bootstrap_on_the_same_replicates(method, metric, kwar
         n_resamples=300,
         method=method,
         confidence_level=0.9,
-        rng=np.random.default_rng(0),
+        **{_SCIPY_RNG: np.random.default_rng(0)},
     )
     units = _Units(y.shape[0], None)
     replicate = _RowReplicate(units, metric, y, x, None, kwargs)
