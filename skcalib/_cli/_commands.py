@@ -34,7 +34,7 @@ def _metric_calls(args) -> dict:
     """Each printed metric as ``(function, keyword arguments)``."""
     from ..metrics import actual_dcf, cllr, eer, min_cllr, min_dcf
 
-    app = {"p_target": args.p_target, "c_miss": args.c_miss, "c_fa": args.c_fa}
+    app = application(args).as_dict()
     return {
         "eer": (eer, {}),
         "min_dcf": (min_dcf, app),
@@ -52,7 +52,7 @@ def metrics_table(y: np.ndarray, llr: np.ndarray, args) -> dict:
     from ..metrics._roc import _eer_from_blocks
     from ..metrics._scoring_rules import _min_cllr_from_blocks
 
-    app = {"p_target": args.p_target, "c_miss": args.c_miss, "c_fa": args.c_fa}
+    app = application(args).as_dict()
     with np.errstate(all="ignore"):
         blocks, n_tar, n_non = _validated_blocks(y, llr, None, None)
         return {
@@ -202,15 +202,18 @@ def infinite_cllr_note(n_tar_wrong: int, n_non_wrong: int) -> str:
     )
 
 
-def effective_prior(args) -> float:
-    num = args.p_target * args.c_miss
-    return num / (num + (1 - args.p_target) * args.c_fa)
+def application(args):
+    """The application of ``--p-target``, ``--c-miss`` and ``--c-fa``."""
+    from ..metrics import Application
+
+    return Application(args.p_target, c_miss=args.c_miss, c_fa=args.c_fa)
 
 
 def app_line(args) -> str:
     return (
         f"application: p_target={args.p_target:g} c_miss={args.c_miss:g} "
-        f"c_fa={args.c_fa:g} (effective prior {effective_prior(args):.4g})"
+        f"c_fa={args.c_fa:g} "
+        f"(effective prior {application(args).effective_prior:.4g})"
     )
 
 
@@ -224,9 +227,8 @@ def bayes_error_plot(systems, path: str, args, title: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from scipy.special import logit
 
-    from ..metrics._plot import BayesErrorDisplay
+    from ..metrics import BayesErrorDisplay
 
     fig, ax = plt.subplots(figsize=(9, 4.5))
     try:
@@ -235,7 +237,7 @@ def bayes_error_plot(systems, path: str, args, title: str) -> None:
                 y, llr, name=name, ax=ax, plot_min_dcf=plot_min, **dict(*style)
             )
         ax.axvline(
-            float(logit(effective_prior(args))),
+            application(args).prior_log_odds,
             color="grey",
             linewidth=0.8,
             linestyle="-.",
@@ -261,13 +263,7 @@ def det_plot(name, y, llr, path: str, args, title: str) -> None:
     # the display's own figure: its square axes leave room for the legend
     # (tight_layout would not: it ignores the legend of fixed-aspect axes)
     disp = DETDisplay.from_predictions(
-        y,
-        llr,
-        llr=True,
-        p_target=args.p_target,
-        c_miss=args.c_miss,
-        c_fa=args.c_fa,
-        name=name,
+        y, llr, llr=True, **application(args).as_dict(), name=name
     )
     try:
         disp.ax_.set_title(title, fontsize="medium")
@@ -380,7 +376,7 @@ def cmd_evaluate(args) -> int:
             "p_target": args.p_target,
             "c_miss": args.c_miss,
             "c_fa": args.c_fa,
-            "effective_prior": effective_prior(args),
+            "effective_prior": application(args).effective_prior,
             **{k: json_number(v) for k, v in metrics.items()},
             "n_confidently_wrong": sum(wrong),
             "n_key_trials_unscored": sf.n_unscored,

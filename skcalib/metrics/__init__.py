@@ -13,6 +13,7 @@ All minimum metrics come from one PAV block summary of the scores
 (:func:`skcalib._pav.pav_blocks`): one sort plus linear passes.
 """
 
+from ._application import Application
 from ._bayes import bayes_decisions, empirical_bayes_risk
 from ._bootstrap import bootstrap_ci
 from ._dcf import actual_dcf, bayes_error_curve, min_dcf
@@ -34,6 +35,7 @@ from ._scorer import get_scorer, get_scorer_names
 from ._scoring_rules import beta_rule_loss, brier_loss, cllr, min_cllr
 
 __all__ = [
+    "Application",
     "actual_dcf",
     "bayes_decisions",
     "bayes_error_curve",

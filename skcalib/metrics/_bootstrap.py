@@ -25,7 +25,7 @@ from sklearn.utils import check_random_state
 from .._pav import BlockSummary, pav_merge, pav_point_index, pav_points
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._validation import check_metric_inputs
-from ._common import _application
+from ._application import Application
 from ._dcf import _min_dcf_from_rates, actual_dcf, bayes_error_curve, min_dcf
 from ._ece import expected_calibration_error
 from ._roc import _eer_from_blocks, eer
@@ -150,9 +150,10 @@ def _min_dcf_statistic(kwargs):
     Extreme applications (a weight ratio that overflows) take the metric's
     formula at every point.
     """
-    _, w_miss, w_fa = _application(
+    app = Application._from_params(
         kwargs["p_target"], kwargs.get("c_miss", 1.0), kwargs.get("c_fa", 1.0)
     )
+    w_miss, w_fa = app.miss_weight, app.fa_weight
     if kwargs.get("normalize", True):
         with np.errstate(divide="ignore", over="ignore"):
             a, b = (1.0, w_fa / w_miss) if w_miss <= w_fa else (w_miss / w_fa, 1.0)

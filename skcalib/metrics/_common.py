@@ -9,7 +9,6 @@ instance a distributed collection) is supported by all of them at once.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logit
 
 from .._dask import any_dask_collection
 from .._pav import BlockSummary, pav_blocks
@@ -19,8 +18,6 @@ __all__ = [
     "_validated_blocks",
     "_validated_binary",
     "_blocks_from_arrays",
-    "_application",
-    "_normalized_dcf",
 ]
 
 
@@ -91,44 +88,3 @@ def _validated_binary(
         if not positive.all():
             is_target, x, w = is_target[positive], x[positive], w[positive]
     return is_target, x, w
-
-
-def _application(
-    p_target: float, c_miss: float, c_fa: float
-) -> tuple[float, float, float]:
-    """Threshold and cost weights of the application ``(p_target, c_miss, c_fa)``.
-
-    Returns
-    -------
-    threshold : float
-        ``-logit(pe)``: the Bayes decision accepts iff ``llr >= threshold``.
-        With ``c_miss == c_fa`` it is exactly ``-logit(p_target)``.
-    miss_weight, fa_weight : float
-        ``p_target * c_miss`` and ``(1 - p_target) * c_fa``; the unnormalized
-        DCF is ``miss_weight * P_miss + fa_weight * P_fa``.
-    """
-    threshold = -float(logit(p_target))
-    if c_miss != c_fa:
-        threshold -= float(np.log(c_miss) - np.log(c_fa))
-    return threshold, p_target * c_miss, (1.0 - p_target) * c_fa
-
-
-def _normalized_dcf(w_miss, w_fa, p_miss, p_fa):
-    """Normalized DCF ``(w_miss P_miss + w_fa P_fa) / min(w_miss, w_fa)``.
-
-    Written as the smaller cost weight becoming 1 and the larger one the
-    ratio of the two: the normalizer itself underflows to 0 for extreme
-    applications (``expit(-746) == 0``, ``p_target * c_miss < 1e-323``), where
-    the division gave NaN (0 / 0); the ratio then overflows to ``inf``
-    instead, and an error rate of zero contributes nothing.
-    """
-    w_miss, w_fa = np.asarray(w_miss, float), np.asarray(w_fa, float)
-    miss_smaller = w_miss <= w_fa
-    # every where() masks the 0 * inf and x / 0 it would otherwise form
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        ratio = np.where(miss_smaller, w_fa / w_miss, w_miss / w_fa)
-        c_miss = np.where(miss_smaller, 1.0, ratio)
-        c_fa = np.where(miss_smaller, ratio, 1.0)
-        return np.where(p_miss > 0, c_miss * p_miss, 0.0) + np.where(
-            p_fa > 0, c_fa * p_fa, 0.0
-        )

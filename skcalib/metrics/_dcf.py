@@ -9,35 +9,21 @@ from scipy.special import expit
 
 from .._dask import any_dask_collection
 from .._pav import block_llr, rocch_from_blocks
-from ..utils._sklearn_compat import (
-    Interval,
-    validate_parameter_constraints,
-    validate_params,
-)
+from ..utils._sklearn_compat import validate_params
 from ..utils._stats import error_counts
-from ._common import (
-    _application,
-    _blocks_from_arrays,
-    _normalized_dcf,
-    _validated_binary,
-    _validated_blocks,
-)
+from ._application import APPLICATION_CONSTRAINTS, Application, normalized_dcf
+from ._common import _blocks_from_arrays, _validated_binary, _validated_blocks
 
 __all__ = ["actual_dcf", "min_dcf", "bayes_error_curve"]
 
 _POS_LABEL = [Real, str, "boolean", None]
-_PROB = Interval(Real, 0, 1, closed="neither")
-_COST = Interval(Real, 0, None, closed="neither")
-#: The application of a detection cost, as the DCF metrics validate it (and
-#: :func:`_check_application` for other callers that take one).
-_APPLICATION = {"p_target": [_PROB], "c_miss": [_COST], "c_fa": [_COST]}
 
 
 @validate_params(
     {
         "y_true": ["array-like"],
         "llr": ["array-like"],
-        **_APPLICATION,
+        **APPLICATION_CONSTRAINTS,
         "normalize": ["boolean"],
         "sample_weight": ["array-like", None],
         "pos_label": _POS_LABEL,
@@ -127,7 +113,8 @@ def actual_dcf(
     >>> float(actual_dcf([0, 1], [0.0, 0.0], p_target=0.5))
     1.0
     """
-    threshold, w_miss, w_fa = _application(p_target, c_miss, c_fa)
+    app = Application._from_params(p_target, c_miss, c_fa)
+    threshold = app.threshold
     if any_dask_collection(y_true, llr, sample_weight):  # per-partition counts
         from .._dask._metrics import dask_error_rates
 
@@ -146,16 +133,14 @@ def actual_dcf(
         p_miss, p_fa = (
             float(r[0]) for r in _error_rates(is_target, x, w, np.array([threshold]))
         )
-    if normalize:
-        return float(_normalized_dcf(w_miss, w_fa, p_miss, p_fa))
-    return float(w_miss * p_miss + w_fa * p_fa)
+    return app.dcf(p_miss, p_fa, normalize=normalize)
 
 
 @validate_params(
     {
         "y_true": ["array-like"],
         "y_score": ["array-like"],
-        **_APPLICATION,
+        **APPLICATION_CONSTRAINTS,
         "normalize": ["boolean"],
         "sample_weight": ["array-like", None],
         "pos_label": _POS_LABEL,
@@ -264,26 +249,10 @@ def _min_dcf_from_rates(pmiss, pfa, *, p_target, c_miss=1.0, c_fa=1.0, normalize
 
 def _min_dcf_point(pmiss, pfa, *, p_target, c_miss=1.0, c_fa=1.0, normalize=True):
     """The operating point of lowest DCF: its index and its DCF."""
-    _, w_miss, w_fa = _application(p_target, c_miss, c_fa)
-    if normalize:
-        cost = _normalized_dcf(w_miss, w_fa, pmiss, pfa)
-    else:
-        cost = w_miss * pmiss + w_fa * pfa
-    cost = np.ravel(cost)
+    app = Application._from_params(p_target, c_miss, c_fa)
+    cost = np.ravel(app.dcf(pmiss, pfa, normalize=normalize))
     k = int(np.argmin(cost))
     return k, float(cost[k])
-
-
-def _check_application(p_target, c_miss, c_fa, *, caller):
-    """Validate an application exactly as :func:`actual_dcf` and :func:`min_dcf`
-    do, for a caller that takes one (``p_target=None``: the costs only).
-
-    Raises ``InvalidParameterError`` (a ``ValueError``) naming ``caller``.
-    """
-    params = {"c_miss": c_miss, "c_fa": c_fa}
-    if p_target is not None:
-        params["p_target"] = p_target
-    validate_parameter_constraints(_APPLICATION, params, caller_name=caller)
 
 
 def _error_rates(is_target, llr, w, thresholds):
@@ -393,7 +362,7 @@ def bayes_error_curve(
         is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
         blocks, n_tar, n_non = _blocks_from_arrays(is_target, x, w)
         p_miss, p_fa = _error_rates(is_target, x, w, thresholds)
-    actual = _normalized_dcf(pe, one_minus_pe, p_miss, p_fa)
+    actual = normalized_dcf(pe, one_minus_pe, p_miss, p_fa)
 
     # Minimum: the hull vertex where the PAV-LLRs cross the threshold; the two
     # neighbours are checked too so that rounding in the block LLRs cannot
@@ -402,5 +371,5 @@ def bayes_error_curve(
     k = np.searchsorted(block_llr(blocks, n_tar, n_non), thresholds, side="left")
     last = pmiss_h.shape[0] - 1
     cand = np.clip(k[None, :] + np.arange(-1, 2)[:, None], 0, last)
-    minimum = _normalized_dcf(pe, one_minus_pe, pmiss_h[cand], pfa_h[cand]).min(axis=0)
+    minimum = normalized_dcf(pe, one_minus_pe, pmiss_h[cand], pfa_h[cand]).min(axis=0)
     return actual, minimum

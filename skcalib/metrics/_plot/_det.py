@@ -409,13 +409,9 @@ default=0.01
         from sklearn.metrics import det_curve
 
         from ..._pav import rocch_from_blocks
-        from .._common import _application, _validated_blocks
-        from .._dcf import (
-            _check_application,
-            _error_rates,
-            _min_dcf_point,
-            actual_dcf,
-        )
+        from .._application import Application
+        from .._common import _validated_blocks
+        from .._dcf import _error_rates, _min_dcf_point, actual_dcf
         from .._roc import _eer_from_hull
 
         if p_target is None:
@@ -429,9 +425,13 @@ default=0.01
                 "`p_target` must be a float, a 1-D array-like of floats or None; "
                 f"got shape {np.shape(p_target)}."
             )
-        for p in p_targets or [None]:
-            _check_application(p, c_miss, c_fa, caller="DETDisplay.from_predictions")
-        p_targets = [float(p) for p in p_targets]
+        # validated as the DCF metrics do (the costs alone without a prior)
+        apps = [
+            Application._from_params(
+                p, c_miss, c_fa, caller="DETDisplay.from_predictions"
+            )
+            for p in p_targets or [0.5]
+        ][: len(p_targets)]
         metric_kwargs = _metric_kwargs(sample_weight, pos_label)
         is_target, s, w = check_metric_inputs(
             y_true, y_score, sample_weight, pos_label=pos_label
@@ -447,16 +447,16 @@ default=0.01
         pmiss, pfa = rocch_from_blocks(blocks)
         eer_value = _eer_from_hull(pmiss, pfa)
         min_points, actual_points = [], []
-        for p in p_targets:
-            app = {"p_target": p, "c_miss": c_miss, "c_fa": c_fa}
-            k, value = _min_dcf_point(pmiss, pfa, **app)
+        for app in apps:
+            p = app.p_target
+            k, value = _min_dcf_point(pmiss, pfa, **app.as_dict())
             min_points.append((p, float(pfa[k]), float(pmiss[k]), value))
             if llr:
-                threshold = _application(p, c_miss, c_fa)[0]
                 miss, fa = (
-                    float(r[0]) for r in _error_rates(is_target, s, w, [threshold])
+                    float(r[0])
+                    for r in _error_rates(is_target, s, w, [app.threshold])
                 )
-                value = actual_dcf(y_true, y_score, **app, **metric_kwargs)
+                value = actual_dcf(y_true, y_score, **app.as_dict(), **metric_kwargs)
                 actual_points.append((p, float(fa), float(miss), value))
         disp = cls(
             fpr=fpr,
