@@ -44,23 +44,24 @@ def _metric_calls(args) -> dict:
     }
 
 
-def metrics_table(y: np.ndarray, llr: np.ndarray, args) -> dict:
-    """The printed metrics; the three minimum metrics share one kernel run."""
-    from ..metrics import actual_dcf, cllr
-    from ..metrics._common import _validated_blocks
-    from ..metrics._dcf import _min_dcf_from_blocks
-    from ..metrics._roc import _eer_from_blocks
-    from ..metrics._scoring_rules import _min_cllr_from_blocks
+def scored_trials(y: np.ndarray, llr: np.ndarray):
+    """The trials of one score file, validated once; sorted at most once,
+    when the first minimum metric or plot needs it."""
+    from ..metrics import ScoredTrials
 
+    return ScoredTrials(y, llr)
+
+
+def metrics_table(trials, args) -> dict:
+    """The printed metrics of ``trials`` (a ``ScoredTrials``)."""
     app = application(args).as_dict()
     with np.errstate(all="ignore"):
-        blocks, n_tar, n_non = _validated_blocks(y, llr, None, None)
         return {
-            "eer": float(_eer_from_blocks(blocks)),
-            "min_dcf": float(_min_dcf_from_blocks(blocks, **app)),
-            "actual_dcf": float(actual_dcf(y, llr, **app)),
-            "cllr": float(cllr(y, llr)),
-            "min_cllr": float(_min_cllr_from_blocks(blocks, n_tar, n_non)),
+            "eer": float(trials.eer()),
+            "min_dcf": float(trials.min_dcf(**app)),
+            "actual_dcf": float(trials.actual_dcf(**app)),
+            "cllr": float(trials.cllr()),
+            "min_cllr": float(trials.min_cllr()),
         }
 
 
@@ -218,7 +219,7 @@ def app_line(args) -> str:
 
 
 def bayes_error_plot(systems, path: str, args, title: str) -> None:
-    """Write a Bayes error plot of ``[(name, y, llr, plot_min)]`` to ``path``.
+    """Write a Bayes error plot of ``[(name, trials, plot_min)]`` to ``path``.
 
     A system may carry a fifth element, a dict of line styles for its
     actual-DCF curve (``BayesErrorDisplay`` keyword arguments).
@@ -232,9 +233,9 @@ def bayes_error_plot(systems, path: str, args, title: str) -> None:
 
     fig, ax = plt.subplots(figsize=(9, 4.5))
     try:
-        for name, y, llr, plot_min, *style in systems:
-            BayesErrorDisplay.from_predictions(
-                y, llr, name=name, ax=ax, plot_min_dcf=plot_min, **dict(*style)
+        for name, trials, plot_min, *style in systems:
+            BayesErrorDisplay.from_trials(
+                trials, name=name, ax=ax, plot_min_dcf=plot_min, **dict(*style)
             )
         ax.axvline(
             application(args).prior_log_odds,
@@ -251,7 +252,7 @@ def bayes_error_plot(systems, path: str, args, title: str) -> None:
         plt.close(fig)
 
 
-def det_plot(name, y, llr, path: str, args, title: str) -> None:
+def det_plot(name, trials, path: str, args, title: str) -> None:
     """Write a DET plot of the LLRs of one score file to ``path``."""
     import matplotlib
 
@@ -262,8 +263,8 @@ def det_plot(name, y, llr, path: str, args, title: str) -> None:
 
     # the display's own figure: its square axes leave room for the legend
     # (tight_layout would not: it ignores the legend of fixed-aspect axes)
-    disp = DETDisplay.from_predictions(
-        y, llr, llr=True, **application(args).as_dict(), name=name
+    disp = DETDisplay.from_trials(
+        trials, llr=True, **application(args).as_dict(), name=name
     )
     try:
         disp.ax_.set_title(title, fontsize="medium")
@@ -272,7 +273,7 @@ def det_plot(name, y, llr, path: str, args, title: str) -> None:
         plt.close(disp.figure_)
 
 
-def tippett_plot(name, y, llr, path: str, title: str) -> None:
+def tippett_plot(name, trials, path: str, title: str) -> None:
     """Write a Tippett plot of the LLRs of one score file to ``path``."""
     import matplotlib
 
@@ -283,7 +284,7 @@ def tippett_plot(name, y, llr, path: str, title: str) -> None:
 
     fig, ax = plt.subplots(figsize=(9, 4.5))
     try:
-        TippettDisplay.from_predictions(y, llr, name=name, ax=ax)
+        TippettDisplay.from_trials(trials, name=name, ax=ax)
         ax.set_title(title, fontsize="medium")
         fig.tight_layout()
         save_figure(fig, path)
@@ -340,7 +341,9 @@ def cmd_evaluate(args) -> int:
     require_both_classes(sf)
     groups = bootstrap_groups(sf, args)
     progress.update("computing metrics")
-    metrics = metrics_table(sf.labels, sf.scores, args)
+    # validated once, sorted once: the metrics and every plot share it
+    trials = scored_trials(sf.labels, sf.scores)
+    metrics = metrics_table(trials, args)
     intervals = None
     if args.ci is not None:
         progress.update(
@@ -355,17 +358,17 @@ def cmd_evaluate(args) -> int:
     if args.plot:
         progress.update(f"writing {args.plot}")
         bayes_error_plot(
-            [(name, sf.labels, sf.scores, True)],
+            [(name, trials, True)],
             args.plot,
             args,
             f"Bayes error plot: {name}",
         )
     if args.det:
         progress.update(f"writing {args.det}")
-        det_plot(name, sf.labels, sf.scores, args.det, args, f"DET plot: {name}")
+        det_plot(name, trials, args.det, args, f"DET plot: {name}")
     if args.tippett:
         progress.update(f"writing {args.tippett}")
-        tippett_plot(name, sf.labels, sf.scores, args.tippett, f"Tippett plot: {name}")
+        tippett_plot(name, trials, args.tippett, f"Tippett plot: {name}")
     progress.done()
     if args.json:
         out = {

@@ -4,15 +4,9 @@ from __future__ import annotations
 
 from numbers import Real
 
-import numpy as np
-from scipy.special import expit
-
-from .._dask import any_dask_collection
-from .._pav import block_llr, rocch_from_blocks
 from ..utils._sklearn_compat import validate_params
-from ..utils._stats import error_counts
-from ._application import APPLICATION_CONSTRAINTS, Application, normalized_dcf
-from ._common import _blocks_from_arrays, _validated_binary, _validated_blocks
+from ._application import APPLICATION_CONSTRAINTS, Application
+from ._trials import ScoredTrials, check_prior_log_odds
 
 __all__ = ["actual_dcf", "min_dcf", "bayes_error_curve"]
 
@@ -114,25 +108,10 @@ def actual_dcf(
     1.0
     """
     app = Application._from_params(p_target, c_miss, c_fa)
-    threshold = app.threshold
-    if any_dask_collection(y_true, llr, sample_weight):  # per-partition counts
-        from .._dask._metrics import dask_error_rates
-
-        p_miss, p_fa = (
-            float(r[0])
-            for r in dask_error_rates(
-                y_true,
-                llr,
-                [threshold],
-                sample_weight=sample_weight,
-                pos_label=pos_label,
-            )
-        )
-    else:
-        is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
-        p_miss, p_fa = (
-            float(r[0]) for r in _error_rates(is_target, x, w, np.array([threshold]))
-        )
+    trials = ScoredTrials._from_metric_inputs(
+        y_true, llr, sample_weight, pos_label, score_name="llr"
+    )
+    p_miss, p_fa = (float(r[0]) for r in trials._error_rates([app.threshold]))
     return app.dcf(p_miss, p_fa, normalize=normalize)
 
 
@@ -221,44 +200,9 @@ def min_dcf(
     >>> float(min_dcf(y, [7.0] * 6, p_target=0.01))
     1.0
     """
-    blocks, _, _ = _validated_blocks(y_true, y_score, sample_weight, pos_label)
-    return _min_dcf_from_blocks(
-        blocks, p_target=p_target, c_miss=c_miss, c_fa=c_fa, normalize=normalize
-    )
-
-
-def _min_dcf_from_blocks(blocks, *, p_target, c_miss=1.0, c_fa=1.0, normalize=True):
-    """:func:`min_dcf` of a PAV block summary (shared with the bootstrap)."""
-    pmiss, pfa = rocch_from_blocks(blocks)
-    return _min_dcf_from_rates(
-        pmiss, pfa, p_target=p_target, c_miss=c_miss, c_fa=c_fa, normalize=normalize
-    )
-
-
-def _min_dcf_from_rates(pmiss, pfa, *, p_target, c_miss=1.0, c_fa=1.0, normalize=True):
-    """The lowest DCF over operating points ``(pmiss, pfa)``.
-
-    Over the ROC convex hull vertices, or over all the ROC points of a
-    sequence of ordered points: a linear cost has the same minimum over a set
-    of points as over their convex hull.
-    """
-    return _min_dcf_point(
-        pmiss, pfa, p_target=p_target, c_miss=c_miss, c_fa=c_fa, normalize=normalize
-    )[1]
-
-
-def _min_dcf_point(pmiss, pfa, *, p_target, c_miss=1.0, c_fa=1.0, normalize=True):
-    """The operating point of lowest DCF: its index and its DCF."""
     app = Application._from_params(p_target, c_miss, c_fa)
-    cost = np.ravel(app.dcf(pmiss, pfa, normalize=normalize))
-    k = int(np.argmin(cost))
-    return k, float(cost[k])
-
-
-def _error_rates(is_target, llr, w, thresholds):
-    """``P_miss`` and ``P_fa`` of the decisions ``llr >= t`` at each threshold."""
-    misses, false_alarms, n_tar, n_non = error_counts(is_target, llr, w, thresholds)
-    return misses / n_tar, false_alarms / n_non
+    trials = ScoredTrials._from_metric_inputs(y_true, y_score, sample_weight, pos_label)
+    return trials._min_dcf_point(app, normalize)[1]
 
 
 @validate_params(
@@ -336,40 +280,8 @@ def bayes_error_curve(
     >>> act.round(4).tolist(), mini.round(4).tolist()
     ([0.3333, 0.6667, 0.6667], [0.3333, 0.3333, 0.3333])
     """
-    plo = np.asarray(prior_log_odds, dtype=np.float64)
-    if plo.ndim > 1:
-        raise ValueError(
-            f"`prior_log_odds` must be a scalar or 1-D; got shape {plo.shape}."
-        )
-    plo = np.atleast_1d(plo)
-    if not np.isfinite(plo).all():
-        raise ValueError("`prior_log_odds` must be finite (no NaN or infinity).")
-    pe, one_minus_pe = expit(plo), expit(-plo)
-    thresholds = -plo
-
-    if any_dask_collection(y_true, llr, sample_weight):
-        from .._dask._metrics import dask_error_rates
-
-        blocks, n_tar, n_non = _validated_blocks(
-            y_true, llr, sample_weight, pos_label, score_name="llr"
-        )
-        # per-partition counts at every threshold
-        p_miss, p_fa = dask_error_rates(
-            y_true, llr, thresholds, sample_weight=sample_weight, pos_label=pos_label
-        )
-    else:
-        # validated once; the kernel and the error rates share the arrays
-        is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
-        blocks, n_tar, n_non = _blocks_from_arrays(is_target, x, w)
-        p_miss, p_fa = _error_rates(is_target, x, w, thresholds)
-    actual = normalized_dcf(pe, one_minus_pe, p_miss, p_fa)
-
-    # Minimum: the hull vertex where the PAV-LLRs cross the threshold; the two
-    # neighbours are checked too so that rounding in the block LLRs cannot
-    # pick the wrong side (the cost is convex along the hull).
-    pmiss_h, pfa_h = rocch_from_blocks(blocks)
-    k = np.searchsorted(block_llr(blocks, n_tar, n_non), thresholds, side="left")
-    last = pmiss_h.shape[0] - 1
-    cand = np.clip(k[None, :] + np.arange(-1, 2)[:, None], 0, last)
-    minimum = normalized_dcf(pe, one_minus_pe, pmiss_h[cand], pfa_h[cand]).min(axis=0)
-    return actual, minimum
+    plo = check_prior_log_odds(prior_log_odds)
+    trials = ScoredTrials._from_metric_inputs(
+        y_true, llr, sample_weight, pos_label, score_name="llr"
+    )
+    return trials._bayes_error_curve(plo)
