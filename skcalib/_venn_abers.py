@@ -113,20 +113,15 @@ def _groups(scores, is_target, sample_weight):
         else:
             c = s
             W = np.arange(n + 1, dtype=np.float64)
-        # the group of every score of the minority class, counted
+        # the group of every score of the minority class, counted; looked up
+        # in sorted order, which keeps np.searchsorted in cache (random
+        # look-ups into 1e7 scores cost more than the sort; the bucket index
+        # of the test scores' look-up was no faster here)
         minority = 2 * np.count_nonzero(is_target) <= n
         x = scores[is_target if minority else ~is_target]
-        index = _bucket_index(c) if 16 * x.shape[0] >= c.shape[0] else None
-        if index is None:
-            # looked up in sorted order, which keeps np.searchsorted in cache
-            # (random look-ups into 1e7 scores cost more than the sort)
-            x.sort()
-            group = np.searchsorted(c, x)
-        else:
-            group = _locate(c, x, index)
-        del x, index
-        count = np.bincount(group, minlength=c.shape[0])
-        del group
+        x.sort()
+        count = np.bincount(np.searchsorted(c, x), minlength=c.shape[0])
+        del x
         T = np.empty_like(W)
         T[0] = 0.0
         np.cumsum(count, out=T[1:])
@@ -365,8 +360,8 @@ class _BucketIndex(NamedTuple):
 
 
 def _bucket_of(index, x, out):
-    """The bucket of every value: non-decreasing in the value, rounding
-    included (``out``: float work buffer, then the buckets as intp)."""
+    """The bucket of every value, as a float to round down into ``out``:
+    non-decreasing in the value, rounding included."""
     np.clip(x, index.lo, index.hi, out=out)
     out -= index.lo
     out *= index.scale
@@ -428,44 +423,28 @@ def _ranks(index, x, pos, probe, value, below):
     return pos
 
 
-def _locate(c, x, index=None):
-    """``np.searchsorted(c, x)`` (``side='left'``), with ``_bucket_index(c)``
-    or None."""
-    m = x.shape[0]
-    if index is None:
-        if m <= 1024:
-            return np.searchsorted(c, x)
-        # sorted values: np.searchsorted then walks the table in cache
-        order = np.argsort(x)
-        pos = np.empty(m, dtype=np.intp)
-        pos[order] = np.searchsorted(c, x[order])
-        return pos
-    pos = np.empty(m, dtype=np.intp)
-    size = min(_CHUNK, m)
-    probe, value = np.empty(size, dtype=np.intp), np.empty(size)
-    below = np.empty(size, dtype=bool)
-    for start in range(0, m, size):
-        stop = min(start + size, m)
-        n = stop - start
-        _ranks(index, x[start:stop], pos[start:stop], probe[:n], value[:n], below[:n])
-    return pos
-
-
 def _interval(tables: VennAbersTables, x: np.ndarray) -> np.ndarray:
     """``(p0, p1)`` of test scores ``x`` (float64, no NaN), shape ``(m, 2)``.
 
     ``np.searchsorted`` of unsorted values is a binary search per value whose
     branches the processor cannot predict, slower than sorting the values
     first, and that sort would be most of the work. Many values are located
-    with a bucket index instead (:func:`_ranks`), chunk by chunk in buffers
-    that stay in the CPU cache.
+    with a bucket index instead (:func:`_ranks`), chunk by chunk in reused
+    buffers.
     """
     c, p0, p1 = tables
     k, m = c.shape[0], x.shape[0]
     out = np.empty((m, 2))
     index = _bucket_index(c) if m > 1024 and 16 * m >= k else None
     if index is None:
-        left = _locate(c, x)
+        if m > 1024:
+            # sorted values: np.searchsorted then walks the table in cache
+            order = np.argsort(x)
+            left = np.empty(m, dtype=np.intp)
+            left[order] = np.searchsorted(c, x[order])
+            del order
+        else:
+            left = np.searchsorted(c, x)
         np.take(p1, left, out=out[:, 1])
         # a score tied with c[left] reads p0 one position up
         left += np.take(np.append(c, np.nan), left) == x
