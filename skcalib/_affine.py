@@ -27,6 +27,7 @@ from ._solver import (
     minimize,
     penalty_variance,
 )
+from ._special import uninformative_objective
 from .utils._sklearn_compat import Interval
 
 __all__ = ["ProperScoringAffineCalibrator"]
@@ -139,13 +140,16 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
 
         \\bar C = \\frac{\\pi}{N_{tar}} \\sum_{i \\in tar} w_i C(q_i, tar)
         + \\frac{1-\\pi}{N_{non}} \\sum_{i \\in non} w_i C(q_i, non)
-        + \\lambda (A s_{sd})^2,
+        + \\lambda \\bar C_0 (A s_{sd})^2,
         \\qquad q_i = \\sigma(A s_i + B + \\operatorname{logit}\\pi),
 
     with ``C`` the Beta-family rule with parameters ``(alpha, beta)``,
-    ``pi = p_target`` and ``s_sd`` the standard deviation of the training
+    ``pi = p_target``, ``s_sd`` the standard deviation of the training
     scores, each class weighted as in the objective (``pi / N_tar`` and
-    ``(1 - pi) / N_non`` times the sample weights). ``alpha = beta = 1`` is
+    ``(1 - pi) / N_non`` times the sample weights), and ``Cbar_0`` the
+    objective of the uninformative system ``l = 0`` (``log 2`` for the
+    logarithmic rule at ``pi = 1/2``): the penalty is on the normalized
+    objective. ``alpha = beta = 1`` is
     prior-weighted logistic regression; ``alpha = beta = 2`` the Brier rule;
     rules with ``alpha > 1`` weight the high LLR thresholds (low false-alarm
     applications) more.
@@ -166,13 +170,15 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
         the LLRs.
     l2 : float, default=1e-5
         L2 penalty ``lambda`` on the slope per standard deviation of the
-        scores: ``lambda (A s_sd)^2`` is added to the objective (the
-        intercept is not penalized), as for each weight of
-        :class:`~skcalib.ProperScoringFusion`. In these units the fit does
-        not depend on the units of the scores. The small default keeps the
-        fit finite on (nearly) separable data, where the unpenalized fit gives
-        posteriors of 0 and 1, at a negligible cost elsewhere; ``l2=0`` gives
-        the exact unpenalized fit.
+        scores, relative to the normalized objective: ``lambda Cbar_0
+        (A s_sd)^2`` is added to the objective (the intercept is not
+        penalized), as for each weight of
+        :class:`~skcalib.ProperScoringFusion`. In these units the fit does not
+        depend on the units of the scores, and ``lambda`` weighs the same at
+        every ``p_target`` and rule. The small default keeps the fit finite on
+        (nearly) separable data, where the unpenalized fit gives posteriors of
+        0 and 1, at a negligible cost elsewhere; ``l2=0`` gives the exact
+        unpenalized fit.
     tol : float, default=1e-8
         Convergence tolerance on the Newton step, in LLR units at scores one
         standard deviation from their mean.
@@ -297,9 +303,17 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
             beta=float(self.beta),
             tau=logit(p_target),
             l2=l2,
-            # the slope per standard deviation of the scores: units-free
+            # the slope per standard deviation of the scores (units-free), on
+            # the normalized objective (the same at every p_target)
             l2_variance=(
-                penalty_variance(data, standardizer, class_factors) if l2 > 0 else None
+                penalty_variance(
+                    data,
+                    standardizer,
+                    class_factors,
+                    uninformative_objective(self.alpha, self.beta, p_target),
+                )
+                if l2 > 0
+                else None
             ),
             separable=l2 == 0,
         )

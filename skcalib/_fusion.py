@@ -29,7 +29,7 @@ from ._solver import (
     penalty_variance,
     rule_terms,
 )
-from ._special import logit, scaled_affine
+from ._special import logit, scaled_affine, uninformative_objective
 from .utils._sklearn_compat import Interval
 from .utils._stats import class_totals
 
@@ -226,7 +226,8 @@ def fit_linear_rule(data, *, alpha, beta, p_target, l2, tol, max_iter, l2_units=
     memory or on Dask). ``l2_units``: ``'raw'`` penalizes the weights in the
     units of the inputs (inputs with units of their own, as Beta
     calibration's log-probabilities), ``'std'`` per standard deviation of
-    each input (scores in any units). Returns ``(coef, intercept, result)``
+    each input (scores in any units) and on the normalized objective (the
+    same at every ``p_target``). Returns ``(coef, intercept, result)``
     with the :class:`~skcalib._solver.SolverResult` (its ``status`` says whether the
     caller should warn; ``"unbounded"`` once the separating bound was
     applied). Shared by :class:`ProperScoringFusion` and
@@ -238,7 +239,8 @@ def fit_linear_rule(data, *, alpha, beta, p_target, l2, tol, max_iter, l2_units=
     class_factors = (p / w_tar, (1.0 - p) / w_non)
     variance = None
     if l2_units == "std" and l2 > 0:
-        variance = penalty_variance(data, std, class_factors)
+        normalizer = uninformative_objective(alpha, beta, p)
+        variance = penalty_variance(data, std, class_factors, normalizer)
     objective = FusionObjective(
         standardizer=std,
         class_factors=class_factors,
@@ -288,13 +290,15 @@ class ProperScoringFusion(BaseCalibrator):
 
         \\bar C = \\frac{\\pi}{N_{tar}} \\sum_{i \\in tar} w_i C(q_i, tar)
         + \\frac{1-\\pi}{N_{non}} \\sum_{i \\in non} w_i C(q_i, non)
-        + \\lambda \\sum_j (w_j \\sigma_j)^2,
+        + \\lambda \\bar C_0 \\sum_j (w_j \\sigma_j)^2,
         \\qquad q_i = \\sigma(l_i + \\operatorname{logit}\\pi),
 
     with ``pi = p_target``, ``C`` the rule with parameters
-    ``(alpha, beta)`` and ``sigma_j`` the standard deviation of system
+    ``(alpha, beta)``, ``sigma_j`` the standard deviation of system
     ``j``'s training scores, each class weighted as in the objective
-    (``pi / N_tar`` and ``(1 - pi) / N_non`` times the sample weights).
+    (``pi / N_tar`` and ``(1 - pi) / N_non`` times the sample weights), and
+    ``Cbar_0`` the objective of the uninformative system ``l = 0``: the
+    penalty is on the normalized objective.
     ``alpha = beta = 1`` is the logistic-regression fusion of the
     speaker-recognition toolkits (prior-weighted logistic regression); with
     one system it is :class:`ProperScoringAffineCalibrator`.
@@ -309,12 +313,14 @@ class ProperScoringFusion(BaseCalibrator):
         Target prior of the application the objective is tuned for.
     l2 : float, default=1e-5
         Penalty ``lambda`` on the squared weights per standard deviation of
-        their system's scores, ``lambda sum_j (w_j sigma_j)^2`` (the offset
-        is not penalized): the fit does not depend on the units of any
-        system. The small default keeps the fit finite when a weighted sum of
-        the scores separates the classes (few trials), where the unpenalized
-        fit gives posteriors of 0 and 1, at a negligible cost elsewhere;
-        ``l2=0`` gives the exact unpenalized fit.
+        their system's scores, relative to the normalized objective,
+        ``lambda Cbar_0 sum_j (w_j sigma_j)^2`` (the offset is not
+        penalized): the fit does not depend on the units of any system, and
+        ``lambda`` weighs the same at every ``p_target`` and rule. The small
+        default keeps the fit finite when a weighted sum of the scores
+        separates the classes (few trials), where the unpenalized fit gives
+        posteriors of 0 and 1, at a negligible cost elsewhere; ``l2=0`` gives
+        the exact unpenalized fit.
     prior : float in (0, 1), default=None
         Target prior of ``predict_proba`` and ``predict``; ``None`` means the
         weighted target proportion of the training data.

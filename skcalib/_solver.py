@@ -588,18 +588,24 @@ def _chunk_moments(standardizer, class_factors, chunk):
     return np.stack([np.full(u.shape[1], v.sum()), v @ u, v @ (u * u)])
 
 
-def penalty_variance(data, standardizer, class_factors):
+def penalty_variance(data, standardizer, class_factors, normalizer=1.0):
     """Variance of each standardized input column, weighted as the objective.
 
     The unit of a penalty on the slopes that keeps a fit independent of the
     units of the scores: with ``sigma`` the standard deviation of a raw
     column under the weights ``v`` (the sample weight times the class
     factor, ``class_factors = (k_tar, k_non)``), a raw slope ``A`` costs
-    ``lambda (A sigma)^2``, which is ``lambda * variance * a^2`` for the
-    slope ``a`` in standardized units. Exact for weights as repeated rows
-    (one pass over all the data; the standardizer's own scale comes from a
-    subsample). Returns an ndarray of shape ``(n_columns,)``, 0 for a
-    constant column.
+    ``lambda * normalizer * (A sigma)^2``, which is
+    ``lambda * normalizer * variance * a^2`` for the slope ``a`` in
+    standardized units. ``normalizer``, the objective of the uninformative
+    system (:func:`skcalib._special.uninformative_objective`), makes
+    ``lambda`` a weight on the *normalized* objective, the same at every
+    target prior and for every rule (the mean loss of an extreme
+    ``p_target`` is a thousand times smaller than at 0.5, its penalty
+    should be too). Exact for weights as repeated rows (one pass over all
+    the data; the standardizer's own scale comes from a subsample).
+    Returns ``normalizer * variance``, an ndarray of shape ``(n_columns,)``,
+    0 for a constant column.
 
     Examples
     --------
@@ -616,7 +622,8 @@ def penalty_variance(data, standardizer, class_factors):
     factors = (float(class_factors[0]), float(class_factors[1]))
     s0, s1, s2 = data.reduce(partial(_chunk_moments, standardizer, factors))
     mean = s1 / s0
-    return np.where(standardizer.constant, 0.0, np.maximum(s2 / s0 - mean * mean, 0.0))
+    variance = np.maximum(s2 / s0 - mean * mean, 0.0)
+    return np.where(standardizer.constant, 0.0, float(normalizer) * variance)
 
 
 def _l2_standardized(l2, standardizer, variance=None):

@@ -48,7 +48,8 @@ def _penalty_variance(X, y, w, p_target):
 
 def _objective_value(est, X, y, w=None, *, coef=None, intercept=None):
     """The fusion objective by the public Beta-rule function, independently:
-    the penalty is on each weight per standard deviation of its column."""
+    the penalty is on each weight per standard deviation of its column,
+    relative to the normalized objective."""
     coef = est.coef_ if coef is None else coef
     intercept = est.intercept_ if intercept is None else intercept
     llr = X @ coef + intercept
@@ -56,7 +57,11 @@ def _objective_value(est, X, y, w=None, *, coef=None, intercept=None):
         llr, y, w, alpha=est.alpha, beta=est.beta, prior=est.p_target
     )
     var = _penalty_variance(X, y, w, est.p_target)
-    return value + est.l2 * float(coef**2 @ var)
+    # on the normalized objective: relative to that of the uninformative l = 0
+    c0 = prior_weighted_objective(
+        np.zeros(y.shape[0]), y, w, alpha=est.alpha, beta=est.beta, prior=est.p_target
+    )
+    return value + est.l2 * c0 * float(coef**2 @ var)
 
 
 # --------------------------------------------------------------------- errors
