@@ -66,9 +66,11 @@ __all__ = [
     "venn_abers_tables",
 ]
 
-#: Points handled per vectorized pass of the tangent searches (bounds the
-#: temporaries to a few arrays of this length).
-_CHUNK = 1 << 18
+#: Points handled per vectorized pass of the tangent searches and the
+#: lookups: a few work buffers of this length are reused from chunk to
+#: chunk, instead of temporaries as long as the data, which cost memory and,
+#: handed back to the operating system, page faults on the next allocation.
+_CHUNK = 1 << 16
 
 
 class VennAbersTables(NamedTuple):
@@ -92,10 +94,12 @@ class VennAbersTables(NamedTuple):
 
 
 def _groups(scores, is_target, sample_weight):
-    """Distinct scores and the cumulative sum diagram ``(W, T)`` of length K+1."""
+    """Distinct scores, the cumulative sum diagram ``(W, T)`` of length K+1,
+    and the kind of each group for :func:`_hull_vertices` (or None)."""
     if sample_weight is None:
         s = np.sort(scores)
         n = s.shape[0]
+        sizes = None
         if n > 1 and not (s[1:] != s[:-1]).all():
             starts = _run_starts(s[1:] != s[:-1])
             c = s[starts]
@@ -104,23 +108,34 @@ def _groups(scores, is_target, sample_weight):
             W[0] = 0.0
             W[1:-1] = starts[1:]
             W[-1] = n
+            sizes = np.diff(starts, append=n)
             del starts
         else:
             c = s
             W = np.arange(n + 1, dtype=np.float64)
-        # targets at or below each distinct score: the group of every score
-        # of the minority class, counted; looked up in sorted order, which
-        # keeps np.searchsorted in cache (random look-ups into 1e7 scores
-        # cost more than the sort)
+        # the group of every score of the minority class, counted; looked up
+        # in sorted order, which keeps np.searchsorted in cache (random
+        # look-ups into 1e7 scores cost more than the sort; the bucket index
+        # of the test scores' look-up was no faster here)
+        minority = 2 * np.count_nonzero(is_target) <= n
+        x = scores[is_target if minority else ~is_target]
+        x.sort()
+        count = np.bincount(np.searchsorted(c, x), minlength=c.shape[0])
+        del x
         T = np.empty_like(W)
         T[0] = 0.0
-        minority = is_target if 2 * np.count_nonzero(is_target) <= n else ~is_target
-        group = np.searchsorted(c, np.sort(scores[minority]))
-        np.cumsum(np.bincount(group, minlength=c.shape[0]), out=T[1:])
-        del group
-        if minority is not is_target:
+        np.cumsum(count, out=T[1:])
+        if not minority:
             np.subtract(W[1:], T[1:], out=T[1:])
-        return c, W, T
+        # 0: non-targets only, 1: targets only, 2: both
+        if sizes is None:
+            kind = count.astype(np.int8)
+            if not minority:
+                np.subtract(1, kind, out=kind)
+        else:
+            kind = np.where(count == 0, 1 - minority, 2).astype(np.int8)
+            kind[count == sizes] = minority
+        return c, W, T, kind
     positive = sample_weight > 0
     if not positive.all():
         scores = scores[positive]
@@ -138,27 +153,30 @@ def _groups(scores, is_target, sample_weight):
     T = np.zeros(c.shape[0] + 1)
     np.cumsum(np.add.reduceat(w, starts), out=W[1:])
     np.cumsum(np.add.reduceat(tw, starts), out=T[1:])
-    return c, W, T
+    return c, W, T, None
 
 
-def _hull_vertices(W, T):
+def _hull_vertices(W, T, kind=None):
     """Indices into the diagram of the vertices of its greatest convex minorant.
 
     These are the boundaries of the PAV blocks of the groups, from the PAV
     kernel (pure runs pooled first: they never hold a block boundary).
+    ``kind`` of each group, if known: 0 non-targets only, 1 targets only,
+    2 both.
     """
     # Pure runs pooled straight from the cumulative sums, without per-group
     # arrays of every kind (memory): a group is pure non-target (T flat),
     # pure target (T rises as W) or mixed; a run ends where the kind changes
     # or at every mixed group.
-    dT = np.diff(T)
-    kind = (dT > 0).view(np.int8)  # 0: non-target only
-    mixed = kind.astype(bool)
-    dT -= np.diff(W)  # minus the non-target weight of each group
-    mixed &= dT != 0
-    del dT
-    kind += mixed  # 1: target only, 2: mixed
-    del mixed
+    if kind is None:
+        dT = np.diff(T)
+        kind = (dT > 0).view(np.int8)  # 0: non-target only
+        mixed = kind.astype(bool)
+        dT -= np.diff(W)  # minus the non-target weight of each group
+        mixed &= dT != 0
+        del dT
+        kind += mixed  # 1: target only, 2: mixed
+        del mixed
     ends = np.flatnonzero((kind[1:] != kind[:-1]) | (kind[:-1] == 2))
     del kind
     ends = np.append(ends + 1, W.shape[0] - 1)
@@ -215,47 +233,60 @@ def _tangents(W, T, gv, d_w, d_t, upward):
         return eT[j] * dW <= dT * eW[j]
 
     # nearest vertex of every point: onward (the first vertex >= a) or
-    # inward (the last vertex <= b), constant between vertices
-    index_type = np.int32 if m < 2**31 else np.intp  # memory
-    nearest = np.empty(W.shape[0], dtype=index_type)
-    runs = np.diff(gv)
-    if upward:
-        nearest[0] = 0
-        nearest[1:] = np.repeat(np.arange(1, m, dtype=index_type), runs)
-    else:
-        nearest[-1] = m - 1
-        nearest[:-1] = np.repeat(np.arange(m - 1, dtype=index_type), runs)
-    del runs
-    out = np.empty(W.shape[0])
-    for start in range(0, W.shape[0], _CHUNK):
-        stop = min(start + _CHUNK, W.shape[0])
+    # inward (the last vertex <= b), constant between vertices: the points
+    # of vertex i run up to last[i]
+    last = gv if upward else np.append(gv[1:] - 1, gv[-1])
+    n = W.shape[0]
+    out = np.empty(n)
+    size = min(_CHUNK, n)
+    dT, dW, e = np.empty(size), np.empty(size), np.empty(size)
+    flag = np.empty(size, dtype=bool)
+    todo = []
+    for start in range(0, n, size):
+        stop = min(start + size, n)
+        k = stop - start
+        first_i, last_i = np.searchsorted(last, [start, stop - 1])
+        ends = np.minimum(last[first_i : last_i + 1], stop - 1)
+        j = np.repeat(np.arange(first_i, last_i + 1), np.diff(ends, prepend=start - 1))
         Wx, Tx = W[start:stop], T[start:stop]
-        j = nearest[start:stop]
+        # the chord to the nearest vertex, as chord() computes it
+        np.take(GT, j, out=dT[:k], mode="clip")
+        np.take(GW, j, out=dW[:k], mode="clip")
+        if upward:
+            np.subtract(dT[:k], Tx, out=dT[:k])
+            np.subtract(dW[:k], Wx, out=dW[:k])
+        else:
+            np.subtract(Tx, dT[:k], out=dT[:k])
+            np.subtract(Wx, dW[:k], out=dW[:k])
+        dT[:k] += d_t
+        dW[:k] += d_w
+        np.divide(dT[:k], dW[:k], out=out[start:stop])
         # the nearest vertex is nearly always the tangent point (a point of
         # the diagram lies close to its hull): search only the others
-        dT, dW = chord(Wx, Tx, j)
-        slope = np.divide(dT, dW, out=out[start:stop])
-        dT *= eW[j]
-        dW *= eT[j]
-        todo = np.flatnonzero(dW < dT if upward else dW > dT)
-        del dT, dW
-        if todo.shape[0]:
-            Wt, Tt = Wx[todo], Tx[todo]
+        dT[:k] *= np.take(eW, j, out=e[:k], mode="clip")
+        dW[:k] *= np.take(eT, j, out=e[:k], mode="clip")
+        (np.less if upward else np.greater)(dW[:k], dT[:k], out=flag[:k])
+        if flag[:k].any():
+            todo.append(np.flatnonzero(flag[:k]) + start)
+    if todo:
+        todo = np.concatenate(todo)
+        j = np.searchsorted(last, todo)
+        Wt, Tt = W[todo], T[todo]
+        if upward:
+            lo, hi = j + 1, np.full(todo.shape[0], m - 1)
+        else:
+            lo, hi = np.zeros(todo.shape[0], dtype=j.dtype), j - 1
+        while (lo < hi).any():
+            mid = (lo + hi + (0 if upward else 1)) >> 1
+            ok = passes(Wt, Tt, mid)
             if upward:
-                lo, hi = j[todo] + 1, np.full(todo.shape[0], m - 1)
+                hi = np.where(ok, mid, hi)
+                lo = np.where(ok, lo, mid + 1)
             else:
-                lo, hi = np.zeros(todo.shape[0], dtype=j.dtype), j[todo] - 1
-            while (lo < hi).any():
-                mid = (lo + hi + (0 if upward else 1)) >> 1
-                ok = passes(Wt, Tt, mid)
-                if upward:
-                    hi = np.where(ok, mid, hi)
-                    lo = np.where(ok, lo, mid + 1)
-                else:
-                    lo = np.where(ok, mid, lo)
-                    hi = np.where(ok, hi, mid - 1)
-            dT, dW = chord(Wt, Tt, lo)
-            slope[todo] = dT / dW
+                lo = np.where(ok, mid, lo)
+                hi = np.where(ok, hi, mid - 1)
+        dTt, dWt = chord(Wt, Tt, lo)
+        out[todo] = dTt / dWt
     return out
 
 
@@ -294,14 +325,15 @@ def venn_abers_tables(
     >>> p0.round(3).tolist(), p1.round(3).tolist()
     ([0.5, 0.6], [0.75, 1.0])
     """
-    c, W, T = _groups(scores, is_target, sample_weight)
+    c, W, T, kind = _groups(scores, is_target, sample_weight)
     w = float(test_weight)
     exponent = int(np.frexp(W[-1])[1])
     if exponent > 500:
         # the tangent tests multiply two weights: keep the products finite
         # (a power of two scales exactly)
         W, T, w = np.ldexp(W, -exponent), np.ldexp(T, -exponent), w * 2.0**-exponent
-    gv = _hull_vertices(W, T)
+    gv = _hull_vertices(W, T, kind)
+    del kind
     p1 = _tangents(W, T, gv, w, w, upward=True)
     np.maximum.accumulate(p1, out=p1)
     p0 = _tangents(W, T, gv, w, 0.0, upward=False)
@@ -310,27 +342,135 @@ def venn_abers_tables(
     return VennAbersTables(c, p0, p1)
 
 
+#: A bucket of the lookup index holds fewer than ``2**_MAX_DEPTH`` distinct
+#: scores; tables crowded into fewer buckets are searched with
+#: ``np.searchsorted``.
+_MAX_DEPTH = 8
+
+
+class _BucketIndex(NamedTuple):
+    """Equal-width buckets over the finite range of sorted distinct scores."""
+
+    c: np.ndarray  # the scores
+    lo: float
+    hi: float
+    scale: float  # buckets per unit of score
+    first: np.ndarray  # number of scores in the buckets below each bucket
+    depth: int  # every bucket holds fewer than 2**depth scores
+
+
+def _bucket_of(index, x, out):
+    """The bucket of every value, as a float to round down into ``out``:
+    non-decreasing in the value, rounding included."""
+    np.clip(x, index.lo, index.hi, out=out)
+    out -= index.lo
+    out *= index.scale
+    return out
+
+
+def _bucket_index(c):
+    """The index of :func:`_ranks` for the scores ``c``, or None if crowded.
+
+    The range of the finite scores is cut into ``len(c)`` equal buckets; the
+    bucket of a value is a non-decreasing function of it, rounding included,
+    so a score in a lower (higher) bucket than a value is below (above) it.
+    """
+    k = c.shape[0]
+    # the finite range: +/-inf can only be the ends
+    lo = c[0] if c[0] > -np.inf else c[min(1, k - 1)]
+    hi = c[-1] if c[-1] < np.inf else c[max(k - 2, 0)]
+    with np.errstate(over="ignore"):
+        scale = k / (hi - lo) if hi > lo else 0.0
+    if not 0.0 < scale < np.inf:
+        return None
+    index = _BucketIndex(c, float(lo), float(hi), float(scale), None, 0)
+    # the buckets of the sorted scores are sorted: count them chunk by chunk
+    # (each chunk covers a contiguous range of buckets)
+    buffer = np.empty(min(_CHUNK, k))
+    count = None
+    for start in range(0, k, buffer.shape[0]):
+        stop = min(start + buffer.shape[0], k)
+        b = _bucket_of(index, c[start:stop], buffer[: stop - start]).astype(np.intp)
+        if count is None:
+            count = np.zeros(int(_bucket_of(index, c[-1:], buffer[:1])[0]) + 2, np.intp)
+        part = np.bincount(b - b[0])
+        count[b[0] + 1 : b[0] + 1 + part.shape[0]] += part
+    depth = int(count.max()).bit_length()
+    if depth > _MAX_DEPTH:  # outliers, heavy tails
+        return None
+    np.cumsum(count, out=count)
+    return index._replace(first=count, depth=depth)
+
+
+def _ranks(index, x, pos, probe, value, below):
+    """``np.searchsorted(c, x)`` into ``pos``; the others are work buffers.
+
+    The number of scores in the buckets below the value's, plus a
+    branch-free binary search in its bucket: no bucket ends needed, since
+    the scores past them belong to higher buckets (and past the last score,
+    the search reads the last score again: a value above it counts too many,
+    clipped at the end).
+    """
+    np.copyto(probe, _bucket_of(index, x, value), casting="unsafe")  # floor
+    np.take(index.first, probe, out=pos, mode="clip")
+    for level in range(index.depth - 1, -1, -1):
+        # pos += 2**level where the score at pos + 2**level - 1 is below x
+        np.add(pos, (1 << level) - 1, out=probe)
+        np.take(index.c, probe, out=value, mode="clip")
+        np.less(value, x, out=below)
+        pos += below.view(np.uint8) << np.uint8(level)
+    np.minimum(pos, index.c.shape[0], out=pos)
+    return pos
+
+
+def _interval(tables: VennAbersTables, x: np.ndarray) -> np.ndarray:
+    """``(p0, p1)`` of test scores ``x`` (float64, no NaN), shape ``(m, 2)``.
+
+    ``np.searchsorted`` of unsorted values is a binary search per value whose
+    branches the processor cannot predict, slower than sorting the values
+    first, and that sort would be most of the work. Many values are located
+    with a bucket index instead (:func:`_ranks`), chunk by chunk in reused
+    buffers.
+    """
+    c, p0, p1 = tables
+    k, m = c.shape[0], x.shape[0]
+    out = np.empty((m, 2))
+    index = _bucket_index(c) if m > 1024 and 16 * m >= k else None
+    if index is None:
+        if m > 1024:
+            # sorted values: np.searchsorted then walks the table in cache
+            order = np.argsort(x)
+            left = np.empty(m, dtype=np.intp)
+            left[order] = np.searchsorted(c, x[order])
+            del order
+        else:
+            left = np.searchsorted(c, x)
+        np.take(p1, left, out=out[:, 1])
+        # a score tied with c[left] reads p0 one position up
+        left += np.take(np.append(c, np.nan), left) == x
+        np.take(p0, left, out=out[:, 0])
+        return out
+    size = min(_CHUNK, m)
+    pos, probe = np.empty(size, dtype=np.intp), np.empty(size, dtype=np.intp)
+    value, below = np.empty(size), np.empty(size, dtype=bool)
+    for start in range(0, m, size):
+        stop = min(start + size, m)
+        n = stop - start
+        xx = x[start:stop]
+        left = _ranks(index, xx, pos[:n], probe[:n], value[:n], below[:n])
+        np.take(p1, left, out=out[start:stop, 1], mode="clip")
+        # a score tied with c[left] reads p0 one position up (left = k only
+        # above the last score, which is then not tied)
+        np.take(c, left, out=value[:n], mode="clip")
+        left += np.equal(value[:n], xx, out=below[:n])
+        np.take(p0, left, out=out[start:stop, 0], mode="clip")
+    return out
+
+
 def venn_abers_lookup(tables: VennAbersTables, x: np.ndarray):
     """``(p0, p1)`` of test scores ``x`` (float64, no NaN) from the tables."""
-    c = tables.scores
-    k = c.shape[0]
-    order = None
-    if x.shape[0] > 1024:
-        # look up in sorted order: np.searchsorted then walks the table in
-        # cache, several times faster than random look-ups even with the sort
-        order = np.argsort(x)
-        x = x[order]
-    left = np.searchsorted(c, x, side="left")
-    tied = c[np.minimum(left, k - 1)] == x
-    tied &= left < k
-    p0, p1 = tables.p0[left + tied], tables.p1[left]
-    if order is None:
-        return p0, p1
-    out0 = np.empty_like(p0)
-    out1 = np.empty_like(p1)
-    out0[order] = p0
-    out1[order] = p1
-    return out0, out1
+    interval = _interval(tables, x)
+    return interval[:, 0], interval[:, 1]
 
 
 def merge_p0p1(p0, p1, axis=None):
@@ -471,15 +611,14 @@ class VennAbersCalibrator(BaseCalibrator):
         self.p1_ = [t.p1 for t in tables]
         return self
 
-    def _pair(self, j, x):
-        return venn_abers_lookup(
-            VennAbersTables(self.scores_[j], self.p0_[j], self.p1_[j]), x
-        )
+    def _interval(self, j, x):
+        return _interval(VennAbersTables(self.scores_[j], self.p0_[j], self.p1_[j]), x)
 
     def _transform(self, X):
         out = np.empty_like(X)
         for j in range(X.shape[1]):
-            out[:, j] = merge_p0p1(*self._pair(j, X[:, j]))[0]
+            interval = self._interval(j, X[:, j])
+            out[:, j] = merge_p0p1(interval[:, 0], interval[:, 1])[0]
         return out
 
     @_needs_single_column
@@ -499,8 +638,7 @@ class VennAbersCalibrator(BaseCalibrator):
             ``classes_[1]`` at the calibration prior.
         """
         X, _ = self._validate_X(X)
-        p0, p1 = self._pair(0, X[:, 0])
-        return np.column_stack([p0, p1])
+        return self._interval(0, X[:, 0])
 
 
 # ------------------------------------------------ cross Venn-Abers (ensembles)

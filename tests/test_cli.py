@@ -777,24 +777,41 @@ def test_benchmark_options_have_help_with_defaults(script):
             assert "default" in text.lower(), f"{option}: no default in {text!r}"
 
 
-def test_metrics_table_runs_the_kernel_once(monkeypatch):
-    """EER, min DCF and min Cllr of ``evaluate`` share one kernel run."""
+def _count_scored_trials(monkeypatch):
+    """Record every ScoredTrials built, and each one's kernel runs."""
+    from skcalib.metrics import ScoredTrials
+
+    built, sorted_ = [], []
+    setup, summary = ScoredTrials._setup, ScoredTrials._summary
+
+    def counting_setup(self, *args, **kwargs):
+        built.append(self)
+        return setup(self, *args, **kwargs)
+
+    def counting_summary(self):
+        if self._blocks is None:
+            sorted_.append(self)
+        return summary(self)
+
+    monkeypatch.setattr(ScoredTrials, "_setup", counting_setup)
+    monkeypatch.setattr(ScoredTrials, "_summary", counting_summary)
+    return built, sorted_
+
+
+def test_metrics_table_asks_one_scored_trials(monkeypatch):
+    """EER, min DCF, actual DCF, Cllr and min Cllr of ``evaluate`` come from
+    one ScoredTrials, sorted once."""
     from types import SimpleNamespace
 
-    import skcalib._pav as kernel
-    from skcalib._cli._commands import metrics_table
+    from skcalib._cli._commands import metrics_table, scored_trials
 
     rng = np.random.default_rng(0)
     y = (rng.random(500) < 0.3).astype(int)
     llr = rng.normal(size=500) + 2.0 * y
     args = SimpleNamespace(p_target=0.1, c_miss=1.0, c_fa=2.0)
-    calls = []
-    original = kernel.pav_merge
-    monkeypatch.setattr(
-        kernel, "pav_merge", lambda *a, **k: calls.append(1) or original(*a, **k)
-    )
-    table = metrics_table(y, llr, args)
-    assert len(calls) == 1
+    built, sorted_ = _count_scored_trials(monkeypatch)
+    table = metrics_table(scored_trials(y, llr), args)
+    assert len(built) == 1 and sorted_ == built
     monkeypatch.undo()
     app = {"p_target": 0.1, "c_miss": 1.0, "c_fa": 2.0}
     assert table == {
@@ -804,3 +821,24 @@ def test_metrics_table_runs_the_kernel_once(monkeypatch):
         "cllr": cllr(y, llr),
         "min_cllr": min_cllr(y, llr),
     }
+
+
+def test_evaluate_with_every_plot_validates_and_sorts_once(
+    data, tmp_path, monkeypatch, capsys
+):
+    """``evaluate --plot --det --tippett``: one ScoredTrials for the metrics
+    and the three plots, its scores sorted once."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    _, y, llr = data
+    path = _two_column(tmp_path / "scores.txt", llr, y)
+    built, sorted_ = _count_scored_trials(monkeypatch)
+    args = ["-q", "evaluate", str(path), "--json"]
+    args += ["--plot", "b.png", "--det", "d.png", "--tippett", "t.png"]
+    assert main(args) == 0
+    assert len(built) == 1 and sorted_ == built
+    monkeypatch.undo()
+    out = json.loads(capsys.readouterr().out)
+    assert out["min_dcf"] == min_dcf(y, llr, p_target=0.5)
+    for name in ("b.png", "d.png", "t.png"):
+        assert (tmp_path / name).read_bytes().startswith(b"\x89PNG")

@@ -644,6 +644,31 @@ def test_public_metrics_on_dask_equal_in_memory(client, weighted):
         np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-15)
 
 
+def test_scored_trials_on_dask_equal_in_memory(client):
+    # one object from Dask collections: the distributed block summary once,
+    # then every minimum metric at many applications, as in memory
+    from skcalib.metrics import ScoredTrials
+
+    y, llr, w = llr_data(6000, 10, True)
+    chunks = [2500, 0, 1, 3499]
+    ref = ScoredTrials(y, llr, sample_weight=w)
+    got = ScoredTrials(
+        chunked(y, chunks), chunked(llr, chunks), sample_weight=chunked(w, chunks)
+    )
+    p = [0.01, 0.1, 0.5]
+    close = {"rtol": 1e-9, "atol": 1e-15}
+    np.testing.assert_allclose(got.min_dcf(p, c_miss=2.0), ref.min_dcf(p, c_miss=2.0))
+    np.testing.assert_allclose(got.actual_dcf(p), ref.actual_dcf(p), **close)
+    assert got.eer() == pytest.approx(ref.eer(), **{"rel": 1e-9, "abs": 1e-15})
+    assert got.min_cllr() == pytest.approx(ref.min_cllr(), rel=1e-9)
+    for a, b in zip(got.rocch(), ref.rocch(), strict=True):
+        np.testing.assert_allclose(a, b, **close)
+    plo = np.linspace(-4, 4, 9)
+    curves = zip(got.bayes_error_curve(plo), ref.bayes_error_curve(plo), strict=True)
+    for a, b in curves:
+        np.testing.assert_allclose(a, b, **close)
+
+
 def test_public_metrics_on_parquet(client, tmp_path):
     from skcalib import metrics
 

@@ -321,18 +321,20 @@ def test_bayes_error_curve_equals_pointwise_calls(data, plo):
             )
 
 
-def test_every_min_metric_routes_through_one_helper(monkeypatch):
-    # The one place where a new input kind (e.g. Dask) must be handled.
-    import skcalib.metrics._common as common
-    from skcalib.metrics import eer, min_cllr, rocch
+def test_every_min_metric_routes_through_scored_trials(monkeypatch):
+    # The one place where a new input kind (e.g. Dask) must be handled: each
+    # metric builds one ScoredTrials and sorts it once.
+    from skcalib.metrics import ScoredTrials, eer, min_cllr, rocch
 
     calls = []
+    summary = ScoredTrials._summary
 
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return pav_blocks(*args, **kwargs)
+    def counting(self):
+        if self._blocks is None:
+            calls.append(self)
+        return summary(self)
 
-    monkeypatch.setattr(common, "pav_blocks", counting)
+    monkeypatch.setattr(ScoredTrials, "_summary", counting)
     y, s, w = _data(0, weights=True)
     for f, kw in [
         (min_dcf, {"p_target": 0.1}),

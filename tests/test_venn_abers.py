@@ -411,6 +411,55 @@ def test_many_test_scores_are_looked_up_like_few():
     np.testing.assert_array_equal(cal.predict_interval(x[:500]), few[:500])
 
 
+def _scores(kind, rng, size):
+    if kind == "probabilities":
+        return 1 / (1 + np.exp(-rng.normal(size=size)))
+    if kind == "ties":
+        return np.round(rng.normal(size=size), 1)
+    if kind == "heavy_tails":  # crowded buckets: the sorted fallback
+        return np.exp(rng.normal(size=size) * 8)
+    if kind == "infinite":
+        x = rng.normal(size=size)
+        x[::97], x[1::89] = np.inf, -np.inf
+        return x
+    if kind == "signed_zeros":
+        return rng.choice([-0.0, 0.0, 1.0, -1.0, 5e-324, -5e-324], size)
+    return rng.random(size) * 1e-320  # denormal: huge buckets per unit
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["probabilities", "ties", "heavy_tails", "infinite", "signed_zeros", "denormal"],
+)
+def test_many_test_scores_are_looked_up_as_by_searchsorted(kind):
+    # many test scores are located with a bucket index, in chunks (or, for a
+    # crowded table, in sorted order); by definition a score reads p1 at its
+    # np.searchsorted position (side='left') and p0 at side='right'
+    rng = np.random.default_rng(10)
+    s = _scores(kind, rng, 3000)
+    y = rng.random(3000) < 0.3
+    x = np.concatenate([_scores(kind, rng, 150_000), s, [s.min(), s.max()]])
+    tables = venn_abers_tables(s, y)
+    p0, p1 = venn_abers_lookup(tables, x)
+    c = tables.scores
+    np.testing.assert_array_equal(p1, tables.p1[np.searchsorted(c, x)])
+    np.testing.assert_array_equal(p0, tables.p0[np.searchsorted(c, x, side="right")])
+
+
+@pytest.mark.parametrize("kind", ["probabilities", "ties", "heavy_tails", "infinite"])
+def test_unweighted_tables_equal_the_weighted_path(kind):
+    # unweighted, the targets are counted per tie group by locating the
+    # minority class among the sorted scores; unit weights take one argsort
+    rng = np.random.default_rng(11)
+    s = _scores(kind, rng, 5000)
+    for share in (0.2, 0.8):
+        y = rng.random(5000) < share
+        plain = venn_abers_tables(s, y)
+        weighted = venn_abers_tables(s, y, np.ones(5000))
+        for got, expected in zip(plain, weighted, strict=True):
+            np.testing.assert_array_equal(got, expected)
+
+
 def test_cross_venn_abers_one_vs_rest_moves_each_class_to_the_prior():
     # as one fold's predict_proba: each class's merged probability moved
     # from its folds' calibration priors to the calibrator's prior, then

@@ -34,7 +34,7 @@ def _metric_calls(args) -> dict:
     """Each printed metric as ``(function, keyword arguments)``."""
     from ..metrics import actual_dcf, cllr, eer, min_cllr, min_dcf
 
-    app = {"p_target": args.p_target, "c_miss": args.c_miss, "c_fa": args.c_fa}
+    app = application(args).as_dict()
     return {
         "eer": (eer, {}),
         "min_dcf": (min_dcf, app),
@@ -44,23 +44,24 @@ def _metric_calls(args) -> dict:
     }
 
 
-def metrics_table(y: np.ndarray, llr: np.ndarray, args) -> dict:
-    """The printed metrics; the three minimum metrics share one kernel run."""
-    from ..metrics import actual_dcf, cllr
-    from ..metrics._common import _validated_blocks
-    from ..metrics._dcf import _min_dcf_from_blocks
-    from ..metrics._roc import _eer_from_blocks
-    from ..metrics._scoring_rules import _min_cllr_from_blocks
+def scored_trials(y: np.ndarray, llr: np.ndarray):
+    """The trials of one score file, validated once; sorted at most once,
+    when the first minimum metric or plot needs it."""
+    from ..metrics import ScoredTrials
 
-    app = {"p_target": args.p_target, "c_miss": args.c_miss, "c_fa": args.c_fa}
+    return ScoredTrials(y, llr)
+
+
+def metrics_table(trials, args) -> dict:
+    """The printed metrics of ``trials`` (a ``ScoredTrials``)."""
+    app = application(args).as_dict()
     with np.errstate(all="ignore"):
-        blocks, n_tar, n_non = _validated_blocks(y, llr, None, None)
         return {
-            "eer": float(_eer_from_blocks(blocks)),
-            "min_dcf": float(_min_dcf_from_blocks(blocks, **app)),
-            "actual_dcf": float(actual_dcf(y, llr, **app)),
-            "cllr": float(cllr(y, llr)),
-            "min_cllr": float(_min_cllr_from_blocks(blocks, n_tar, n_non)),
+            "eer": float(trials.eer()),
+            "min_dcf": float(trials.min_dcf(**app)),
+            "actual_dcf": float(trials.actual_dcf(**app)),
+            "cllr": float(trials.cllr()),
+            "min_cllr": float(trials.min_cllr()),
         }
 
 
@@ -202,20 +203,23 @@ def infinite_cllr_note(n_tar_wrong: int, n_non_wrong: int) -> str:
     )
 
 
-def effective_prior(args) -> float:
-    num = args.p_target * args.c_miss
-    return num / (num + (1 - args.p_target) * args.c_fa)
+def application(args):
+    """The application of ``--p-target``, ``--c-miss`` and ``--c-fa``."""
+    from ..metrics import Application
+
+    return Application(args.p_target, c_miss=args.c_miss, c_fa=args.c_fa)
 
 
 def app_line(args) -> str:
     return (
         f"application: p_target={args.p_target:g} c_miss={args.c_miss:g} "
-        f"c_fa={args.c_fa:g} (effective prior {effective_prior(args):.4g})"
+        f"c_fa={args.c_fa:g} "
+        f"(effective prior {application(args).effective_prior:.4g})"
     )
 
 
 def bayes_error_plot(systems, path: str, args, title: str) -> None:
-    """Write a Bayes error plot of ``[(name, y, llr, plot_min)]`` to ``path``.
+    """Write a Bayes error plot of ``[(name, trials, plot_min)]`` to ``path``.
 
     A system may carry a fifth element, a dict of line styles for its
     actual-DCF curve (``BayesErrorDisplay`` keyword arguments).
@@ -224,18 +228,17 @@ def bayes_error_plot(systems, path: str, args, title: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from scipy.special import logit
 
-    from ..metrics._plot import BayesErrorDisplay
+    from ..metrics import BayesErrorDisplay
 
     fig, ax = plt.subplots(figsize=(9, 4.5))
     try:
-        for name, y, llr, plot_min, *style in systems:
-            BayesErrorDisplay.from_predictions(
-                y, llr, name=name, ax=ax, plot_min_dcf=plot_min, **dict(*style)
+        for name, trials, plot_min, *style in systems:
+            BayesErrorDisplay.from_trials(
+                trials, name=name, ax=ax, plot_min_dcf=plot_min, **dict(*style)
             )
         ax.axvline(
-            float(logit(effective_prior(args))),
+            application(args).prior_log_odds,
             color="grey",
             linewidth=0.8,
             linestyle="-.",
@@ -249,7 +252,7 @@ def bayes_error_plot(systems, path: str, args, title: str) -> None:
         plt.close(fig)
 
 
-def det_plot(name, y, llr, path: str, args, title: str) -> None:
+def det_plot(name, trials, path: str, args, title: str) -> None:
     """Write a DET plot of the LLRs of one score file to ``path``."""
     import matplotlib
 
@@ -260,14 +263,8 @@ def det_plot(name, y, llr, path: str, args, title: str) -> None:
 
     # the display's own figure: its square axes leave room for the legend
     # (tight_layout would not: it ignores the legend of fixed-aspect axes)
-    disp = DETDisplay.from_predictions(
-        y,
-        llr,
-        llr=True,
-        p_target=args.p_target,
-        c_miss=args.c_miss,
-        c_fa=args.c_fa,
-        name=name,
+    disp = DETDisplay.from_trials(
+        trials, llr=True, **application(args).as_dict(), name=name
     )
     try:
         disp.ax_.set_title(title, fontsize="medium")
@@ -276,7 +273,7 @@ def det_plot(name, y, llr, path: str, args, title: str) -> None:
         plt.close(disp.figure_)
 
 
-def tippett_plot(name, y, llr, path: str, title: str) -> None:
+def tippett_plot(name, trials, path: str, title: str) -> None:
     """Write a Tippett plot of the LLRs of one score file to ``path``."""
     import matplotlib
 
@@ -287,7 +284,7 @@ def tippett_plot(name, y, llr, path: str, title: str) -> None:
 
     fig, ax = plt.subplots(figsize=(9, 4.5))
     try:
-        TippettDisplay.from_predictions(y, llr, name=name, ax=ax)
+        TippettDisplay.from_trials(trials, name=name, ax=ax)
         ax.set_title(title, fontsize="medium")
         fig.tight_layout()
         save_figure(fig, path)
@@ -344,7 +341,9 @@ def cmd_evaluate(args) -> int:
     require_both_classes(sf)
     groups = bootstrap_groups(sf, args)
     progress.update("computing metrics")
-    metrics = metrics_table(sf.labels, sf.scores, args)
+    # validated once, sorted once: the metrics and every plot share it
+    trials = scored_trials(sf.labels, sf.scores)
+    metrics = metrics_table(trials, args)
     intervals = None
     if args.ci is not None:
         progress.update(
@@ -359,17 +358,17 @@ def cmd_evaluate(args) -> int:
     if args.plot:
         progress.update(f"writing {args.plot}")
         bayes_error_plot(
-            [(name, sf.labels, sf.scores, True)],
+            [(name, trials, True)],
             args.plot,
             args,
             f"Bayes error plot: {name}",
         )
     if args.det:
         progress.update(f"writing {args.det}")
-        det_plot(name, sf.labels, sf.scores, args.det, args, f"DET plot: {name}")
+        det_plot(name, trials, args.det, args, f"DET plot: {name}")
     if args.tippett:
         progress.update(f"writing {args.tippett}")
-        tippett_plot(name, sf.labels, sf.scores, args.tippett, f"Tippett plot: {name}")
+        tippett_plot(name, trials, args.tippett, f"Tippett plot: {name}")
     progress.done()
     if args.json:
         out = {
@@ -380,7 +379,7 @@ def cmd_evaluate(args) -> int:
             "p_target": args.p_target,
             "c_miss": args.c_miss,
             "c_fa": args.c_fa,
-            "effective_prior": effective_prior(args),
+            "effective_prior": application(args).effective_prior,
             **{k: json_number(v) for k, v in metrics.items()},
             "n_confidently_wrong": sum(wrong),
             "n_key_trials_unscored": sf.n_unscored,

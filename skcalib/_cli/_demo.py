@@ -14,6 +14,7 @@ from ._commands import (
     confidently_wrong,
     fmt,
     metrics_table,
+    scored_trials,
 )
 from ._common import Progress, json_number, warnings_as_notes
 from ._output import check_outputs
@@ -70,10 +71,13 @@ def cmd_demo(args) -> int:
             progress.update(f"{name} fitted")
     systems.append(("true LLR (Bayes, reference)", test[2]))
     y_te = test[1].astype(bool)
-    results = {name: metrics_table(y_te, llr, args) for name, llr in systems}
+    trials = {name: scored_trials(y_te, llr) for name, llr in systems}
+    results = {name: metrics_table(trials[name], args) for name, _ in systems}
     wrong = {name: sum(confidently_wrong(y_te, llr)) for name, llr in systems}
 
-    plotted = [(name, y_te, llr, i == 0) for i, (name, llr) in enumerate(systems[:-1])]
+    plotted = [
+        (name, trials[name], i == 0) for i, (name, _) in enumerate(systems[:-1])
+    ]
     # PAV's LLRs are PAV-LLR's except at the two end blocks, so its curve
     # lies under PAV-LLR's: drawn wide and pale beneath it, and said so
     under = {"linewidth": 6, "alpha": 0.35, "zorder": 1, "solid_capstyle": "butt"}

@@ -194,9 +194,9 @@ def dask_block_summary(
 def dask_validated_blocks(
     y_true, scores, sample_weight, pos_label, *, score_name: str = "scores"
 ) -> tuple[BlockSummary, float, float]:
-    """Dask branch of ``skcalib.metrics._common._validated_blocks``.
+    """Block summary of Dask metric inputs, for ``skcalib.metrics.ScoredTrials``.
 
-    Returns the same triple ``(blocks, n_tar, n_non)``: the distributed block
+    Returns ``(blocks, n_tar, n_non)``: the distributed block
     summary (equal to ``pav_blocks`` of the validated data) and the class
     totals as block sums.
     """

@@ -9,10 +9,13 @@ and their risk, multiclass Cllr and Brier loss (:func:`multiclass_cllr`,
 classwise), and scorers for model
 selection (:func:`get_scorer`).
 
-All minimum metrics come from one PAV block summary of the scores
-(:func:`skcalib._pav.pav_blocks`): one sort plus linear passes.
+All binary metrics go through :class:`ScoredTrials`, which validates the
+trials once and holds one PAV block summary of the scores
+(:func:`skcalib._pav.pav_blocks`): one sort plus linear passes for every
+minimum metric at any number of applications (:class:`Application`).
 """
 
+from ._application import Application
 from ._bayes import bayes_decisions, empirical_bayes_risk
 from ._bootstrap import bootstrap_ci
 from ._dcf import actual_dcf, bayes_error_curve, min_dcf
@@ -32,8 +35,11 @@ from ._plot import (
 from ._roc import eer, rocch
 from ._scorer import get_scorer, get_scorer_names
 from ._scoring_rules import beta_rule_loss, brier_loss, cllr, min_cllr
+from ._trials import ScoredTrials
 
 __all__ = [
+    "Application",
+    "ScoredTrials",
     "actual_dcf",
     "bayes_decisions",
     "bayes_error_curve",

@@ -25,17 +25,12 @@ from sklearn.utils import check_random_state
 from .._pav import BlockSummary, pav_merge, pav_point_index, pav_points
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._validation import check_metric_inputs
-from ._common import _application
-from ._dcf import _min_dcf_from_rates, actual_dcf, bayes_error_curve, min_dcf
+from ._application import Application
+from ._dcf import actual_dcf, bayes_error_curve, min_dcf
 from ._ece import expected_calibration_error
-from ._roc import _eer_from_blocks, eer
-from ._scoring_rules import (
-    _min_cllr_from_blocks,
-    beta_rule_loss,
-    brier_loss,
-    cllr,
-    min_cllr,
-)
+from ._roc import eer
+from ._scoring_rules import beta_rule_loss, brier_loss, cllr, min_cllr
+from ._trials import ScoredTrials
 
 __all__ = ["bootstrap_ci", "BootstrapResult"]
 
@@ -120,13 +115,13 @@ def _statistic(metric, kwargs):
     if metric is min_dcf:
         return _min_dcf_statistic(kwargs)
     if metric is eer:
-        from_blocks = _eer_from_blocks
+
+        def of_trials(trials):
+            return trials.eer()
     elif metric is min_cllr:
 
-        def from_blocks(blocks):
-            return _min_cllr_from_blocks(
-                blocks, float(blocks.tar.sum()), float(blocks.non.sum()), **kwargs
-            )
+        def of_trials(trials):
+            return trials._min_cllr(kwargs.get("p_target"))
     else:
         return None
 
@@ -135,7 +130,8 @@ def _statistic(metric, kwargs):
         keep = np.flatnonzero(tar + non > 0)  # PAV needs positive weights
         position = keep.astype(np.float64)
         tar, non = tar[keep].astype(np.float64), non[keep].astype(np.float64)
-        return from_blocks(pav_merge(BlockSummary(position, position, tar, non)))
+        blocks = pav_merge(BlockSummary(position, position, tar, non))
+        return of_trials(ScoredTrials._from_blocks(blocks))
 
     return f
 
@@ -150,10 +146,12 @@ def _min_dcf_statistic(kwargs):
     Extreme applications (a weight ratio that overflows) take the metric's
     formula at every point.
     """
-    _, w_miss, w_fa = _application(
+    app = Application._from_params(
         kwargs["p_target"], kwargs.get("c_miss", 1.0), kwargs.get("c_fa", 1.0)
     )
-    if kwargs.get("normalize", True):
+    w_miss, w_fa = app.miss_weight, app.fa_weight
+    normalize = kwargs.get("normalize", True)
+    if normalize:
         with np.errstate(divide="ignore", over="ignore"):
             a, b = (1.0, w_fa / w_miss) if w_miss <= w_fa else (w_miss / w_fa, 1.0)
     else:
@@ -167,7 +165,8 @@ def _min_dcf_statistic(kwargs):
             cost += (n_non - cum_non) * (b / n_non)
             k = int(np.argmin(cost))
             cum_tar, cum_non = cum_tar[k : k + 1], cum_non[k : k + 1]
-        return _min_dcf_from_rates(cum_tar / n_tar, (n_non - cum_non) / n_non, **kwargs)
+        cost = app.dcf(cum_tar / n_tar, (n_non - cum_non) / n_non, normalize=normalize)
+        return float(np.min(cost))
 
     return f
 

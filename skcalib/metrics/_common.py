@@ -1,9 +1,8 @@
-"""Input handling shared by the binary metrics, and their one route to the kernel.
+"""Validated-array helpers shared by the binary metrics.
 
-Every minimum metric (``min_dcf``, ``eer``, ``min_cllr``, ``rocch``, the
-minimum of ``bayes_error_curve``) obtains its block summary from
-:func:`_validated_blocks` and nowhere else, so that a new kind of input (for
-instance a distributed collection) is supported by all of them at once.
+The metrics validate their inputs once, in :class:`~skcalib.metrics.ScoredTrials`
+(``_trials.py``), and hand these helpers clean arrays: boolean ``is_target``,
+float64 LLRs (+/-inf allowed) and positive float64 weights or ``None``.
 """
 
 from __future__ import annotations
@@ -11,124 +10,35 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logit
 
-from .._dask import any_dask_collection
-from .._pav import BlockSummary, pav_blocks
-from ..utils._validation import check_metric_inputs
+from .._special import cllr_sums
+from ..utils._stats import error_counts
 
-__all__ = [
-    "_validated_blocks",
-    "_validated_binary",
-    "_blocks_from_arrays",
-    "_application",
-    "_normalized_dcf",
-]
+__all__ = ["_cllr_bits", "_normalized_log_loss", "_error_rates"]
 
 
-def _validated_blocks(
-    y_true, scores, sample_weight, pos_label, *, score_name: str = "y_score"
-) -> tuple[BlockSummary, float, float]:
-    """Validate a binary metric's inputs and return its PAV block summary.
+def _cllr_bits(llr, is_target, w) -> float:
+    """Cllr in bits of validated inputs (no zero weights)."""
+    loss_tar, loss_non, n_tar, n_non = cllr_sums(llr, is_target, w)
+    return 0.5 * (loss_tar / n_tar + loss_non / n_non)
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-    scores : array-like of shape (n_samples,)
-        Any scores (+/-inf allowed); only their order matters.
-    sample_weight : array-like of shape (n_samples,) or None
-    pos_label : label or None
-    score_name : str, default="y_score"
-        Name of the score argument in error messages.
 
-    Returns
-    -------
-    blocks : BlockSummary
-        :func:`skcalib._pav.pav_blocks` of the data (zero-weight trials
-        dropped).
-    n_tar, n_non : float
-        Total target and non-target weight.
+def _normalized_log_loss(llr, is_target, w, p_target) -> float:
+    """Prior-weighted log loss at ``p_target``, normalized by that of ``llr = 0``.
+
+    The Cllr loop on the posterior log-odds ``llr + logit(p_target)``; the
+    normalizer goes through the same loop (one target and one non-target
+    trial at ``logit(p_target)``), so ``llr = 0`` gives exactly 1.
     """
-    # Distributed inputs: the same ``(blocks, n_tar, n_non)`` triple from the
-    # distributed block summary; every minimum metric then follows.
-    if any_dask_collection(y_true, scores, sample_weight):
-        from .._dask._blocks import dask_validated_blocks
-
-        return dask_validated_blocks(
-            y_true, scores, sample_weight, pos_label, score_name=score_name
-        )
-    is_target, s, w = check_metric_inputs(
-        y_true, scores, sample_weight, pos_label=pos_label, score_name=score_name
+    shift = float(logit(p_target))
+    loss_tar, loss_non, n_tar, n_non = cllr_sums(llr + shift, is_target, w)
+    ref_tar, ref_non, _, _ = cllr_sums(
+        np.array([shift, shift]), np.array([True, False]), None
     )
-    return _blocks_from_arrays(is_target, s, w)
+    cost = p_target * (loss_tar / n_tar) + (1.0 - p_target) * (loss_non / n_non)
+    return float(cost / (p_target * ref_tar + (1.0 - p_target) * ref_non))
 
 
-def _blocks_from_arrays(
-    is_target: np.ndarray, scores: np.ndarray, sample_weight: np.ndarray | None
-) -> tuple[BlockSummary, float, float]:
-    """The kernel call of :func:`_validated_blocks`, on validated arrays."""
-    blocks = pav_blocks(scores, is_target, sample_weight)
-    return blocks, float(blocks.tar.sum()), float(blocks.non.sum())
-
-
-def _validated_binary(
-    y_true, llr, sample_weight, pos_label, *, score_name: str = "llr"
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Validate the inputs of a per-trial (actual) metric.
-
-    Zero-weight trials are removed here, so that the metric never forms
-    ``0 * inf`` for an infinite LLR of a trial that should not count.
-
-    Returns
-    -------
-    is_target : ndarray of bool
-    llr : ndarray of float64, +/-inf allowed
-    sample_weight : ndarray of float64 (all positive) or None
-    """
-    is_target, x, w = check_metric_inputs(
-        y_true, llr, sample_weight, pos_label=pos_label, score_name=score_name
-    )
-    if w is not None:
-        positive = w > 0
-        if not positive.all():
-            is_target, x, w = is_target[positive], x[positive], w[positive]
-    return is_target, x, w
-
-
-def _application(
-    p_target: float, c_miss: float, c_fa: float
-) -> tuple[float, float, float]:
-    """Threshold and cost weights of the application ``(p_target, c_miss, c_fa)``.
-
-    Returns
-    -------
-    threshold : float
-        ``-logit(pe)``: the Bayes decision accepts iff ``llr >= threshold``.
-        With ``c_miss == c_fa`` it is exactly ``-logit(p_target)``.
-    miss_weight, fa_weight : float
-        ``p_target * c_miss`` and ``(1 - p_target) * c_fa``; the unnormalized
-        DCF is ``miss_weight * P_miss + fa_weight * P_fa``.
-    """
-    threshold = -float(logit(p_target))
-    if c_miss != c_fa:
-        threshold -= float(np.log(c_miss) - np.log(c_fa))
-    return threshold, p_target * c_miss, (1.0 - p_target) * c_fa
-
-
-def _normalized_dcf(w_miss, w_fa, p_miss, p_fa):
-    """Normalized DCF ``(w_miss P_miss + w_fa P_fa) / min(w_miss, w_fa)``.
-
-    Written as the smaller cost weight becoming 1 and the larger one the
-    ratio of the two: the normalizer itself underflows to 0 for extreme
-    applications (``expit(-746) == 0``, ``p_target * c_miss < 1e-323``), where
-    the division gave NaN (0 / 0); the ratio then overflows to ``inf``
-    instead, and an error rate of zero contributes nothing.
-    """
-    w_miss, w_fa = np.asarray(w_miss, float), np.asarray(w_fa, float)
-    miss_smaller = w_miss <= w_fa
-    # every where() masks the 0 * inf and x / 0 it would otherwise form
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        ratio = np.where(miss_smaller, w_fa / w_miss, w_miss / w_fa)
-        c_miss = np.where(miss_smaller, 1.0, ratio)
-        c_fa = np.where(miss_smaller, ratio, 1.0)
-        return np.where(p_miss > 0, c_miss * p_miss, 0.0) + np.where(
-            p_fa > 0, c_fa * p_fa, 0.0
-        )
+def _error_rates(is_target, llr, w, thresholds):
+    """``P_miss`` and ``P_fa`` of the decisions ``llr >= t`` at each threshold."""
+    misses, false_alarms, n_tar, n_non = error_counts(is_target, llr, w, thresholds)
+    return misses / n_tar, false_alarms / n_non

@@ -4,40 +4,20 @@ from __future__ import annotations
 
 from numbers import Real
 
-import numpy as np
-from scipy.special import expit
-
-from .._dask import any_dask_collection
-from .._pav import block_llr, rocch_from_blocks
-from ..utils._sklearn_compat import (
-    Interval,
-    validate_parameter_constraints,
-    validate_params,
-)
-from ..utils._stats import error_counts
-from ._common import (
-    _application,
-    _blocks_from_arrays,
-    _normalized_dcf,
-    _validated_binary,
-    _validated_blocks,
-)
+from ..utils._sklearn_compat import validate_params
+from ._application import APPLICATION_CONSTRAINTS, Application
+from ._trials import ScoredTrials, check_prior_log_odds
 
 __all__ = ["actual_dcf", "min_dcf", "bayes_error_curve"]
 
 _POS_LABEL = [Real, str, "boolean", None]
-_PROB = Interval(Real, 0, 1, closed="neither")
-_COST = Interval(Real, 0, None, closed="neither")
-#: The application of a detection cost, as the DCF metrics validate it (and
-#: :func:`_check_application` for other callers that take one).
-_APPLICATION = {"p_target": [_PROB], "c_miss": [_COST], "c_fa": [_COST]}
 
 
 @validate_params(
     {
         "y_true": ["array-like"],
         "llr": ["array-like"],
-        **_APPLICATION,
+        **APPLICATION_CONSTRAINTS,
         "normalize": ["boolean"],
         "sample_weight": ["array-like", None],
         "pos_label": _POS_LABEL,
@@ -127,35 +107,19 @@ def actual_dcf(
     >>> float(actual_dcf([0, 1], [0.0, 0.0], p_target=0.5))
     1.0
     """
-    threshold, w_miss, w_fa = _application(p_target, c_miss, c_fa)
-    if any_dask_collection(y_true, llr, sample_weight):  # per-partition counts
-        from .._dask._metrics import dask_error_rates
-
-        p_miss, p_fa = (
-            float(r[0])
-            for r in dask_error_rates(
-                y_true,
-                llr,
-                [threshold],
-                sample_weight=sample_weight,
-                pos_label=pos_label,
-            )
-        )
-    else:
-        is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
-        p_miss, p_fa = (
-            float(r[0]) for r in _error_rates(is_target, x, w, np.array([threshold]))
-        )
-    if normalize:
-        return float(_normalized_dcf(w_miss, w_fa, p_miss, p_fa))
-    return float(w_miss * p_miss + w_fa * p_fa)
+    app = Application._from_params(p_target, c_miss, c_fa)
+    trials = ScoredTrials._from_metric_inputs(
+        y_true, llr, sample_weight, pos_label, score_name="llr"
+    )
+    p_miss, p_fa = (float(r[0]) for r in trials._error_rates([app.threshold]))
+    return app.dcf(p_miss, p_fa, normalize=normalize)
 
 
 @validate_params(
     {
         "y_true": ["array-like"],
         "y_score": ["array-like"],
-        **_APPLICATION,
+        **APPLICATION_CONSTRAINTS,
         "normalize": ["boolean"],
         "sample_weight": ["array-like", None],
         "pos_label": _POS_LABEL,
@@ -236,60 +200,9 @@ def min_dcf(
     >>> float(min_dcf(y, [7.0] * 6, p_target=0.01))
     1.0
     """
-    blocks, _, _ = _validated_blocks(y_true, y_score, sample_weight, pos_label)
-    return _min_dcf_from_blocks(
-        blocks, p_target=p_target, c_miss=c_miss, c_fa=c_fa, normalize=normalize
-    )
-
-
-def _min_dcf_from_blocks(blocks, *, p_target, c_miss=1.0, c_fa=1.0, normalize=True):
-    """:func:`min_dcf` of a PAV block summary (shared with the bootstrap)."""
-    pmiss, pfa = rocch_from_blocks(blocks)
-    return _min_dcf_from_rates(
-        pmiss, pfa, p_target=p_target, c_miss=c_miss, c_fa=c_fa, normalize=normalize
-    )
-
-
-def _min_dcf_from_rates(pmiss, pfa, *, p_target, c_miss=1.0, c_fa=1.0, normalize=True):
-    """The lowest DCF over operating points ``(pmiss, pfa)``.
-
-    Over the ROC convex hull vertices, or over all the ROC points of a
-    sequence of ordered points: a linear cost has the same minimum over a set
-    of points as over their convex hull.
-    """
-    return _min_dcf_point(
-        pmiss, pfa, p_target=p_target, c_miss=c_miss, c_fa=c_fa, normalize=normalize
-    )[1]
-
-
-def _min_dcf_point(pmiss, pfa, *, p_target, c_miss=1.0, c_fa=1.0, normalize=True):
-    """The operating point of lowest DCF: its index and its DCF."""
-    _, w_miss, w_fa = _application(p_target, c_miss, c_fa)
-    if normalize:
-        cost = _normalized_dcf(w_miss, w_fa, pmiss, pfa)
-    else:
-        cost = w_miss * pmiss + w_fa * pfa
-    cost = np.ravel(cost)
-    k = int(np.argmin(cost))
-    return k, float(cost[k])
-
-
-def _check_application(p_target, c_miss, c_fa, *, caller):
-    """Validate an application exactly as :func:`actual_dcf` and :func:`min_dcf`
-    do, for a caller that takes one (``p_target=None``: the costs only).
-
-    Raises ``InvalidParameterError`` (a ``ValueError``) naming ``caller``.
-    """
-    params = {"c_miss": c_miss, "c_fa": c_fa}
-    if p_target is not None:
-        params["p_target"] = p_target
-    validate_parameter_constraints(_APPLICATION, params, caller_name=caller)
-
-
-def _error_rates(is_target, llr, w, thresholds):
-    """``P_miss`` and ``P_fa`` of the decisions ``llr >= t`` at each threshold."""
-    misses, false_alarms, n_tar, n_non = error_counts(is_target, llr, w, thresholds)
-    return misses / n_tar, false_alarms / n_non
+    app = Application._from_params(p_target, c_miss, c_fa)
+    trials = ScoredTrials._from_metric_inputs(y_true, y_score, sample_weight, pos_label)
+    return trials._min_dcf_point(app, normalize)[1]
 
 
 @validate_params(
@@ -367,40 +280,8 @@ def bayes_error_curve(
     >>> act.round(4).tolist(), mini.round(4).tolist()
     ([0.3333, 0.6667, 0.6667], [0.3333, 0.3333, 0.3333])
     """
-    plo = np.asarray(prior_log_odds, dtype=np.float64)
-    if plo.ndim > 1:
-        raise ValueError(
-            f"`prior_log_odds` must be a scalar or 1-D; got shape {plo.shape}."
-        )
-    plo = np.atleast_1d(plo)
-    if not np.isfinite(plo).all():
-        raise ValueError("`prior_log_odds` must be finite (no NaN or infinity).")
-    pe, one_minus_pe = expit(plo), expit(-plo)
-    thresholds = -plo
-
-    if any_dask_collection(y_true, llr, sample_weight):
-        from .._dask._metrics import dask_error_rates
-
-        blocks, n_tar, n_non = _validated_blocks(
-            y_true, llr, sample_weight, pos_label, score_name="llr"
-        )
-        # per-partition counts at every threshold
-        p_miss, p_fa = dask_error_rates(
-            y_true, llr, thresholds, sample_weight=sample_weight, pos_label=pos_label
-        )
-    else:
-        # validated once; the kernel and the error rates share the arrays
-        is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
-        blocks, n_tar, n_non = _blocks_from_arrays(is_target, x, w)
-        p_miss, p_fa = _error_rates(is_target, x, w, thresholds)
-    actual = _normalized_dcf(pe, one_minus_pe, p_miss, p_fa)
-
-    # Minimum: the hull vertex where the PAV-LLRs cross the threshold; the two
-    # neighbours are checked too so that rounding in the block LLRs cannot
-    # pick the wrong side (the cost is convex along the hull).
-    pmiss_h, pfa_h = rocch_from_blocks(blocks)
-    k = np.searchsorted(block_llr(blocks, n_tar, n_non), thresholds, side="left")
-    last = pmiss_h.shape[0] - 1
-    cand = np.clip(k[None, :] + np.arange(-1, 2)[:, None], 0, last)
-    minimum = _normalized_dcf(pe, one_minus_pe, pmiss_h[cand], pfa_h[cand]).min(axis=0)
-    return actual, minimum
+    plo = check_prior_log_odds(prior_log_odds)
+    trials = ScoredTrials._from_metric_inputs(
+        y_true, llr, sample_weight, pos_label, score_name="llr"
+    )
+    return trials._bayes_error_curve(plo)

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from numbers import Real
 
-import numpy as np
-
-from .._pav import rocch_from_blocks
 from ..utils._sklearn_compat import validate_params
-from ._common import _validated_blocks
+from ._trials import ScoredTrials
 
 __all__ = ["rocch", "eer"]
 
@@ -75,31 +72,8 @@ def rocch(y_true, y_score, *, sample_weight=None, pos_label=None):
     >>> pfa.round(3).tolist()
     [1.0, 0.333, 0.0, 0.0]
     """
-    blocks, _, _ = _validated_blocks(y_true, y_score, sample_weight, pos_label)
-    return rocch_from_blocks(blocks)
-
-
-def _eer_from_hull(pmiss: np.ndarray, pfa: np.ndarray) -> float:
-    """ROCCH-EER: where the hull crosses ``pmiss == pfa``.
-
-    Each hull segment's line meets the diagonal at
-    ``e = (y1*x2 - x1*y2) / ((x2 - x1) - (y2 - y1))`` (``x = pfa``,
-    ``y = pmiss``). Every such line lies on or below the convex hull, so its
-    crossing is at or below the hull's own: the EER is the largest ``e``
-    (BOSARIS ``rocch2eer``).
-    """
-    x1, x2 = pfa[:-1], pfa[1:]
-    y1, y2 = pmiss[:-1], pmiss[1:]
-    # (x2 - x1) <= 0 <= (y2 - y1), so the denominator is positive, except for
-    # a block whose weight vanishes against the class totals (1 next to
-    # 1e300): a segment of length 0 after rounding, whose line is undefined
-    # and whose end points are the neighbouring segments'. Written with a
-    # positive denominator so that a zero crossing (separated classes) is
-    # +0.0: ``a - a`` is +0.0 while ``0 / negative`` would be -0.0.
-    den = (y2 - y1) - (x2 - x1)
-    seg = den > 0
-    e = (x1[seg] * y2[seg] - y1[seg] * x2[seg]) / den[seg]
-    return float(np.clip(e.max(), 0.0, 1.0))
+    trials = ScoredTrials._from_metric_inputs(y_true, y_score, sample_weight, pos_label)
+    return trials._rocch()
 
 
 @validate_params(_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -151,10 +125,5 @@ def eer(y_true, y_score, *, sample_weight=None, pos_label=None):
     >>> float(eer([0, 1], [0.0, 0.0]))  # one tied block: chance level
     0.5
     """
-    blocks, _, _ = _validated_blocks(y_true, y_score, sample_weight, pos_label)
-    return _eer_from_blocks(blocks)
-
-
-def _eer_from_blocks(blocks) -> float:
-    """:func:`eer` of a PAV block summary (shared with the bootstrap)."""
-    return _eer_from_hull(*rocch_from_blocks(blocks))
+    trials = ScoredTrials._from_metric_inputs(y_true, y_score, sample_weight, pos_label)
+    return trials.eer()

@@ -4,43 +4,18 @@ from __future__ import annotations
 
 from numbers import Real
 
-import numpy as np
-from scipy.special import logit
 
 from .._dask import any_dask_collection
-from .._pav import block_llr
-from .._special import cllr_sums as _cllr_sums
+from .._special import cllr_sums as _cllr_sums  # noqa: F401 (tests read it here)
 from .._special import prior_weighted_objective, uninformative_objective
 from ..utils._sklearn_compat import Interval, validate_params
-from ._common import _validated_binary, _validated_blocks
+from ._trials import ScoredTrials
 
 __all__ = ["cllr", "min_cllr", "beta_rule_loss", "brier_loss"]
 
 _POS_LABEL = [Real, str, "boolean", None]
 _PROB = Interval(Real, 0, 1, closed="neither")
 _POSITIVE = Interval(Real, 0, None, closed="neither")
-
-def _cllr_bits(llr, is_target, w) -> float:
-    """Cllr in bits of validated inputs (no zero weights)."""
-    loss_tar, loss_non, n_tar, n_non = _cllr_sums(llr, is_target, w)
-    return 0.5 * (loss_tar / n_tar + loss_non / n_non)
-
-
-def _normalized_log_loss(llr, is_target, w, p_target) -> float:
-    """Prior-weighted log loss at ``p_target``, normalized by that of ``llr = 0``.
-
-    The Cllr loop on the posterior log-odds ``llr + logit(p_target)``; the
-    normalizer goes through the same loop (one target and one non-target
-    trial at ``logit(p_target)``), so ``llr = 0`` gives exactly 1.
-    """
-    shift = float(logit(p_target))
-    loss_tar, loss_non, n_tar, n_non = _cllr_sums(llr + shift, is_target, w)
-    ref_tar, ref_non, _, _ = _cllr_sums(
-        np.array([shift, shift]), np.array([True, False]), None
-    )
-    cost = p_target * (loss_tar / n_tar) + (1.0 - p_target) * (loss_non / n_non)
-    return float(cost / (p_target * ref_tar + (1.0 - p_target) * ref_non))
-
 
 @validate_params(
     {
@@ -119,28 +94,10 @@ def cllr(y_true, llr, *, p_target=None, sample_weight=None, pos_label=None):
     >>> float(cllr(y, [np.inf, -1.0, 1.5, 3.0]))  # a confidently wrong trial
     inf
     """
-    if any_dask_collection(y_true, llr, sample_weight):  # per-partition sums
-        from .._dask._metrics import dask_cllr_sums, dask_prior_weighted_objective
-
-        if p_target is not None:
-            loss = dask_prior_weighted_objective(
-                y_true,
-                llr,
-                sample_weight,
-                alpha=1.0,
-                beta=1.0,
-                prior=p_target,
-                pos_label=pos_label,
-            )
-            return loss / uninformative_objective(1.0, 1.0, p_target)
-        loss_tar, loss_non, n_tar, n_non = dask_cllr_sums(
-            y_true, llr, sample_weight, pos_label=pos_label
-        )
-        return float(0.5 * (loss_tar / n_tar + loss_non / n_non))
-    is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
-    if p_target is not None:
-        return _normalized_log_loss(x, is_target, w, p_target)
-    return float(_cllr_bits(x, is_target, w))
+    trials = ScoredTrials._from_metric_inputs(
+        y_true, llr, sample_weight, pos_label, score_name="llr"
+    )
+    return trials._cllr(p_target)
 
 
 @validate_params(
@@ -206,23 +163,8 @@ def min_cllr(y_true, y_score, *, p_target=None, sample_weight=None, pos_label=No
     >>> float(min_cllr(y, [0, 0, 0, 0, 0, 0]))  # one tied block
     1.0
     """
-    blocks, n_tar, n_non = _validated_blocks(y_true, y_score, sample_weight, pos_label)
-    return _min_cllr_from_blocks(blocks, n_tar, n_non, p_target=p_target)
-
-
-def _min_cllr_from_blocks(blocks, n_tar, n_non, *, p_target=None):
-    """:func:`min_cllr` of a PAV block summary (shared with the bootstrap)."""
-    llr_b = block_llr(blocks, n_tar, n_non)
-    # Each block as one weighted target trial and one weighted non-target
-    # trial at its PAV-LLR; absent classes (weight 0) are left out.
-    has_tar, has_non = blocks.tar > 0, blocks.non > 0
-    x = np.concatenate([llr_b[has_tar], llr_b[has_non]])
-    w = np.concatenate([blocks.tar[has_tar], blocks.non[has_non]])
-    is_target = np.zeros(x.shape[0], dtype=bool)
-    is_target[: np.count_nonzero(has_tar)] = True
-    if p_target is not None:
-        return _normalized_log_loss(x, is_target, w, p_target)
-    return float(min(_cllr_bits(x, is_target, w), 1.0))
+    trials = ScoredTrials._from_metric_inputs(y_true, y_score, sample_weight, pos_label)
+    return trials._min_cllr(p_target)
 
 
 @validate_params(
@@ -331,7 +273,9 @@ def beta_rule_loss(
             pos_label=pos_label,
         )
     else:
-        is_target, x, w = _validated_binary(y_true, llr, sample_weight, pos_label)
+        is_target, x, w = ScoredTrials._from_metric_inputs(
+            y_true, llr, sample_weight, pos_label, score_name="llr"
+        )._trial_arrays()
         loss = prior_weighted_objective(
             x, is_target, w, alpha=alpha, beta=beta, prior=p_target
         )

@@ -39,13 +39,3 @@ def _get_ax(ax, caller: str, **subplots_kwargs):
     if ax is None:
         _, ax = plt.subplots(**subplots_kwargs)
     return ax, ax.figure
-
-
-def _metric_kwargs(sample_weight, pos_label) -> dict:
-    """Pass optional arguments only when set (keeps calls minimal)."""
-    kwargs = {}
-    if sample_weight is not None:
-        kwargs["sample_weight"] = sample_weight
-    if pos_label is not None:
-        kwargs["pos_label"] = pos_label
-    return kwargs

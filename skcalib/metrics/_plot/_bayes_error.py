@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from ._base import _estimator_scores, _get_ax, _metric_kwargs
+from ._base import _estimator_scores, _get_ax
 
 __all__ = ["BayesErrorDisplay"]
 
@@ -301,16 +301,16 @@ default=None
         display : BayesErrorDisplay
         """
         from .._bootstrap import _bayes_error_bands
-        from .._dcf import bayes_error_curve
+        from .._trials import ScoredTrials, check_prior_log_odds
 
         if prior_log_odds is None:
             prior_log_odds = _default_prior_log_odds()
         prior_log_odds = np.asarray(prior_log_odds, dtype=float)
-        actual, minimum = bayes_error_curve(
-            y_true, llr, prior_log_odds, **_metric_kwargs(sample_weight, pos_label)
+        plo = check_prior_log_odds(prior_log_odds)
+        trials = ScoredTrials._from_metric_inputs(
+            y_true, llr, sample_weight, pos_label, score_name="llr"
         )
-        actual = np.asarray(actual, dtype=float)
-        minimum = np.asarray(minimum, dtype=float)
+        actual, minimum = trials._bayes_error_curve(plo)
         actual_band = min_band = None
         if confidence_level is not None:
             actual_band, min_band = _bayes_error_bands(
@@ -324,6 +324,83 @@ default=None
                 sample_weight=sample_weight,
                 pos_label=pos_label,
             )
+        return cls._from_curves(
+            prior_log_odds,
+            actual,
+            minimum,
+            normalize=normalize,
+            bands=(actual_band, min_band, confidence_level),
+            name=name,
+            ax=ax,
+            **kwargs,
+        )
+
+    @classmethod
+    def from_trials(
+        cls,
+        trials,
+        *,
+        prior_log_odds=None,
+        normalize=True,
+        name=None,
+        ax=None,
+        **kwargs,
+    ):
+        """Plot the Bayes error curves of scored trials evaluated once.
+
+        The plot of :meth:`from_predictions` (without bootstrap bands, which
+        resample the trials themselves), from the block summary that
+        ``trials`` already hold: nothing is validated or sorted again.
+
+        Parameters
+        ----------
+        trials : ScoredTrials
+            The scored trials; their scores are read as natural-log LLRs.
+        prior_log_odds : array-like of shape (n_points,), default=None
+            Grid of prior log-odds; default 121 points from -6 to 6.
+        normalize : bool, default=True
+            Normalized DCF (1.0 = uninformative) or Bayes error rate.
+        name : str, default=None
+            Name of the system in the legend.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+        **kwargs : dict
+            Passed to :meth:`plot`.
+
+        Returns
+        -------
+        display : BayesErrorDisplay
+        """
+        if prior_log_odds is None:
+            prior_log_odds = _default_prior_log_odds()
+        prior_log_odds = np.asarray(prior_log_odds, dtype=float)
+        actual, minimum = trials.bayes_error_curve(prior_log_odds)
+        return cls._from_curves(
+            prior_log_odds,
+            actual,
+            minimum,
+            normalize=normalize,
+            name=name,
+            ax=ax,
+            **kwargs,
+        )
+
+    @classmethod
+    def _from_curves(
+        cls,
+        prior_log_odds,
+        actual,
+        minimum,
+        *,
+        normalize,
+        bands=(None, None, None),
+        name,
+        ax,
+        **kwargs,
+    ):
+        actual = np.asarray(actual, dtype=float)
+        minimum = np.asarray(minimum, dtype=float)
+        actual_band, min_band, confidence_level = bands
         if not normalize:
             pe = expit(prior_log_odds)
             scale = np.minimum(pe, 1.0 - pe)

@@ -5,12 +5,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import norm
 
-from ...utils._validation import check_metric_inputs
 from ._base import (
     _decision_function_is_llr,
     _estimator_scores,
     _get_ax,
-    _metric_kwargs,
     _resolve_response_method,
 )
 
@@ -406,64 +404,79 @@ default=0.01
         -------
         display : DETDisplay
         """
-        from sklearn.metrics import det_curve
+        from .._trials import ScoredTrials
 
-        from ..._pav import rocch_from_blocks
-        from .._common import _application, _validated_blocks
-        from .._dcf import (
-            _check_application,
-            _error_rates,
-            _min_dcf_point,
-            actual_dcf,
+        apps = _applications(p_target, c_miss, c_fa, "DETDisplay.from_predictions")
+        trials = ScoredTrials._from_metric_inputs(
+            y_true, y_score, sample_weight, pos_label
         )
-        from .._roc import _eer_from_hull
+        return cls._from_applications(trials, apps, llr=llr, name=name, ax=ax, **kwargs)
 
-        if p_target is None:
-            p_targets = []
-        elif np.ndim(p_target) == 0:
-            p_targets = [p_target]
-        elif np.ndim(p_target) == 1:
-            p_targets = list(p_target)
-        else:
-            raise ValueError(
-                "`p_target` must be a float, a 1-D array-like of floats or None; "
-                f"got shape {np.shape(p_target)}."
-            )
-        for p in p_targets or [None]:
-            _check_application(p, c_miss, c_fa, caller="DETDisplay.from_predictions")
-        p_targets = [float(p) for p in p_targets]
-        metric_kwargs = _metric_kwargs(sample_weight, pos_label)
-        is_target, s, w = check_metric_inputs(
-            y_true, y_score, sample_weight, pos_label=pos_label
-        )
-        # scikit-learn's curve only depends on the order of the scores, but its
-        # finiteness check refuses +/-inf (valid scores and LLRs) and sums
-        # the scores first (1.7e308 + 1.7e308 overflows): it gets their
-        # ranks, ties kept
-        ranks = np.unique(s, return_inverse=True)[1].reshape(-1)
-        fpr, fnr, _ = det_curve(is_target, ranks, sample_weight=w)
+    @classmethod
+    def from_trials(
+        cls,
+        trials,
+        *,
+        llr=False,
+        p_target=0.01,
+        c_miss=1.0,
+        c_fa=1.0,
+        name=None,
+        ax=None,
+        **kwargs,
+    ):
+        """Plot the DET curve of scored trials evaluated once.
+
+        The same plot as :meth:`from_predictions`, from the hull and block
+        summary that ``trials`` already hold: nothing is validated or sorted
+        again.
+
+        Parameters
+        ----------
+        trials : ScoredTrials
+            The scored trials.
+        llr : bool, default=False
+            Whether the scores are natural-log LLRs; then the actual-DCF
+            operating points are marked too.
+        p_target : float in (0, 1), array-like of such floats or None, \
+default=0.01
+            Target prior(s) of the applications whose operating points are
+            marked; ``None`` marks none.
+        c_miss, c_fa : float > 0, default=1.0
+            Costs of a miss and of a false alarm.
+        name : str, default=None
+            Name of the system in the legend.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+        **kwargs : dict
+            Passed to :meth:`plot`.
+
+        Returns
+        -------
+        display : DETDisplay
+        """
+        apps = _applications(p_target, c_miss, c_fa, "DETDisplay.from_trials")
+        return cls._from_applications(trials, apps, llr=llr, name=name, ax=ax, **kwargs)
+
+    @classmethod
+    def _from_applications(cls, trials, apps, *, llr, name, ax, **kwargs):
+        fpr, fnr = trials.det_curve()
         # one kernel run: the hull gives the EER and every minimum DCF
-        blocks, _, _ = _validated_blocks(y_true, y_score, sample_weight, pos_label)
-        pmiss, pfa = rocch_from_blocks(blocks)
-        eer_value = _eer_from_hull(pmiss, pfa)
+        pmiss, pfa = trials._rocch()
         min_points, actual_points = [], []
-        for p in p_targets:
-            app = {"p_target": p, "c_miss": c_miss, "c_fa": c_fa}
-            k, value = _min_dcf_point(pmiss, pfa, **app)
+        for app in apps:
+            p = app.p_target
+            k, value = trials._min_dcf_point(app)
             min_points.append((p, float(pfa[k]), float(pmiss[k]), value))
             if llr:
-                threshold = _application(p, c_miss, c_fa)[0]
-                miss, fa = (
-                    float(r[0]) for r in _error_rates(is_target, s, w, [threshold])
-                )
-                value = actual_dcf(y_true, y_score, **app, **metric_kwargs)
-                actual_points.append((p, float(fa), float(miss), value))
+                value, miss, fa = trials.actual_dcf(**app.as_dict(), return_rates=True)
+                actual_points.append((p, fa, miss, value))
         disp = cls(
             fpr=fpr,
             fnr=fnr,
             hull_pfa=pfa,
             hull_pmiss=pmiss,
-            eer=eer_value,
+            eer=trials.eer(),
             min_dcf_points=min_points,
             actual_dcf_points=actual_points if llr else None,
             name=name,
@@ -538,3 +551,26 @@ default='auto'
             ax=ax,
             **kwargs,
         )
+
+
+def _applications(p_target, c_miss, c_fa, caller):
+    """The applications of ``p_target`` (a float, a 1-D array-like or None),
+    validated as the DCF metrics do (the costs alone without a prior)."""
+    from .._application import Application
+
+    if p_target is None:
+        p_targets = []
+    elif np.ndim(p_target) == 0:
+        p_targets = [p_target]
+    elif np.ndim(p_target) == 1:
+        p_targets = list(p_target)
+    else:
+        raise ValueError(
+            "`p_target` must be a float, a 1-D array-like of floats or None; "
+            f"got shape {np.shape(p_target)}."
+        )
+    apps = [
+        Application._from_params(p, c_miss, c_fa, caller=caller)
+        for p in p_targets or [0.5]
+    ]
+    return apps[: len(p_targets)]

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 
-from ...utils._validation import check_metric_inputs
 from ._base import _estimator_scores, _get_ax
 
 __all__ = ["TippettDisplay"]
@@ -254,9 +253,35 @@ class TippettDisplay:
         -------
         display : TippettDisplay
         """
-        is_target, x, w = check_metric_inputs(
-            y_true, llr, sample_weight, pos_label=pos_label, score_name="llr"
+        from .._trials import ScoredTrials
+
+        trials = ScoredTrials._from_metric_inputs(
+            y_true, llr, sample_weight, pos_label, score_name="llr"
         )
+        return cls.from_trials(trials, log10=log10, name=name, ax=ax, **kwargs)
+
+    @classmethod
+    def from_trials(cls, trials, *, log10=False, name=None, ax=None, **kwargs):
+        """Plot the Tippett curves of scored trials evaluated once.
+
+        Parameters
+        ----------
+        trials : ScoredTrials
+            The scored trials; their scores are read as natural-log LLRs.
+        log10 : bool, default=False
+            Draw against the base-10 log likelihood ratio.
+        name : str, default=None
+            Name of the system in the legend.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+        **kwargs : dict
+            Passed to :meth:`plot`.
+
+        Returns
+        -------
+        display : TippettDisplay
+        """
+        is_target, x, w = trials._require_arrays("TippettDisplay")
         if w is None:
             w = np.ones_like(x)
         keep = w > 0

@@ -1,0 +1,155 @@
+"""Tests of ScoredTrials (skcalib.metrics._trials)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import det_curve
+
+from skcalib.metrics import (
+    Application,
+    ScoredTrials,
+    actual_dcf,
+    bayes_error_curve,
+    cllr,
+    eer,
+    min_cllr,
+    min_dcf,
+    rocch,
+)
+
+HYP = settings(derandomize=True, database=None, deadline=None, max_examples=40)
+
+
+def _data(seed=0, n=400, weights=False, decimals=None):
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.3
+    s = rng.normal(size=n) + 1.5 * y
+    if decimals is not None:
+        s = np.round(s, decimals)
+    w = rng.integers(0, 4, n).astype(float) if weights else None
+    return y, s, w
+
+
+# ------------------------------------------------------------------- errors
+def test_errors_name_the_argument():
+    with pytest.raises(ValueError, match="y_score"):
+        ScoredTrials([0, 1], [0.0, np.nan])
+    with pytest.raises(ValueError, match="'pos_label' parameter of ScoredTrials"):
+        ScoredTrials([0, 1], [0.0, 1.0], pos_label=[1])
+    with pytest.raises(ValueError, match="target"):
+        ScoredTrials([0, 0], [0.0, 1.0])
+    trials = ScoredTrials([0, 1], [0.0, 1.0])
+    with pytest.raises(ValueError, match="'p_target' parameter of ScoredTrials.min"):
+        trials.min_dcf(1.5)
+    with pytest.raises(ValueError, match=r"'p_target' .* Got 1.0 instead"):
+        trials.min_dcf([0.1, 1.0])
+    with pytest.raises(ValueError, match="'c_fa' parameter of ScoredTrials.actual"):
+        trials.actual_dcf(0.1, c_fa=0)
+    with pytest.raises(ValueError, match=r"'p_target' .* Got True instead"):
+        trials.actual_dcf([0.1, True])
+    with pytest.raises(ValueError, match="1-D"):
+        trials.min_dcf([[0.1]])
+    with pytest.raises(ValueError, match="'normalize' parameter"):
+        trials.min_dcf(0.1, normalize="yes")
+    with pytest.raises(ValueError, match="'p_target' parameter of ScoredTrials.cllr"):
+        trials.cllr(p_target=2.0)
+    with pytest.raises(ValueError, match="prior_log_odds"):
+        trials.bayes_error_curve([np.inf])
+
+
+# -------------------------------------------------------------- correctness
+@pytest.mark.parametrize("weights", [False, True])
+@pytest.mark.parametrize("decimals", [None, 1])
+def test_equals_the_metric_functions_bit_for_bit(weights, decimals):
+    y, s, w = _data(weights=weights, decimals=decimals)
+    trials = ScoredTrials(y, s, sample_weight=w)
+    kw = {"sample_weight": w}
+    app = {"p_target": 0.1, "c_miss": 2.0, "c_fa": 1.0}
+    assert trials.eer() == eer(y, s, **kw)
+    assert trials.min_dcf(**app) == min_dcf(y, s, **app, **kw)
+    assert trials.min_dcf(0.3, normalize=False) == min_dcf(
+        y, s, p_target=0.3, normalize=False, **kw
+    )
+    assert trials.min_cllr() == min_cllr(y, s, **kw)
+    assert trials.min_cllr(0.2) == min_cllr(y, s, p_target=0.2, **kw)
+    assert trials.actual_dcf(**app) == actual_dcf(y, s, **app, **kw)
+    assert trials.cllr() == cllr(y, s, **kw)
+    assert trials.cllr(0.3) == cllr(y, s, p_target=0.3, **kw)
+    for a, b in zip(trials.rocch(), rocch(y, s, **kw), strict=True):
+        np.testing.assert_array_equal(a, b)
+    plo = np.linspace(-5, 5, 11)
+    for a, b in zip(
+        trials.bayes_error_curve(plo), bayes_error_curve(y, s, plo, **kw), strict=True
+    ):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(
+        trials.bayes_error_rates(plo), bayes_error_curve(y, s, plo, **kw)[1]
+    )
+
+
+def test_many_applications_equal_one_at_a_time():
+    y, s, w = _data(1, weights=True)
+    trials = ScoredTrials(y, s, sample_weight=w)
+    p = np.array([1e-4, 0.01, 0.1, 0.5, 0.9])
+    dcf, p_miss, p_fa = trials.min_dcf(p, c_fa=3.0, return_rates=True)
+    act, a_miss, a_fa = trials.actual_dcf(p, c_fa=3.0, return_rates=True)
+    for i, pt in enumerate(p):
+        app = Application(pt, c_fa=3.0)
+        assert dcf[i] == min_dcf(y, s, **app.as_dict(), sample_weight=w)
+        assert dcf[i] == app.dcf(p_miss[i], p_fa[i])
+        assert act[i] == actual_dcf(y, s, **app.as_dict(), sample_weight=w)
+        assert act[i] == app.dcf(a_miss[i], a_fa[i])
+    # the best rates lie on the hull
+    pmiss, pfa = trials.rocch()
+    for m, f in zip(p_miss, p_fa, strict=True):
+        assert ((pmiss == m) & (pfa == f)).any()
+
+
+def test_det_curve_is_sklearns_on_ranks():
+    y, s, w = _data(2, weights=True, decimals=1)
+    fpr, fnr = ScoredTrials(y, s, sample_weight=w).det_curve()
+    ref_fpr, ref_fnr, _ = det_curve(y, s, sample_weight=w)
+    np.testing.assert_array_equal(fpr, ref_fpr)
+    np.testing.assert_array_equal(fnr, ref_fnr)
+
+
+def test_infinite_scores_and_ties():
+    trials = ScoredTrials([0, 1, 1, 0], [-np.inf, np.inf, 0.0, 0.0])
+    assert trials.eer() == 0.25
+    assert trials.cllr() == pytest.approx(0.5)  # tar at 0: 1 bit; others 0
+    assert trials.min_dcf(0.5) == 0.5
+    pmiss, pfa = trials.rocch()
+    assert pmiss.tolist() == [0.0, 0.0, 0.5, 1.0]
+
+
+def test_rocch_returns_copies():
+    trials = ScoredTrials([0, 1], [0.0, 1.0])
+    pmiss, _ = trials.rocch()
+    pmiss[:] = 7.0
+    assert trials.rocch()[0].tolist() == [0.0, 0.0, 1.0]
+
+
+def test_block_summary_only_answers_minimum_metrics():
+    from skcalib._pav import pav_blocks
+
+    y, s, _ = _data(3)
+    trials = ScoredTrials._from_blocks(pav_blocks(s, y))
+    assert trials.eer() == eer(y, s)
+    assert trials.min_dcf(0.2) == min_dcf(y, s, p_target=0.2)
+    with pytest.raises(ValueError, match="block summary"):
+        trials.cllr()
+
+
+# --------------------------------------------------------------- properties
+@HYP
+@given(
+    st.lists(st.integers(-5, 5), min_size=4, max_size=25),
+    st.lists(st.floats(1e-3, 1 - 1e-3), min_size=1, max_size=5),
+)
+def test_vectorized_min_dcf_equals_pointwise(scores, p):
+    s = np.array(scores, float)
+    y = np.arange(s.shape[0]) % 2 == 0
+    trials = ScoredTrials(y, s)
+    got = trials.min_dcf(p, c_miss=2.0)
+    assert got.tolist() == [min_dcf(y, s, p_target=v, c_miss=2.0) for v in p]
