@@ -46,6 +46,8 @@ def test_errors_name_the_argument():
         trials.min_dcf([0.1, 1.0])
     with pytest.raises(ValueError, match="'c_fa' parameter of ScoredTrials.actual"):
         trials.actual_dcf(0.1, c_fa=0)
+    with pytest.raises(ValueError, match=r"'p_target' .* Got True instead"):
+        trials.actual_dcf([0.1, True])
     with pytest.raises(ValueError, match="1-D"):
         trials.min_dcf([[0.1]])
     with pytest.raises(ValueError, match="'normalize' parameter"):

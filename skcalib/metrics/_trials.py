@@ -520,7 +520,11 @@ def _applications(p_target, c_miss, c_fa, method):
             f"`p_target` must be a float or a 1-D array-like of floats; got "
             f"shape {np.shape(p_target)}."
         )
-    values = [v.item() if hasattr(v, "item") else v for v in np.asarray(p_target)]
+    # a list keeps its items' types (True is refused, not read as 1.0)
+    if isinstance(p_target, list | tuple):
+        values = list(p_target)
+    else:
+        values = [v.item() for v in np.asarray(p_target)]
     apps = [Application._from_params(v, c_miss, c_fa, caller=caller) for v in values]
     return apps, False
 
