@@ -199,7 +199,7 @@ def run(sizes, repeats, peer_repeats, seed=0):
                 prior = pi if (a, b) == (1.0, 1.0) else 0.01
                 t_fit, cal = _timed(
                     lambda s=s, y=y, a=a, b=b, p=prior: ProperScoringAffineCalibrator(
-                        alpha=a, beta=b, p_target=p
+                        alpha=a, beta=b, p_target=p, l2=0
                     ).fit(s, y),
                     repeats,
                 )

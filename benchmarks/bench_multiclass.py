@@ -4,7 +4,7 @@ Measured on the same features (median of ``--repeats``; the scikit-learn
 peers, which take many seconds at the largest sizes, ``--peer-repeats``
 times), with one ``np.argsort`` of one score column as the yardstick:
 
-- ``ProperScoringFusion().fit`` (logistic rule, ``p_target`` 0.5) of ``k``
+- ``ProperScoringFusion(l2=0).fit`` (logistic rule, ``p_target`` 0.5) of ``k``
   systems' scores against ``LogisticRegression(C=inf, solver='lbfgs')``
   with the matching class weights ``0.5 / N_tar`` and ``0.5 / N_non``, the
   same problem; ``obj(LR) - obj``: scikit-learn's objective at its answer
@@ -90,7 +90,7 @@ def run_fusion(sizes, k, repeats, peer_repeats, peer_tol, seed=0):
             n_non = n - n_tar
             t_argsort, _ = _timed(lambda X=X: np.argsort(X[:, 0]), repeats)
             t_ours, ours = _timed(
-                lambda X=X, y=y: ProperScoringFusion().fit(X, y), repeats
+                lambda X=X, y=y: ProperScoringFusion(l2=0).fit(X, y), repeats
             )
             lr = LogisticRegression(
                 C=np.inf,

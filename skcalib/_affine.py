@@ -18,13 +18,16 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ._base import BaseCalibrator
 from ._solver import (
+    DEFAULT_L2,
     MAX_LLR_RANGE,
     AffineRuleObjective,
     ArrayData,
     binary_summary,
     fit_standardizer,
     minimize,
+    penalty_variance,
 )
+from ._special import uninformative_objective
 from .utils._sklearn_compat import Interval
 
 __all__ = ["ProperScoringAffineCalibrator"]
@@ -61,7 +64,7 @@ def _warn_convergence(estimator, j, res, max_iter):
 class _AffineCalibrator(BaseCalibrator):
     """Fit ``l = coef_ s + intercept_`` per column with the Newton solver.
 
-    Subclasses give ``_objective(summary, standardizer)`` returning
+    Subclasses give ``_objective(data, summary, standardizer)`` returning
     ``(objective, presolve, theta0)`` in standardized units. ``_fit_sources``
     takes one data source of ``(scores, is_target, weights)`` chunks per
     column (in memory here; Dask partitions from ``skcalib._dask``) and sets
@@ -97,7 +100,7 @@ class _AffineCalibrator(BaseCalibrator):
                     UserWarning,
                     stacklevel=3,
                 )
-            objective, presolve, theta0 = self._objective(summary, std)
+            objective, presolve, theta0 = self._objective(data, summary, std)
             res = minimize(
                 objective,
                 data,
@@ -137,13 +140,19 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
 
         \\bar C = \\frac{\\pi}{N_{tar}} \\sum_{i \\in tar} w_i C(q_i, tar)
         + \\frac{1-\\pi}{N_{non}} \\sum_{i \\in non} w_i C(q_i, non)
-        + \\lambda A^2,
+        + \\lambda \\bar C_0 (A s_{sd})^2,
         \\qquad q_i = \\sigma(A s_i + B + \\operatorname{logit}\\pi),
 
-    with ``C`` the Beta-family rule with parameters ``(alpha, beta)`` and
-    ``pi = p_target``. ``alpha = beta = 1`` is prior-weighted logistic
-    regression; ``alpha = beta = 2`` the Brier rule; rules with ``alpha > 1``
-    weight the high LLR thresholds (low false-alarm applications) more.
+    with ``C`` the Beta-family rule with parameters ``(alpha, beta)``,
+    ``pi = p_target``, ``s_sd`` the standard deviation of the training
+    scores, each class weighted as in the objective (``pi / N_tar`` and
+    ``(1 - pi) / N_non`` times the sample weights), and ``Cbar_0`` the
+    objective of the uninformative system ``l = 0`` (``log 2`` for the
+    logarithmic rule at ``pi = 1/2``): the penalty is on the normalized
+    objective. ``alpha = beta = 1`` is
+    prior-weighted logistic regression; ``alpha = beta = 2`` the Brier rule;
+    rules with ``alpha > 1`` weight the high LLR thresholds (low false-alarm
+    applications) more.
 
     Parameters
     ----------
@@ -159,12 +168,17 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
         Target prior of ``predict_proba`` and ``predict``; ``None`` means the
         weighted target proportion of the calibration data. It does not change
         the LLRs.
-    l2 : float, default=0.0
-        L2 penalty ``lambda`` on the slope: ``lambda * A^2`` is added to the
-        objective (the intercept is not penalized), as the ``l2`` of
-        :class:`~skcalib.ProperScoringFusion` and
-        :class:`~skcalib.MulticlassAffineCalibrator`. A positive value makes
-        (nearly) separable data well-posed.
+    l2 : float, default=1e-5
+        L2 penalty ``lambda`` on the slope per standard deviation of the
+        scores, relative to the normalized objective: ``lambda Cbar_0
+        (A s_sd)^2`` is added to the objective (the intercept is not
+        penalized), as for each weight of
+        :class:`~skcalib.ProperScoringFusion`. In these units the fit does not
+        depend on the units of the scores, and ``lambda`` weighs the same at
+        every ``p_target`` and rule. The small default keeps the fit finite on
+        (nearly) separable data, where the unpenalized fit gives posteriors of
+        0 and 1, at a negligible cost elsewhere; ``l2=0`` gives the exact
+        unpenalized fit.
     tol : float, default=1e-8
         Convergence tolerance on the Newton step, in LLR units at scores one
         standard deviation from their mean.
@@ -212,12 +226,14 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
     their range; with perfectly separated classes directly there, the
     threshold ``-B/A`` in the middle of the gap) and emits a
     :class:`~sklearn.exceptions.ConvergenceWarning`, as it does after
-    ``max_iter`` iterations.
+    ``max_iter`` iterations. That needs ``l2=0``: any positive ``l2`` gives
+    every rule a finite minimizer.
 
     The fit does not depend on the units of the scores: they are
     standardized inside the solver (an exact power-of-two scaling, then
     centring and scaling by their standard deviation) and the parameters
-    mapped back, so scores times ``1e-300`` or ``1e300`` give the same
+    mapped back, and the penalty is measured in standard deviations of the
+    scores, so scores times ``1e-300`` or ``1e300`` give the same
     calibrated LLRs. If all training scores are equal they carry no
     information: the map is flat (``coef_ = 0``, the LLR minimizing the
     objective, 0 for every rule) and a ``UserWarning`` says so.
@@ -264,7 +280,7 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
         beta=1.0,
         p_target=0.5,
         prior=None,
-        l2=0.0,
+        l2=DEFAULT_L2,
         tol=1e-8,
         max_iter=100,
     ):
@@ -276,19 +292,30 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
         self.tol = tol
         self.max_iter = max_iter
 
-    def _objective(self, summary, standardizer):
+    def _objective(self, data, summary, standardizer):
         p_target = float(self.p_target)
+        class_factors = (p_target / summary.w_tar, (1.0 - p_target) / summary.w_non)
+        l2 = float(self.l2)
         objective = AffineRuleObjective(
             standardizer=standardizer,
-            class_factors=(
-                p_target / summary.w_tar,
-                (1.0 - p_target) / summary.w_non,
-            ),
+            class_factors=class_factors,
             alpha=float(self.alpha),
             beta=float(self.beta),
             tau=logit(p_target),
-            l2=float(self.l2),
-            separable=self.l2 == 0,
+            l2=l2,
+            # the slope per standard deviation of the scores (units-free), on
+            # the normalized objective (the same at every p_target)
+            l2_variance=(
+                penalty_variance(
+                    data,
+                    standardizer,
+                    class_factors,
+                    uninformative_objective(self.alpha, self.beta, p_target),
+                )
+                if l2 > 0
+                else None
+            ),
+            separable=l2 == 0,
         )
         # rules other than the logarithmic one start from the logistic solution
         rule = (objective.alpha, objective.beta)

@@ -3,8 +3,9 @@
 :class:`AutoCalibrator` is the default calibrator of
 :class:`~skcalib.CalibratedClassifier`. No single method is best on every
 classifier and calibration set: PAV wins with plenty of data and non-sigmoid
-distortions, beta calibration on moderate sizes, temperature scaling with
-many classes and few samples. The candidates fit in milliseconds, so each is
+distortions, Platt's sigmoid where the classifier's probabilities are
+saturated, temperature scaling with many classes and few samples. The
+candidates fit in milliseconds, so each is
 scored by the log loss of its out-of-fold posteriors on the calibration
 scores themselves (fixed stratified folds, so the choice is deterministic)
 and the best one is refitted on all of them.
@@ -24,7 +25,6 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseCalibrator, SingleColumnError, _single_column
-from ._beta import BetaCalibrator
 from ._dask import any_dask_collection
 from ._multiclass_affine import MulticlassAffineCalibrator
 from ._pav_calibrators import PAVLLRCalibrator
@@ -103,6 +103,13 @@ def _is_log_proba(X) -> bool:
     )
 
 
+def _total_weight(y_index, sample_weight) -> float:
+    """Number of samples, or their total weight."""
+    if sample_weight is None:
+        return float(y_index.shape[0])
+    return float(sample_weight.sum())
+
+
 def _binary_log_loss(llr, is_target, prior):
     """Per-sample log loss of the posteriors ``sigmoid(llr + logit(prior))``."""
     x = llr + (np.log(prior) - np.log1p(-prior))
@@ -178,25 +185,41 @@ class _ProbabilitySigmoid(PlattCalibrator):
         return super()._affine(expit(X))
 
 
-def _default_binary_candidates():
+#: Weight of the temperature candidates' penalty on the *summed* log loss:
+#: ``l2 = TEMPERATURE_PRIOR / n`` on the mean loss of ``n`` calibration
+#: samples (total weight), a prior on ``1 / T`` whose strength does not grow
+#: with the data. On a few dozen samples without errors it keeps temperature
+#: scaling from sharpening without limit (l2 ~ 1e-3 at n = 40); on hundreds
+#: it is negligible (l2 ~ 1e-4 at n = 450, where 1e-3 costs 20 % in log loss
+#: on a random forest's 10-class probabilities).
+TEMPERATURE_PRIOR = 0.04
+
+
+def _temperature_l2(n_samples: float) -> float:
+    return TEMPERATURE_PRIOR / max(float(n_samples), 1.0)
+
+
+def _default_binary_candidates(n_samples):
     """Simplest first (the earlier one wins a tie)."""
     return [
-        ("temperature", _TwoClassTemperature(l2=1e-3)),
+        ("temperature", _TwoClassTemperature(l2=_temperature_l2(n_samples))),
         ("sigmoid", PlattCalibrator()),
         ("sigmoid-p", _ProbabilitySigmoid()),
-        ("beta", BetaCalibrator()),
         ("pav", PAVLLRCalibrator()),
     ]
 
 
-def _default_multiclass_candidates():
+def _default_multiclass_candidates(n_samples):
     """Simplest first (the earlier one wins a tie)."""
     return [
-        ("temperature", MulticlassAffineCalibrator(kind="temperature", l2=1e-3)),
-        ("vector", MulticlassAffineCalibrator(kind="vector", l2=1e-3)),
+        (
+            "temperature",
+            MulticlassAffineCalibrator(
+                kind="temperature", l2=_temperature_l2(n_samples)
+            ),
+        ),
         ("ovr-sigmoid", PlattCalibrator()),
         ("ovr-sigmoid-p", _ProbabilitySigmoid()),
-        ("ovr-beta", BetaCalibrator()),
         ("ovr-pav", PAVLLRCalibrator()),
     ]
 
@@ -253,17 +276,27 @@ class AutoCalibrator(BaseCalibrator):
     temperature scaling (posterior log-odds ``s / T``, one parameter),
     Platt's sigmoid (:class:`PlattCalibrator`) of ``s`` and of the
     probability ``sigmoid(s)`` (scikit-learn's ``method='sigmoid'`` on a
-    ``predict_proba`` classifier), beta calibration
-    (:class:`BetaCalibrator`) and PAV to LLRs (:class:`PAVLLRCalibrator`).
-    ``transform`` and ``decision_function`` give the chosen calibrator's
-    LLRs.
+    ``predict_proba`` classifier) and PAV to LLRs
+    (:class:`PAVLLRCalibrator`). ``transform`` and ``decision_function``
+    give the chosen calibrator's LLRs.
+
+    The temperature candidates are penalized as by a prior whose weight
+    does not grow with the data: ``l2 = TEMPERATURE_PRIOR / n`` (0.04 / n)
+    on the mean log loss of ``n`` calibration samples (their total weight),
+    so that a few dozen samples without a single error do not sharpen the
+    posteriors without limit. Candidates with more parameters (beta
+    calibration, vector scaling, one-vs-rest beta) are not among the
+    defaults: on calibration sets of a few dozen samples the selection
+    cannot see their over-fitting and they lost up to 3.5x in log loss
+    (user guide, *Which calibrator?*); give them in ``candidates`` to
+    consider them.
 
     ``y`` with K > 2 classes (scores of shape ``(n_samples, K)``, column
     ``k`` for ``classes_[k]``: decision-function columns or
-    log-probabilities): by default temperature and vector scaling
+    log-probabilities): by default temperature scaling
     (:class:`MulticlassAffineCalibrator`) and one-vs-rest sigmoid (of the
-    score and of the probability), beta calibration and PAV (probabilities
-    normalized to sum to 1). A binary candidate is fitted one-vs-rest on
+    score and of the probability) and PAV (probabilities normalized to sum
+    to 1). A binary candidate is fitted one-vs-rest on
     the log-odds of each class against the rest when the columns are
     log-probabilities (each row's ``logsumexp`` is 0: what
     :class:`CalibratedClassifier` passes for a ``predict_proba``
@@ -343,11 +376,18 @@ class AutoCalibrator(BaseCalibrator):
     >>> p = np.where(y == 1, rng.beta(4, 1, 1000), rng.beta(1, 2, 1000))
     >>> cal = AutoCalibrator().fit(logit(p), y)  # Beta-distributed scores
     >>> cal.candidate_names_
-    ['temperature', 'sigmoid', 'sigmoid-p', 'beta', 'pav']
+    ['temperature', 'sigmoid', 'sigmoid-p', 'pav']
     >>> cal.cv_log_loss_.round(3).tolist()
-    [[0.308, 0.284, 0.285, 0.283, 0.289]]
+    [[0.308, 0.284, 0.285, 0.289]]
     >>> cal
-    AutoCalibrator()  # selected: beta
+    AutoCalibrator()  # selected: sigmoid
+
+    Your own candidates, here beta calibration beside Platt's sigmoid:
+
+    >>> from skcalib import BetaCalibrator, PlattCalibrator
+    >>> mine = [("sigmoid", PlattCalibrator()), ("beta", BetaCalibrator())]
+    >>> AutoCalibrator(candidates=mine).fit(logit(p), y).selected_
+    ['beta']
 
     Ten classes, few samples, an overconfident classifier's log-probabilities:
 
@@ -376,12 +416,12 @@ class AutoCalibrator(BaseCalibrator):
         self.prior = prior
 
     # ------------------------------------------------------------------ fit
-    def _candidates(self, multiclass):
+    def _candidates(self, multiclass, n_samples):
         if self.candidates is None:
             return (
-                _default_multiclass_candidates()
+                _default_multiclass_candidates(n_samples)
                 if multiclass
-                else _default_binary_candidates()
+                else _default_binary_candidates(n_samples)
             )
         out = []
         for item in self.candidates:
@@ -468,8 +508,8 @@ class AutoCalibrator(BaseCalibrator):
 
     def _fit(self, X, is_target, sample_weight):
         """Binary ``y``: one selection per column."""
-        candidates = self._candidates(multiclass=False)
         y_index = is_target.astype(np.intp)
+        candidates = self._candidates(False, _total_weight(y_index, sample_weight))
         self.candidate_names_ = [name for name, _ in candidates]
         chosen, names, losses = [], [], []
         for j in range(X.shape[1]):
@@ -532,7 +572,7 @@ class AutoCalibrator(BaseCalibrator):
                 "classification is supported on other score layouts."
             )
         sample_weight = check_weights(sample_weight, X.shape[0])
-        candidates = self._candidates(multiclass=True)
+        candidates = self._candidates(True, _total_weight(y_index, sample_weight))
         self._log_proba_input = _is_log_proba(X)
         ovr = self._ovr_scores(X)
         folds = self._folds(X, y_index, K, sample_weight)

@@ -30,6 +30,7 @@ from .utils._sklearn_compat import (
     Interval,
     _fit_context,
     validate_data,
+    validate_estimator_params,
 )
 from .utils._stats import class_totals
 from .utils._validation import check_binary_y, check_weights
@@ -327,6 +328,11 @@ class BaseCalibrator(
         return self.classes_[accept.astype(np.intp)]
 
     # ---------------------------------------------------------------- helpers
+    def _validate_params(self):
+        # What scikit-learn's ``_fit_context`` calls before ``fit``: the same
+        # checks, without reading ``__init__``'s signature on every fit.
+        validate_estimator_params(self)
+
     @property
     def _virtual_trial_weight(self) -> float:
         """Weight of one virtual trial in the units of the weights ``_fit`` got."""

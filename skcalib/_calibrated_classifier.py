@@ -403,15 +403,16 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     -----
     Why :class:`AutoCalibrator` by default: no single method is best for
     every classifier and calibration set size. PAV-LLR corrects any monotone
-    distortion but needs data; beta calibration fits the non-sigmoid
-    distortions of naive Bayes, boosting and forests with three parameters;
-    temperature scaling is the robust choice with many classes and few
-    samples. The default scores each by the log loss of its out-of-fold
-    posteriors on the calibration scores (fixed folds) and keeps the best;
-    ``calibrators_[0].selected_`` says which. On the user guide's panel of
-    real data sets it is within 5 % of the best of scikit-learn's sigmoid,
-    isotonic and temperature calibration in every case and better on
-    average (the *Which calibrator?* page).
+    distortion but needs data; Platt's sigmoid of the probability copes with
+    saturated probabilities (forests); temperature scaling is the robust
+    choice with many classes and few samples. The default scores each by
+    the log loss of its out-of-fold posteriors on the calibration scores
+    (fixed folds) and keeps the best; ``calibrators_[0].selected_`` says
+    which. On the user guide's panel of real data sets it is better on
+    average than the best of scikit-learn's sigmoid, isotonic and
+    temperature calibration, and within 5 % of it in all but a few cells
+    with calibration sets of a few dozen samples (the *Which calibrator?*
+    page).
 
     The decision function is the calibrated LLR :math:`\\ell`, and
     ``predict_proba`` is the posterior at ``prior_``:

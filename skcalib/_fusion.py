@@ -18,15 +18,18 @@ from ._affine import ProperScoringAffineCalibrator, _warn_convergence
 from ._base import BaseCalibrator
 from ._dask import is_dask_collection
 from ._solver import (
+    DEFAULT_L2,
     MAX_LLR_RANGE,
     AffineRuleObjective,
     ArrayData,
     _chunk_class_extremes,
+    _l2_standardized,
     fit_standardizer,
     minimize,
+    penalty_variance,
     rule_terms,
 )
-from ._special import logit, scaled_affine
+from ._special import logit, scaled_affine, uninformative_objective
 from .utils._sklearn_compat import Interval
 from .utils._stats import class_totals
 
@@ -74,13 +77,15 @@ class FusionObjective:
 
         f(\\theta) = \\sum_{i \\in tar} v_i\\, G(x_i; \\alpha, \\beta)
             + \\sum_{i \\in non} v_i\\, G(-x_i; \\beta, \\alpha)
-            + \\lambda \\lVert coef \\rVert^2,
+            + \\lambda \\sum_j (coef_j \\sigma_j)^2,
         \\qquad x_i = u_i \\cdot c + b + \\tau,
 
     with ``G`` the target cost of the Beta family in the log-odds domain
     (:mod:`skcalib._special`), ``v_i = w_i \\pi / N_{tar}`` for targets and
-    ``w_i (1 - \\pi) / N_{non}`` for non-targets, ``tau = logit(pi)``, and
-    ``coef`` the weights in the units of the raw scores. With
+    ``w_i (1 - \\pi) / N_{non}`` for non-targets, ``tau = logit(pi)``,
+    ``coef`` the weights in the units of the raw scores and ``sigma_j`` 1 or,
+    with ``l2_variance``, the standard deviation of column ``j``
+    (:func:`skcalib._solver.penalty_variance`). With
     ``U~ = [U, 1]`` the gradient is ``U~^T (v s G')`` (``s = +1`` for
     targets, ``-1`` for non-targets) and the Hessian ``U~^T diag(v G'') U~``.
 
@@ -98,13 +103,26 @@ class FusionObjective:
     tau : float, default=0.0
         ``logit(pi)``.
     l2 : float, default=0.0
-        ``lambda``, on the raw weights.
+        ``lambda``.
+    l2_variance : ndarray of shape (k,), default=None
+        ``None``: the penalty is on the raw weights (``sigma_j = 1``). Else
+        the variance of each standardized column: the penalty is on the
+        weights per standard deviation of their column, and the fit does not
+        depend on the units of any column.
     """
 
     chunk_size = 1 << 13
 
     def __init__(
-        self, *, standardizer, class_factors, alpha=1.0, beta=1.0, tau=0.0, l2=0.0
+        self,
+        *,
+        standardizer,
+        class_factors,
+        alpha=1.0,
+        beta=1.0,
+        tau=0.0,
+        l2=0.0,
+        l2_variance=None,
     ):
         self.standardizer = standardizer
         self.n_params = standardizer.scale.shape[0] + 1
@@ -112,6 +130,7 @@ class FusionObjective:
         self.alpha, self.beta = float(alpha), float(beta)
         self.tau = float(tau)
         self.l2 = float(l2)
+        self.l2_variance = l2_variance
 
     # The same objective with another rule (same prepared chunks).
     with_rule = AffineRuleObjective.with_rule
@@ -179,13 +198,11 @@ class FusionObjective:
         return value, grad, Ut.T @ (Ut * h[:, None])
 
     def _l2_std(self):
-        """``lambda`` per standardized weight: ``lambda / (raw scale)^2``."""
-        d = self.standardizer
-        with np.errstate(over="ignore"):
-            return np.ldexp(self.l2 / d.scale**2, -2 * d.exponent)
+        """``lambda`` per standardized weight."""
+        return _l2_standardized(self.l2, self.standardizer, self.l2_variance)
 
     def penalty(self, theta, order):
-        """``lambda |coef|^2`` (raw units) and, up to ``order``, derivatives."""
+        """``lambda sum_j (coef_j sigma_j)^2`` and, up to ``order``, derivatives."""
         lam = np.zeros(self.n_params)
         if self.l2 > 0:
             lam[:-1] = self._l2_std()
@@ -202,12 +219,16 @@ class FusionObjective:
         return float(np.abs(theta[:-1]) @ self.standardizer.width)
 
 
-def fit_linear_rule(data, *, alpha, beta, p_target, l2, tol, max_iter):
+def fit_linear_rule(data, *, alpha, beta, p_target, l2, tol, max_iter, l2_units="raw"):
     """The fused LLR ``X @ coef + intercept`` minimizing :class:`FusionObjective`.
 
     ``data`` is a source of ``(X, is_target, sample_weight)`` chunks (in
-    memory or on Dask). Returns ``(coef, intercept, result)`` with the
-    :class:`~skcalib._solver.SolverResult` (its ``status`` says whether the
+    memory or on Dask). ``l2_units``: ``'raw'`` penalizes the weights in the
+    units of the inputs (inputs with units of their own, as Beta
+    calibration's log-probabilities), ``'std'`` per standard deviation of
+    each input (scores in any units) and on the normalized objective (the
+    same at every ``p_target``). Returns ``(coef, intercept, result)``
+    with the :class:`~skcalib._solver.SolverResult` (its ``status`` says whether the
     caller should warn; ``"unbounded"`` once the separating bound was
     applied). Shared by :class:`ProperScoringFusion` and
     :class:`~skcalib.BetaCalibrator`.
@@ -215,13 +236,19 @@ def fit_linear_rule(data, *, alpha, beta, p_target, l2, tol, max_iter):
     w_tar, w_non = data.reduce(_chunk_class_totals)
     std = fit_standardizer(data)
     p = float(p_target)
+    class_factors = (p / w_tar, (1.0 - p) / w_non)
+    variance = None
+    if l2_units == "std" and l2 > 0:
+        normalizer = uninformative_objective(alpha, beta, p)
+        variance = penalty_variance(data, std, class_factors, normalizer)
     objective = FusionObjective(
         standardizer=std,
-        class_factors=(p / w_tar, (1.0 - p) / w_non),
+        class_factors=class_factors,
         alpha=float(alpha),
         beta=float(beta),
         tau=logit(p),
         l2=float(l2),
+        l2_variance=variance,
     )
     # rules other than the logarithmic one start from the logistic solution
     rule = (objective.alpha, objective.beta)
@@ -263,13 +290,18 @@ class ProperScoringFusion(BaseCalibrator):
 
         \\bar C = \\frac{\\pi}{N_{tar}} \\sum_{i \\in tar} w_i C(q_i, tar)
         + \\frac{1-\\pi}{N_{non}} \\sum_{i \\in non} w_i C(q_i, non)
-        + \\lambda \\lVert w \\rVert^2,
+        + \\lambda \\bar C_0 \\sum_j (w_j \\sigma_j)^2,
         \\qquad q_i = \\sigma(l_i + \\operatorname{logit}\\pi),
 
-    with ``pi = p_target`` and ``C`` the rule with parameters
-    ``(alpha, beta)``. ``alpha = beta = 1`` is the logistic-regression
-    fusion of the speaker-recognition toolkits (prior-weighted logistic
-    regression); with one system it is :class:`ProperScoringAffineCalibrator`.
+    with ``pi = p_target``, ``C`` the rule with parameters
+    ``(alpha, beta)``, ``sigma_j`` the standard deviation of system
+    ``j``'s training scores, each class weighted as in the objective
+    (``pi / N_tar`` and ``(1 - pi) / N_non`` times the sample weights), and
+    ``Cbar_0`` the objective of the uninformative system ``l = 0``: the
+    penalty is on the normalized objective.
+    ``alpha = beta = 1`` is the logistic-regression fusion of the
+    speaker-recognition toolkits (prior-weighted logistic regression); with
+    one system it is :class:`ProperScoringAffineCalibrator`.
 
     Parameters
     ----------
@@ -279,10 +311,16 @@ class ProperScoringFusion(BaseCalibrator):
         Right-tail parameter of the rule (> 0).
     p_target : float in (0, 1), default=0.5
         Target prior of the application the objective is tuned for.
-    l2 : float, default=0.0
-        Penalty ``lambda`` on the squared norm of the weights (the offset is
-        not penalized). A positive value makes (nearly) separable data
-        well-posed.
+    l2 : float, default=1e-5
+        Penalty ``lambda`` on the squared weights per standard deviation of
+        their system's scores, relative to the normalized objective,
+        ``lambda Cbar_0 sum_j (w_j sigma_j)^2`` (the offset is not
+        penalized): the fit does not depend on the units of any system, and
+        ``lambda`` weighs the same at every ``p_target`` and rule. The small
+        default keeps the fit finite when a weighted sum of the scores
+        separates the classes (few trials), where the unpenalized fit gives
+        posteriors of 0 and 1, at a negligible cost elsewhere; ``l2=0`` gives
+        the exact unpenalized fit.
     prior : float in (0, 1), default=None
         Target prior of ``predict_proba`` and ``predict``; ``None`` means the
         weighted target proportion of the training data.
@@ -314,7 +352,7 @@ class ProperScoringFusion(BaseCalibrator):
         separately.
     sklearn.linear_model.LogisticRegression : With ``alpha = beta = 1``,
         class weights ``p_target / N_tar`` and ``(1 - p_target) / N_non``
-        and no penalty it minimizes the same objective (shifted by
+        and no penalty it minimizes the objective of ``l2=0`` (shifted by
         ``logit(p_target)`` in the intercept).
 
     Notes
@@ -371,7 +409,7 @@ class ProperScoringFusion(BaseCalibrator):
         alpha=1.0,
         beta=1.0,
         p_target=0.5,
-        l2=0.0,
+        l2=DEFAULT_L2,
         prior=None,
         tol=1e-8,
         max_iter=100,
@@ -400,6 +438,7 @@ class ProperScoringFusion(BaseCalibrator):
             l2=self.l2,
             tol=self.tol,
             max_iter=self.max_iter,
+            l2_units="std",
         )
         if res.status != "converged":
             _warn_convergence(self, None, res, self.max_iter)

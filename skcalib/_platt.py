@@ -135,7 +135,7 @@ class PlattCalibrator(_AffineCalibrator):
         self.tol = tol
         self.max_iter = max_iter
 
-    def _objective(self, summary, standardizer):
+    def _objective(self, data, summary, standardizer):
         n_pos, n_neg = summary.w_tar, summary.w_non
         targets = None
         if self.smooth_targets:

@@ -43,7 +43,10 @@ Objectives work on standardized inputs (:class:`Standardizer`): each input
 column is scaled by a power of two (exact) into ``[-1, 1]``, then centred
 and divided by its standard deviation, and the parameters are mapped back
 to the units of the input at the end. The fitted map is therefore the same
-for scores in any units, from 1e-300 to 1e300.
+for scores in any units, from 1e-300 to 1e300. An L2 penalty is either on
+the slopes in the units of the input (inputs with units of their own,
+log-probabilities) or, to keep that invariance, on the slopes per
+standard deviation of the input (:func:`penalty_variance`).
 """
 
 from __future__ import annotations
@@ -69,25 +72,32 @@ __all__ = [
     "binary_summary",
     "class_gap",
     "fit_standardizer",
+    "penalty_variance",
     "AffineRuleObjective",
     "rule_terms",
 ]
+
+#: The default ``l2`` of the calibrators on the shared solver
+#: (:class:`~skcalib.MulticlassAffineCalibrator`,
+#: :class:`~skcalib.BetaCalibrator`, :class:`~skcalib.ProperScoringAffineCalibrator`,
+#: :class:`~skcalib.ProperScoringFusion`): ``lambda`` on the squared slopes,
+#: added to the prior-weighted mean loss (the class weights sum to 1, so
+#: ``lambda`` does not grow with the number of samples). The slopes are in
+#: nats for inputs that are log-probabilities (multiclass, Beta) and per
+#: standard deviation of the scores for scores in any units (affine, fusion,
+#: whose penalty is also relative to the normalized objective:
+#: :func:`penalty_variance`). Small enough to cost nothing on data that pin
+#: the fit down, large enough that no fit on a finite sample returns
+#: posteriors of 0 or 1 (separable calibration sets), chosen on a panel of
+#: scikit-learn data sets (user guide: *Regularized defaults*). ``l2=0``
+#: gives the exact unpenalized fit.
+DEFAULT_L2 = 1e-5
 
 #: Bound on the spread of the fitted LLRs over the training data, in nats
 #: (``span(theta)`` of the objective). Beyond it the calibrated map is a step
 #: function for every practical purpose: the objective has no finite
 #: minimizer (separable classes, or a bounded rule on nearly separable data)
 #: and the solver stops there.
-#: The default ``l2`` of :class:`~skcalib.MulticlassAffineCalibrator` (and the
-#: value for other calibrators on the shared solver that take a default
-#: penalty): ``lambda`` on the squared slopes, added to the prior-weighted
-#: mean loss. Small enough to cost
-#: nothing on data that pins the fit down, large enough that no fit on a
-#: finite sample returns posteriors of 0 or 1 (separable calibration sets),
-#: chosen on a panel of scikit-learn data sets (user guide: *Regularized
-#: defaults*). ``l2=0`` gives the exact unpenalized fit.
-DEFAULT_L2 = 1e-5
-
 MAX_LLR_RANGE = 1e4
 
 #: Number of samples of the warm-start subsample.
@@ -570,6 +580,67 @@ def fit_standardizer(data, lo=None, hi=None):
     return Standardizer.fit(sample, lo, hi)
 
 
+def _chunk_moments(standardizer, class_factors, chunk):
+    X, t, w = chunk[:3]
+    u = standardizer.transform(X).reshape(-1, standardizer.scale.shape[0])
+    v = np.where(t, class_factors[0], class_factors[1])
+    if w is not None:
+        v = v * w
+    return np.stack([np.full(u.shape[1], v.sum()), v @ u, v @ (u * u)])
+
+
+def penalty_variance(data, standardizer, class_factors, normalizer=1.0):
+    """Variance of each standardized input column, weighted as the objective.
+
+    The unit of a penalty on the slopes that keeps a fit independent of the
+    units of the scores: with ``sigma`` the standard deviation of a raw
+    column under the weights ``v`` (the sample weight times the class
+    factor, ``class_factors = (k_tar, k_non)``), a raw slope ``A`` costs
+    ``lambda * normalizer * (A sigma)^2``, which is
+    ``lambda * normalizer * variance * a^2`` for the slope ``a`` in
+    standardized units. ``normalizer``, the objective of the uninformative
+    system (:func:`skcalib._special.uninformative_objective`), makes
+    ``lambda`` a weight on the *normalized* objective, the same at every
+    target prior and for every rule (the mean loss of an extreme
+    ``p_target`` is a thousand times smaller than at 0.5, its penalty
+    should be too). Exact for weights as repeated rows (one pass over all
+    the data; the standardizer's own scale comes from a subsample).
+    Returns ``normalizer * variance``, an ndarray of shape ``(n_columns,)``,
+    0 for a constant column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib._solver import ArrayData, fit_standardizer, penalty_variance
+    >>> x = np.array([0.0, 1.0, 2.0, 10.0]) * 1e200
+    >>> t = np.array([False, False, True, True])
+    >>> data = ArrayData(x, t, None)
+    >>> std = fit_standardizer(data)
+    >>> var = penalty_variance(data, std, (0.5 / 2, 0.5 / 2))  # balanced
+    >>> round(float(var[0] * (std.scale[0] * 2.0 ** std.exponent[0] / 1e200) ** 2), 9)
+    15.6875
+    """
+    factors = (float(class_factors[0]), float(class_factors[1]))
+    s0, s1, s2 = data.reduce(partial(_chunk_moments, standardizer, factors))
+    mean = s1 / s0
+    variance = np.maximum(s2 / s0 - mean * mean, 0.0)
+    return np.where(standardizer.constant, 0.0, float(normalizer) * variance)
+
+
+def _l2_standardized(l2, standardizer, variance=None):
+    """Per-column ``lambda`` on the standardized slopes ``a``.
+
+    ``variance=None``: the penalty ``l2 A^2`` on the raw slopes ``A``, i.e.
+    ``l2 / (raw scale)^2`` per ``a^2``; else ``l2 (A sigma)^2``, i.e.
+    ``l2 * variance`` (:func:`penalty_variance`).
+    """
+    if variance is not None:
+        return l2 * np.asarray(variance, dtype=np.float64)
+    d = standardizer
+    with np.errstate(over="ignore"):
+        return np.ldexp(l2 / d.scale**2, -2 * d.exponent)
+
+
 class AffineRuleObjective:
     """Beta-rule objective of the affine LLR map of one score column.
 
@@ -579,7 +650,7 @@ class AffineRuleObjective:
 
         f(a, b) = \\sum_{g} \\sum_{i \\in g} v_i\\,
                   G(\\epsilon_g (a u_i + b + \\tau); p_g, r_g)
-                  + \\ell_a a + \\ell_b b + \\frac{\\lambda}{2} A^2
+                  + \\ell_a a + \\ell_b b + \\lambda (A \\sigma)^2
 
     with its gradient and Hessian in one chunked pass over the data (the
     groups are the targets, ``epsilon = +1, (p, r) = (alpha, beta)``, and the
@@ -588,7 +659,9 @@ class AffineRuleObjective:
     weight times the class factor. The linear term serves Platt's smoothed
     targets ``(t_tar, t_non)``: each sample's loss ``w [softplus(z) - t z]``
     is the hard-label logistic loss plus a term linear in ``(a, b)``. The L2
-    penalty is on the slope ``A`` in the units of the raw scores.
+    penalty is on the slope ``A`` in the units of the raw scores
+    (``sigma = 1``) or, with ``l2_variance``, per standard deviation
+    ``sigma`` of the scores (:func:`penalty_variance`).
 
     Chunks of ``chunk_size`` samples keep every temporary in cache (numpy
     temporaries below malloc's mmap threshold are recycled from the heap
@@ -608,7 +681,13 @@ class AffineRuleObjective:
     targets : tuple of float or None, default=None
         Platt's soft targets ``(t_tar, t_non)``; None for hard labels.
     l2 : float, default=0.0
-        ``lambda`` of the penalty ``lambda * A^2`` on the raw slope ``A``.
+        ``lambda`` of the penalty ``lambda * (A sigma)^2`` on the raw slope
+        ``A``.
+    l2_variance : ndarray of shape (1,), default=None
+        ``None``: ``sigma = 1`` (the penalty is in the units of the scores).
+        Else the variance of the standardized scores from
+        :func:`penalty_variance`: ``sigma`` is the standard deviation of the
+        scores and the fit does not depend on their units.
     separable : bool, default=False
         Whether perfectly separated classes leave the objective without a
         finite minimizer (false with an L2 penalty or soft targets).
@@ -627,6 +706,7 @@ class AffineRuleObjective:
         tau=0.0,
         targets=None,
         l2=0.0,
+        l2_variance=None,
         separable=False,
     ):
         self.standardizer = standardizer
@@ -635,6 +715,7 @@ class AffineRuleObjective:
         self.tau = float(tau)
         self.targets = targets
         self.l2 = float(l2)
+        self.l2_variance = l2_variance
         self.separable = separable
 
     def with_rule(self, alpha, beta):
@@ -698,10 +779,8 @@ class AffineRuleObjective:
         return (f, grad, hess)[: order + 1]
 
     def _l2_std(self):
-        """``lambda`` for the standardized slope: ``lambda / (raw scale)^2``."""
-        d = self.standardizer
-        with np.errstate(over="ignore"):
-            return float(np.ldexp(self.l2 / d.scale[0] ** 2, -2 * int(d.exponent[0])))
+        """``lambda`` for the standardized slope ``a``."""
+        return float(_l2_standardized(self.l2, self.standardizer, self.l2_variance)[0])
 
     def penalty(self, theta, order):
         if self.l2 == 0.0:

@@ -7,6 +7,7 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.special import expit, log_softmax, logit
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skcalib import (
@@ -148,12 +149,12 @@ def test_multiclass_selection_is_the_cv_argmin():
             return normalize_one_vs_rest(np.column_stack(cols))
         return clone(c).fit(X[train], y[train]).predict_proba(X[rows])
 
+    # the temperature penalty is a prior of fixed weight: 0.04 / n on the mean
+    temperature = MulticlassAffineCalibrator(kind="temperature", l2=0.04 / len(y))
     candidates = [
-        ("temperature", MulticlassAffineCalibrator(kind="temperature", l2=1e-3)),
-        ("vector", MulticlassAffineCalibrator(kind="vector", l2=1e-3)),
+        ("temperature", temperature),
         ("ovr-sigmoid", PlattCalibrator()),
         ("ovr-sigmoid-p", _ProbabilitySigmoid()),
-        ("ovr-beta", BetaCalibrator()),
         ("ovr-pav", PAVLLRCalibrator()),
     ]
     assert cal.candidate_names_ == [name for name, _ in candidates]
@@ -176,7 +177,7 @@ def test_multiclass_selection_is_the_cv_argmin():
 def test_picks_the_right_family():
     """Overconfident 10-class scores on few samples: temperature scaling;
     a staircase distortion on many binary samples: PAV; a Beta-shaped
-    distortion: beta calibration."""
+    distortion: beta calibration when it is a candidate."""
     X, y = _multiclass(300, K=10, seed=2, scale=6.0)
     assert AutoCalibrator().fit(X, y).selected_ == ["temperature"]
     rng = np.random.default_rng(0)
@@ -185,7 +186,8 @@ def test_picks_the_right_family():
     assert AutoCalibrator().fit(stairs, y_stairs).selected_ == ["pav"]
     y2 = rng.random(5000) < 0.5
     p = np.where(y2, rng.beta(4, 1, 5000), rng.beta(1, 2, 5000))
-    assert AutoCalibrator().fit(logit(p), y2).selected_ == ["beta"]
+    mine = [("sigmoid", PlattCalibrator()), ("beta", BetaCalibrator())]
+    assert AutoCalibrator(candidates=mine).fit(logit(p), y2).selected_ == ["beta"]
 
 
 def test_decision_function_scores_are_used_as_they_are():
@@ -268,3 +270,46 @@ def test_refit_binary_after_multiclass():
     cal = AutoCalibrator().fit(X, y).fit(s, y2)
     assert cal.decision_function(s).shape == (200,)
     assert cal.predict_proba(s).shape == (200, 2)
+
+
+@pytest.mark.parametrize("multiclass", [False, True])
+def test_default_candidates_and_temperature_prior(multiclass):
+    """The defaults: few parameters each; the temperature penalty is 0.04 / n
+    on the mean loss (n the total weight), so that it weighs as a prior of
+    fixed strength: strong on 40 samples, negligible on thousands."""
+    from skcalib._auto import TEMPERATURE_PRIOR
+
+    if multiclass:
+        X, y = _multiclass(300, K=3, seed=1)
+        names = ["temperature", "ovr-sigmoid", "ovr-sigmoid-p", "ovr-pav"]
+    else:
+        X, y = _binary(300, seed=3)
+        names = ["temperature", "sigmoid", "sigmoid-p", "pav"]
+    w = np.full(y.shape[0], 2.0)
+    cal = AutoCalibrator(candidates=None)
+    for weight, n in ((None, y.shape[0]), (w, 2.0 * y.shape[0])):
+        candidates = cal._candidates(multiclass, n)
+        assert [name for name, _ in candidates] == names
+        assert candidates[0][1].l2 == TEMPERATURE_PRIOR / n
+        fitted = clone(cal).fit(X, y, sample_weight=weight)
+        assert fitted.candidate_names_ == names
+    assert TEMPERATURE_PRIOR / 40 == pytest.approx(1e-3)
+
+
+def test_temperature_prior_stops_sharpening_on_a_separable_set():
+    """Forty separable samples: unpenalized temperature scaling sharpens
+    without limit; the default candidate keeps every posterior of the
+    true class below 1 - 1e-6 (it errs at most once in a million)."""
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], 14)[:40]
+    X = np.log(np.full((40, 3), 0.15))
+    X[np.arange(40), y] = np.log(0.7)
+    X += 0.01 * rng.normal(size=X.shape)
+    cal = AutoCalibrator(candidates=AutoCalibrator()._candidates(True, 40)[:1]).fit(
+        X, y
+    )
+    proba = cal.predict_proba(X)[np.arange(40), y]
+    assert (proba < 1 - 1e-6).all() and (proba > 0.9).all()
+    with pytest.warns(ConvergenceWarning):  # separable: no finite minimizer
+        free = MulticlassAffineCalibrator(kind="temperature", l2=0).fit(X, y)
+    assert (free.predict_proba(X)[np.arange(40), y] > 1 - 1e-6).all()

@@ -7,10 +7,12 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 
 import joblib
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 
 import skcalib
 from skcalib import _cli
@@ -405,6 +407,29 @@ def _calibrators():
     }
 
 
+@pytest.mark.parametrize("l2", [None, "0", "0.01"])
+def test_calibrate_affine_l2(l2, tmp_path):
+    """The default penalty, and --l2 (0: the exact unpenalized fit)."""
+    s = np.array([-2.0, -1.5, -1.0, -0.5, 0.5, 1.0, 1.5, 2.0])  # separable
+    y = (s > 0).astype(int)
+    train = _two_column(tmp_path / "train.txt", s, y, header=True)
+    out = tmp_path / "out.txt"
+    argv = ["calibrate", "--method", "affine", "--train", train, "--apply", train]
+    argv += ["-o", str(out), "-q", "--output", "proba"]
+    assert main(argv + ([] if l2 is None else ["--l2", l2])) == 0
+    params = {} if l2 is None else {"l2": float(l2)}
+    cal = skcalib.ProperScoringAffineCalibrator(**params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # l2=0: separable
+        expected = cal.fit(s, y).predict_proba(s)[:, 1]
+    _, got = _read_values(out, 0)
+    np.testing.assert_allclose(got, expected, rtol=1e-15)
+    if l2 == "0":
+        assert got.min() == 0 and got.max() == 1
+    else:
+        assert (0 < got).all() and (got < 1).all()
+
+
 def _read_values(path, col):
     with open(path) as f:
         rows = [ln.replace(",", " ").split() for ln in f if ln.strip()]
@@ -646,6 +671,8 @@ def test_messages(tmp_path, capsys, monkeypatch):
     # affine-only options with another method
     assert main([*train, "ok.txt", "--apply", "ok.txt", "--alpha", "2"]) == 2
     assert "--alpha applies to --method affine only" in capsys.readouterr().err
+    assert main([*train, "ok.txt", "--apply", "ok.txt", "--l2", "0"]) == 2
+    assert "--l2 applies to --method affine only" in capsys.readouterr().err
 
 
 def _strict_json(text):

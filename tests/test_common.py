@@ -61,11 +61,12 @@ def test_sklearn_compatible(estimator, check):
 # check data sets are separable by the scores, so the objective has no finite
 # minimizer and the fit stops at the documented bound with a warning; where it
 # stops depends on the path, so weights and repeated rows agree only with
-# l2 > 0 (the penalized variants run every check). Temperature and vector
-# scaling need one score column per class, which the common checks' data do
-# not have: tests/test_multiclass_affine.py covers them.
+# l2 > 0 (the defaults and the penalized variants run every check).
+# Temperature and vector scaling need one score column per class, which the
+# common checks' data do not have: tests/test_multiclass_affine.py covers them.
 AFFINE_MODELS = [
     ProperScoringFusion(),
+    ProperScoringFusion(l2=0),
     ProperScoringFusion(alpha=2, beta=2, p_target=0.1, l2=0.01),
     MulticlassAffineCalibrator(),
     MulticlassAffineCalibrator(l2=0.01),

@@ -518,13 +518,15 @@ AFFINE = "skcalib._affine.ProperScoringAffineCalibrator"
         (PLATT, {}, 300_000, False),  # n >= 4 * 2**16: the warm start runs
         (PLATT, {"smooth_targets": False}, 5000, True),  # no finite minimizer
         (AFFINE, {}, 5000, False),
-        (AFFINE, {}, 5000, True),
+        (AFFINE, {"l2": 0}, 5000, True),
+        (AFFINE, {}, 5000, "penalized"),  # separated, but the default l2 copes
         (AFFINE, {"alpha": 2, "beta": 2, "p_target": 0.2, "l2": 0.01}, 300_000, False),
         (AFFINE, {"alpha": 0.5, "beta": 3, "prior": 0.7}, 5000, False),
     ],
 )
 def test_parametric_fit_on_dask_equals_in_memory(client, name, params, n, separated):
     rng = np.random.default_rng(9)
+    warns = separated is True  # no finite minimizer
     s = rng.normal(size=n) + 0.3
     if separated:
         s = np.where(rng.random(n) < 0.4, s + 10.0, s - 10.0)
@@ -550,7 +552,7 @@ def test_parametric_fit_on_dask_equals_in_memory(client, name, params, n, separa
             for rec in (got_warnings, ref_warnings)
         )
         assert got_msgs == ref_msgs
-        assert len(ref_msgs) == int(separated)
+        assert len(ref_msgs) == int(warns)
         assert got.classes_.tolist() == ["n", "t"]
         assert got.calibration_prior_ == pytest.approx(ref.calibration_prior_, 1e-12)
         np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-8)
@@ -565,7 +567,9 @@ def test_parametric_fit_on_dask_equals_in_memory(client, name, params, n, separa
         np.testing.assert_allclose(
             llr.compute(), ref.decision_function(x_new.compute()), rtol=1e-7, atol=1e-9
         )
-    assert max(n_evals) <= 12  # a few passes over the data
+    # a few passes over the data (Newton walks out to the steep slope of a
+    # penalized fit of separated classes in a few more)
+    assert max(n_evals) <= (16 if separated == "penalized" else 12)
 
 
 # ------------------------------------------------------- unknown chunk sizes

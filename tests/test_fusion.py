@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from skcalib import ProperScoringAffineCalibrator, ProperScoringFusion
 from skcalib._fusion import FusionObjective
-from skcalib._solver import Standardizer
+from skcalib._solver import ArrayData, Standardizer, penalty_variance
 from skcalib._special import prior_weighted_objective
 
 RULES = [(1.0, 1.0), (2.0, 2.0), (2.0, 1.0), (0.5, 0.5), (1.5, 3.2)]
@@ -38,15 +38,30 @@ def _standardizer(X):
     return Standardizer.fit(X, X.min(axis=0), X.max(axis=0))
 
 
+def _penalty_variance(X, y, w, p_target):
+    """Each column's variance under the objective's weights (numpy's)."""
+    w = np.ones(y.shape[0]) if w is None else w
+    v = w * np.where(y, p_target / w[y].sum(), (1 - p_target) / w[~y].sum())
+    mean = np.average(X, axis=0, weights=v)
+    return np.average((X - mean) ** 2, axis=0, weights=v)
+
+
 def _objective_value(est, X, y, w=None, *, coef=None, intercept=None):
-    """The fusion objective by the public Beta-rule function, independently."""
+    """The fusion objective by the public Beta-rule function, independently:
+    the penalty is on each weight per standard deviation of its column,
+    relative to the normalized objective."""
     coef = est.coef_ if coef is None else coef
     intercept = est.intercept_ if intercept is None else intercept
     llr = X @ coef + intercept
     value = prior_weighted_objective(
         llr, y, w, alpha=est.alpha, beta=est.beta, prior=est.p_target
     )
-    return value + est.l2 * float(coef @ coef)
+    var = _penalty_variance(X, y, w, est.p_target)
+    # on the normalized objective: relative to that of the uninformative l = 0
+    c0 = prior_weighted_objective(
+        np.zeros(y.shape[0]), y, w, alpha=est.alpha, beta=est.beta, prior=est.p_target
+    )
+    return value + est.l2 * c0 * float(coef**2 @ var)
 
 
 # --------------------------------------------------------------------- errors
@@ -146,6 +161,13 @@ def test_objective_value_is_the_prior_weighted_rule(rule):
     value = obj.terms(theta, obj.prepare((X, y, w)), 0)
     assert value == pytest.approx(expected, rel=1e-12)
     assert obj.penalty(theta, 0) == pytest.approx(0.3 * coef @ coef, rel=1e-12)
+    # per standard deviation of each column (ProperScoringFusion's penalty)
+    var = penalty_variance(ArrayData(X, y, w), std, obj.class_factors)
+    scaled = FusionObjective(
+        standardizer=std, class_factors=obj.class_factors, l2=0.3, l2_variance=var
+    )
+    expected = 0.3 * coef**2 @ _penalty_variance(X, y, w, p)
+    assert scaled.penalty(theta, 0) == pytest.approx(expected, rel=1e-10)
 
 
 def test_objective_sums_over_chunks():
@@ -168,7 +190,7 @@ def test_objective_sums_over_chunks():
 @pytest.mark.parametrize("weights", [False, True])
 def test_logistic_fusion_equals_sklearn_logistic_regression(p_target, weights):
     X, y, w = _data(weights=weights)
-    fusion = ProperScoringFusion(p_target=p_target).fit(X, y, sample_weight=w)
+    fusion = ProperScoringFusion(p_target=p_target, l2=0).fit(X, y, sample_weight=w)
     ww = np.ones(y.shape[0]) if w is None else w
     n_tar, n_non = ww[y].sum(), ww[~y].sum()
     lr = LogisticRegression(
@@ -279,13 +301,62 @@ def test_separable_systems_warn_and_l2_fixes_it():
     X, y, _ = _data(200, k=2)
     X[y, 0] += 100.0  # the first system separates the classes
     with pytest.warns(ConvergenceWarning, match="no finite minimizer"):
-        fusion = ProperScoringFusion().fit(X, y)
+        fusion = ProperScoringFusion(l2=0).fit(X, y)
     llr = fusion.decision_function(X)
     assert llr[y].min() > llr[~y].max()
     assert llr.max() - llr.min() == pytest.approx(1e4)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ProperScoringFusion(l2=0.01).fit(X, y)
+        ProperScoringFusion().fit(X, y)
+
+
+def _separable_trials(n=16, seed=0):
+    """Few trials of two systems whose fusion separates the classes."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2 == 0
+    X = np.column_stack(
+        [rng.normal(np.where(y, 2.0, -2.0), 1.0), rng.normal(y * 1.0, 2.0)]
+    )
+    X[y, 0] = np.maximum(X[y, 0], 0.5)
+    X[~y, 0] = np.minimum(X[~y, 0], -0.5)
+    return X, y
+
+
+def test_default_gives_posteriors_strictly_inside_0_1_on_separable_trials():
+    X, y = _separable_trials()
+    with pytest.warns(ConvergenceWarning, match="no finite minimizer"):
+        exact = ProperScoringFusion(l2=0).fit(X, y)
+    p = exact.predict_proba(X)[:, 1]
+    assert p.min() == 0.0 and p.max() == 1.0  # what the default avoids
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fusion = ProperScoringFusion().fit(X, y)
+    assert fusion.l2 > 0
+    llr = fusion.decision_function(X)
+    assert np.isfinite(llr).all() and np.abs(llr).max() < 50
+    p = fusion.predict_proba(X)[:, 1]
+    assert 0.0 < p.min() and p.max() < 1.0
+    assert llr[y].min() > llr[~y].max()
+
+
+@pytest.mark.parametrize("units", [(1e-300, 1.0), (1e3, 1e-3), (7.0, 1e300)])
+def test_default_penalty_does_not_depend_on_the_units_of_each_system(units):
+    X, y = _separable_trials(seed=1)
+    base = ProperScoringFusion().fit(X, y).predict_proba(X)
+    Xu = X * np.array(units) + np.array(units)  # scaled and shifted
+    got = ProperScoringFusion().fit(Xu, y).predict_proba(Xu)
+    np.testing.assert_allclose(got, base, rtol=1e-8, atol=1e-12)
+
+
+def test_default_penalty_is_negligible_on_a_large_set():
+    X, y, _ = _data(20000)
+    exact = ProperScoringFusion(l2=0).fit(X, y)
+    fusion = ProperScoringFusion().fit(X, y)
+    np.testing.assert_allclose(fusion.coef_, exact.coef_, rtol=1e-3)
+    np.testing.assert_allclose(
+        fusion.decision_function(X), exact.decision_function(X), rtol=1e-3, atol=1e-3
+    )
 
 
 def test_constant_system_gets_zero_weight():

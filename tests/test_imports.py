@@ -165,3 +165,32 @@ def test_kernels_and_dask_know_no_estimator(layer):
 def test_estimators_know_no_command_line():
     for name in _estimator_modules():
         assert not {m for m in _reachable(name) if m.startswith("skcalib._cli")}
+
+
+def _private_names_imported_from(package: str):
+    """``(module, name)`` of underscore names imported from ``package`` by
+    modules outside it (the displays live inside ``skcalib.metrics``)."""
+    out = []
+    for name, path in MODULES.items():
+        if name == package or name.startswith(package + "."):
+            continue
+        tree = ast.parse(path.read_text(), filename=str(path))
+        own = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = own.split(".")[: len(own.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target == package or target.startswith(package + "."):
+                out += [(name, a.name) for a in node.names if a.name.startswith("_")]
+    return out
+
+
+def test_no_private_metric_helper_is_imported_from_outside():
+    """The command line and the rest reach the metrics through their public
+    names (ScoredTrials, Application, the functions), never through a
+    private helper of ``skcalib.metrics``."""
+    assert _private_names_imported_from("skcalib.metrics") == []

@@ -153,3 +153,21 @@ def test_vectorized_min_dcf_equals_pointwise(scores, p):
     trials = ScoredTrials(y, s)
     got = trials.min_dcf(p, c_miss=2.0)
     assert got.tolist() == [min_dcf(y, s, p_target=v, c_miss=2.0) for v in p]
+
+
+def test_dask_trials_are_drawn_from_memory():
+    # the drawings need every trial: Dask inputs are computed once for them,
+    # as the displays did before they drew from ScoredTrials
+    da = pytest.importorskip("dask.array")
+    dask = pytest.importorskip("dask")
+    y, s, w = _data(4, weights=True)
+    ref = ScoredTrials(y, s, sample_weight=w)
+    with dask.config.set(scheduler="synchronous"):
+        got = ScoredTrials(
+            da.from_array(y, chunks=100),
+            da.from_array(s, chunks=100),
+            sample_weight=da.from_array(w, chunks=100),
+        )
+        for a, b in zip(got.det_curve(), ref.det_curve(), strict=True):
+            np.testing.assert_array_equal(a, b)
+        assert got.eer() == pytest.approx(ref.eer(), rel=1e-12)

@@ -312,6 +312,13 @@ def build_parser() -> argparse.ArgumentParser:
         "for (default 0.5)",
     )
     ca.add_argument(
+        "--l2",
+        type=_non_negative,
+        default=None,
+        help="affine: L2 penalty on the slope per standard deviation of the "
+        "training scores (default 1e-5; 0: the exact unpenalized fit)",
+    )
+    ca.add_argument(
         "--prior",
         type=_probability,
         default=None,
@@ -399,7 +406,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--l2",
         type=_non_negative,
         default=None,
-        help="L2 penalty on the fusion weights (default 0)",
+        help="L2 penalty on each fusion weight per standard deviation of its "
+        "system's training scores (default 1e-5; 0: the exact unpenalized fit)",
     )
     fu.add_argument(
         "--prior",

@@ -444,6 +444,7 @@ TRAINING_OPTIONS = (
     ("alpha", "--alpha"),
     ("beta", "--beta"),
     ("p_target", "--p-target"),
+    ("l2", "--l2"),
     ("prior", "--prior"),
 )
 
@@ -459,8 +460,10 @@ def make_calibrator(args):
         kwargs["alpha"] = 1.0 if args.alpha is None else args.alpha
         kwargs["beta"] = 1.0 if args.beta is None else args.beta
         kwargs["p_target"] = 0.5 if args.p_target is None else args.p_target
+        if args.l2 is not None:
+            kwargs["l2"] = args.l2
     else:
-        for dest, flag in TRAINING_OPTIONS[1:4]:
+        for dest, flag in TRAINING_OPTIONS[1:5]:
             if getattr(args, dest) is not None:
                 raise InputError(f"{flag} applies to --method affine only.")
     return cls(**kwargs)

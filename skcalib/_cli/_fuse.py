@@ -180,9 +180,10 @@ def _train(args, progress):
         alpha=1.0 if args.alpha is None else args.alpha,
         beta=1.0 if args.beta is None else args.beta,
         p_target=0.5 if args.p_target is None else args.p_target,
-        l2=0.0 if args.l2 is None else args.l2,
         prior=args.prior,
     )
+    if args.l2 is not None:
+        model.set_params(l2=args.l2)
     train = _read_set(args.train, progress, key=args.train_key, need_labels=True)
     require_both_classes(train[0])
     note(unscored_note(train[0]), quiet=args.quiet)

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import check_consistent_length, column_or_1d
+from sklearn.utils import check_consistent_length
 
 from ..utils._sklearn_compat import validate_params
-from ..utils._validation import _distinct_labels, check_weights, plain_value
+from ..utils._validation import (
+    _distinct_labels,
+    check_weights,
+    column_or_1d,
+    plain_value,
+)
 
 __all__ = ["bayes_decisions", "empirical_bayes_risk"]
 

@@ -205,6 +205,13 @@ class ScoredTrials:
         return self._block_llr
 
     def _require_arrays(self, what):
+        if self._arrays is None and self._dask is not None:
+            # a drawing needs every trial in memory (as before this object,
+            # when the displays validated Dask inputs as arrays): computed once
+            y, s, w, pos_label = self._dask
+            self._arrays = check_metric_inputs(
+                y, s, w, pos_label=pos_label, score_name=self._score_name
+            )
         if self._arrays is None:
             raise ValueError(
                 f"{what} needs the trials themselves; these ScoredTrials hold "

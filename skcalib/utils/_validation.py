@@ -8,7 +8,8 @@ answer.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import assert_all_finite, check_consistent_length, column_or_1d
+from sklearn.utils import assert_all_finite, check_consistent_length
+from sklearn.utils import column_or_1d as _sklearn_column_or_1d
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
 __all__ = [
@@ -18,8 +19,23 @@ __all__ = [
     "check_scores",
     "check_weights",
     "check_metric_inputs",
+    "column_or_1d",
     "plain_value",
 ]
+
+
+def column_or_1d(y, *, warn: bool = False) -> np.ndarray:
+    """scikit-learn's ``column_or_1d``, at no cost for a plain 1-D array.
+
+    For an ``ndarray`` (not a subclass) of booleans, numbers or strings,
+    scikit-learn's conversion changes nothing but the memory layout (C
+    order); its dataframe and array-API detection would otherwise be most
+    of the time of a metric or a fit on a hundred samples. Everything else,
+    and every error, goes through scikit-learn.
+    """
+    if type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind in "biufU":
+        return np.ascontiguousarray(y)
+    return _sklearn_column_or_1d(y, warn=warn)
 
 
 def _is_implicit_binary(classes: np.ndarray) -> bool:
@@ -101,8 +117,10 @@ def _checked_labels(y, owner: str):
         assert_all_finite(y, input_name="y")
     classes = _distinct_labels(y, "y")
     # The target type of a 1-D y is that of its distinct values: checking
-    # those is O(n_classes) instead of another O(n) pass over y.
-    check_classification_targets(classes)
+    # those is O(n_classes) instead of another O(n) pass over y. At most two
+    # distinct integers, booleans or strings are always a 'binary' target.
+    if classes.shape[0] > 2 or classes.dtype.kind not in "biuU":
+        check_classification_targets(classes)
     if classes.shape[0] < 2:
         raise ValueError(
             f"{owner} needs samples of 2 classes in `y`; got 1 class "
@@ -341,7 +359,8 @@ def check_metric_inputs(
     """
     scores = check_scores(y_score, name=score_name)
     is_target = check_binary_target(y_true, pos_label=pos_label, require_both=False)
-    check_consistent_length(is_target, scores)
+    if is_target.shape[0] != scores.shape[0]:
+        check_consistent_length(is_target, scores)
     w = check_weights(sample_weight, scores.shape[0])
     if require_both:
         if w is None:
