@@ -258,6 +258,7 @@ def test_rocch_display_runs_the_kernel_once(gaussian, weighted, monkeypatch):
 
         monkeypatch.setattr(kernel, name, wrapper)
 
+    counted("_points_small", "sort")  # unweighted, n <= _SMALL_N
     counted("_points_unweighted", "sort")
     counted("_points_weighted", "sort")
     counted("pav_merge", "pav")
