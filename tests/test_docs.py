@@ -332,3 +332,22 @@ def test_references_are_not_lettered_lists(site):
         html = page.read_text(encoding="utf-8")
         found = re.search(r'<ol class="(?:upper|lower)(?:alpha|roman)[^>]*>', html)
         assert not found, f"{page.relative_to(site)}: {found.group(0)}"
+
+
+def test_readme_api_table_names_real_parameters():
+    """Each ``Name(param=...)`` of README's API table is a skcalib object whose
+    signature has those parameters (a renamed parameter left the table
+    behind once: ``AutoCalibrator(cv=5)`` for ``n_folds``)."""
+    import inspect
+
+    import skcalib
+    import skcalib.metrics
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)\(([^`]*)\)`", text, flags=re.MULTILINE)
+    assert len(rows) >= 10
+    for name, args in rows:
+        obj = getattr(skcalib, name, None) or getattr(skcalib.metrics, name)
+        params = inspect.signature(obj).parameters
+        for param in re.findall(r"(\w+)=", args):
+            assert param in params, f"README: {name} has no parameter {param!r}"
