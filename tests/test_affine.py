@@ -246,7 +246,7 @@ def test_penalty_is_on_the_slope_per_standard_deviation(rule):
     v = w * np.where(y, p_target / w[y].sum(), (1 - p_target) / w[~y].sum())
     x = s * 1e3
     sigma2 = np.average((x - np.average(x, weights=v)) ** 2, weights=v)
-    rule = dict(alpha=a, beta=b, prior=p_target)
+    rule = {"alpha": a, "beta": b, "prior": p_target}
     # on the normalized objective: relative to that of the uninformative l = 0
     c0 = prior_weighted_objective(np.zeros_like(x), y, w, **rule)
 
@@ -269,7 +269,7 @@ def test_default_penalty_weighs_the_same_at_an_extreme_p_target(rule):
     a penalty on it, not on the normalized objective, swamped the fit."""
     s, y, _ = _data(20000, seed=16)
     a, b = rule
-    params = dict(alpha=a, beta=b, p_target=1e-3)
+    params = {"alpha": a, "beta": b, "p_target": 1e-3}
     exact = ProperScoringAffineCalibrator(l2=0, **params).fit(s, y)
     cal = ProperScoringAffineCalibrator(**params).fit(s, y)
     # within 0.3 % of the exact slope, well inside its sampling error at this

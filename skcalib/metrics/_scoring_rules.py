@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from numbers import Real
 
-
 from .._dask import any_dask_collection
 from .._special import cllr_sums as _cllr_sums  # noqa: F401 (tests read it here)
 from .._special import prior_weighted_objective, uninformative_objective
