@@ -40,18 +40,16 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import subprocess
 import time
 import warnings
 
 import numpy as np
+from _meta import git_commit, utc_now
+from scipy.optimize import minimize as scipy_minimize
 from scipy.special import logit
 from sklearn.calibration import _sigmoid_calibration
 from sklearn.linear_model import LogisticRegression
-
-from scipy.optimize import minimize as scipy_minimize
 
 from skcalib._affine import ProperScoringAffineCalibrator
 from skcalib._platt import PlattCalibrator
@@ -312,18 +310,10 @@ def main(argv=None):
     solver_rows = run_solvers(sizes, args.repeats)
     _print_solvers(solver_rows)
     if args.json:
-        try:
-            commit = subprocess.run(
-                ["git", "rev-parse", "--short", "HEAD"],
-                capture_output=True,
-                text=True,
-                check=False,
-            ).stdout.strip()
-        except OSError:
-            commit = ""
+        commit = git_commit(short=True)
         meta = {
             "commit": commit,
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            "date": utc_now(),
         }
         with open(args.json, "w") as fh:
             json.dump(

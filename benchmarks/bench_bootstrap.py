@@ -32,14 +32,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import subprocess
 import time
 import tracemalloc
 
 import numpy as np
+from _meta import git_commit, utc_now
 
 from skcalib.metrics import bootstrap_ci, min_dcf
 
@@ -173,17 +172,12 @@ def main(argv=None):
     load = os.getloadavg()
     print(f"load after: {load}")
     if args.json:
-        try:
-            commit = subprocess.run(
-                ["git", "rev-parse", "HEAD"], capture_output=True, text=True
-            ).stdout.strip()
-        except OSError:
-            commit = ""
+        commit = git_commit()
         with open(args.json, "w") as fh:
             json.dump(
                 {
                     "commit": commit,
-                    "date": datetime.datetime.now(datetime.UTC).isoformat(),
+                    "date": utc_now(),
                     "load": load,
                     "results": results,
                 },

@@ -41,13 +41,12 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import subprocess
 import time
 from functools import partial
 
 import numpy as np
+from _meta import git_commit, utc_now
 from sklearn.base import clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.isotonic import IsotonicRegression
@@ -272,18 +271,10 @@ def main(argv=None):
     )
     _print_table(rows)
     if args.json:
-        try:
-            commit = subprocess.run(
-                ["git", "rev-parse", "HEAD"],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout.strip()
-        except (OSError, subprocess.CalledProcessError):
-            commit = ""
+        commit = git_commit()
         meta = {
             "commit": commit,
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            "date": utc_now(),
             "args": vars(args),
         }
         with open(args.json, "w") as fh:

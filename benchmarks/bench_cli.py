@@ -24,7 +24,6 @@ decimals (many ties, short lines).
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import subprocess
@@ -33,6 +32,7 @@ import tempfile
 import time
 
 import numpy as np
+from _meta import git_commit, utc_now
 
 _METRICS = """
 import sys, time
@@ -105,7 +105,9 @@ def _write_two_column(path, s, y, rounded: bool) -> None:
                 if rounded
                 else [repr(v) for v in s[i : i + step].tolist()]
             )
-            f.write("".join(f"{v} {lab}\n" for v, lab in zip(values, labels[i : i + step])))
+            f.write(
+                "".join(f"{v} {lab}\n" for v, lab in zip(values, labels[i : i + step]))
+            )
 
 
 def _write_bosaris(folder, s, y, rng):
@@ -143,7 +145,9 @@ def run(n: int, n_trials: int, repeats: int, rounded: bool, folder: str) -> dict
     size = os.path.getsize(path)
 
     base_t, base_mem = _median([py, "-c", "import skcalib.metrics"], 1)
-    ev_t, ev_mem = _median([py, "-m", "skcalib", "-q", "evaluate", path, "--json"], repeats)
+    ev_t, ev_mem = _median(
+        [py, "-m", "skcalib", "-q", "evaluate", path, "--json"], repeats
+    )
     met_t, met_mem = _median([py, "-c", _METRICS, s_path, y_path], repeats, inner=True)
     met_wall, _ = _median([py, "-c", _METRICS, s_path, y_path], 1)
     lt_t, lt_mem = _median([py, "-c", _LOADTXT, path], 1, inner=True)
@@ -180,21 +184,16 @@ def run(n: int, n_trials: int, repeats: int, rounded: bool, folder: str) -> dict
 
 
 def _commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            cwd=os.path.dirname(os.path.abspath(__file__)),
-        ).stdout.strip()
-    except OSError:
-        return "unknown"
+    return git_commit(short=True) or "unknown"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--n", type=float, default=1e7, help="trials of the two-column file (default 1e7)"
+        "--n",
+        type=float,
+        default=1e7,
+        help="trials of the two-column file (default 1e7)",
     )
     parser.add_argument(
         "--n-trials",
@@ -256,7 +255,7 @@ def main(argv=None) -> int:
     if args.json:
         r.update(
             commit=_commit(),
-            date=datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            date=utc_now(),
             load=load,
         )
         with open(args.json, "w") as f:

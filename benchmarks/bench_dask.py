@@ -30,18 +30,17 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import resource
 import shutil
-import subprocess
 import tempfile
 import time
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from _meta import git_commit, utc_now
 
 
 def make_scores(n, rng, decimals=None):
@@ -111,8 +110,7 @@ def main(argv=None):
         "--decimals",
         type=int,
         default=None,
-        help="round the scores to this many decimals, for ties (default: not "
-        "rounded)",
+        help="round the scores to this many decimals, for ties (default: not rounded)",
     )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument(
@@ -222,15 +220,7 @@ def main(argv=None):
         f"Dask equals in-memory at n={n_mem:g}: {bool(same)}"
     )
     if args.json:
-        try:
-            commit = subprocess.run(
-                ["git", "rev-parse", "HEAD"],
-                capture_output=True,
-                text=True,
-                check=False,
-            ).stdout.strip()
-        except OSError:
-            commit = ""
+        commit = git_commit()
         result = {
             "n": n,
             "n_memory": n_mem,
@@ -245,7 +235,7 @@ def main(argv=None):
             "peak_rss_worker_bytes": peaks,
             "equal_to_in_memory": bool(same),
             "commit": commit,
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            "date": utc_now(),
         }
         with open(args.json, "w") as f:
             json.dump(result, f, indent=2)

@@ -42,14 +42,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import subprocess
 import time
 import warnings
 
 import numpy as np
+from _meta import git_commit, utc_now
 from scipy.special import expit
 from sklearn.calibration import _SigmoidCalibration
 from sklearn.isotonic import IsotonicRegression
@@ -227,18 +226,10 @@ def main(argv=None):
             [int(n) for n in sizes], args.kinds, args.repeats, args.batch_ms / 1e3
         )
     if args.json:
-        try:
-            commit = subprocess.run(
-                ["git", "rev-parse", "--short", "HEAD"],
-                capture_output=True,
-                text=True,
-                check=False,
-            ).stdout.strip()
-        except OSError:
-            commit = ""
+        commit = git_commit(short=True)
         meta = {
             "commit": commit,
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            "date": utc_now(),
             "timer": "process_time per call, best of repeats",
             "load_average": load,
             "threads": args.threads,

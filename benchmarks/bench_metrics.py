@@ -32,14 +32,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import subprocess
 import sys
 import time
 import tracemalloc
 
 import numpy as np
+from _meta import git_commit, utc_now
 from scipy.special import expit
 from sklearn.metrics import brier_score_loss, log_loss, roc_curve
 
@@ -223,16 +222,11 @@ def main(argv=None):
                     f"{t['sk roc_curve'] / sec:10.2f}{m}"
                 )
     if args.json:
-        try:
-            commit = subprocess.run(
-                ["git", "rev-parse", "HEAD"], capture_output=True, text=True
-            ).stdout.strip()
-        except OSError:
-            commit = ""
+        commit = git_commit()
         with open(args.json, "w") as fh:
             json.dump(
                 {
-                    "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+                    "date": utc_now(),
                     "commit": commit,
                     "python": sys.version.split()[0],
                     "numpy": np.__version__,

@@ -29,14 +29,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import subprocess
 import time
 import warnings
 
 import numpy as np
+from _meta import git_commit, utc_now
 from scipy.special import log_softmax
 from sklearn.linear_model import LogisticRegression
 
@@ -253,18 +252,10 @@ def main(argv=None):
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"\nload average (1 min) at the end: {load:.2f}")
     if args.json:
-        try:
-            commit = subprocess.run(
-                ["git", "rev-parse", "--short", "HEAD"],
-                capture_output=True,
-                text=True,
-                check=False,
-            ).stdout.strip()
-        except OSError:
-            commit = ""
+        commit = git_commit(short=True)
         meta = {
             "commit": commit,
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            "date": utc_now(),
             "load_average_1min": load,
         }
         with open(args.json, "w") as fh:

@@ -21,13 +21,12 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import subprocess
 import time
 import tracemalloc
 
 import numpy as np
+from _meta import git_commit, utc_now
 from sklearn.isotonic import IsotonicRegression
 
 from skcalib import PAVCalibrator
@@ -166,18 +165,10 @@ def main(argv=None):
     rows = run([int(n) for n in args.sizes], args.repeats)
     _print_table(rows)
     if args.json:
-        try:
-            commit = subprocess.run(
-                ["git", "rev-parse", "--short", "HEAD"],
-                capture_output=True,
-                text=True,
-                check=False,
-            ).stdout.strip()
-        except OSError:
-            commit = ""
+        commit = git_commit(short=True)
         meta = {
             "commit": commit,
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            "date": utc_now(),
         }
         with open(args.json, "w") as fh:
             json.dump({"meta": meta, "rows": rows}, fh, indent=2)

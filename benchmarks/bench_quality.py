@@ -74,10 +74,8 @@ data sets kept out of the panel for checking that improvements generalize;
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import subprocess
 import sys
 import time
 import warnings
@@ -86,6 +84,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
+from _meta import git_commit, utc_now
 from joblib import Parallel, delayed
 from scipy.special import expit, softmax
 from sklearn.calibration import CalibratedClassifierCV
@@ -1047,16 +1046,7 @@ def main(argv=None):
     if missing_peers:
         log(f"peers not installed (skipped): {', '.join(missing_peers)}")
 
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=os.path.dirname(os.path.abspath(__file__)),
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = ""
+    commit = git_commit()
     t0 = time.perf_counter()
     jobs = [(d, k, r) for d in datasets for k in classifiers for r in range(repeats)]
     # workers import this file as a module (loky passes sys.path on), rather
@@ -1083,7 +1073,7 @@ def main(argv=None):
 
     meta = {
         "commit": commit,
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+        "date": utc_now(),
         "skcalib": skcalib.__version__,
         "sklearn": sklearn.__version__,
         "datasets": datasets,

@@ -30,15 +30,14 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import datetime
 import importlib.metadata
 import json
 import os
-import subprocess
 import time
 import tracemalloc
 
 import numpy as np
+from _meta import git_commit, utc_now
 from scipy.special import expit
 
 from skcalib import VennAbersCalibrator
@@ -228,18 +227,10 @@ def main(argv=None):
     )
     _print_table(rows)
     if args.json:
-        try:
-            commit = subprocess.run(
-                ["git", "rev-parse", "--short", "HEAD"],
-                capture_output=True,
-                text=True,
-                check=False,
-            ).stdout.strip()
-        except OSError:
-            commit = ""
+        commit = git_commit(short=True)
         meta = {
             "commit": commit,
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            "date": utc_now(),
             "venn_abers": importlib.metadata.version("venn-abers")
             if venn_abers is not None
             else None,

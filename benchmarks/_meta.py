@@ -1,0 +1,32 @@
+"""What every benchmark's ``--json`` records about its run: commit and date.
+
+The benchmarks are run as scripts (``python benchmarks/bench_x.py``), so this
+module is imported from the script's own folder.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import subprocess
+
+
+def git_commit(short: bool = False) -> str:
+    """The checkout's commit hash (``''`` outside a git checkout)."""
+    cmd = ["git", "rev-parse", *(["--short"] if short else []), "HEAD"]
+    try:
+        proc = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=os.path.dirname(os.path.abspath(__file__)),
+        )
+    except OSError:
+        return ""
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+def utc_now() -> str:
+    """The current time, UTC, ISO 8601."""
+    return datetime.datetime.now(datetime.timezone.utc).isoformat()
