@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from ._base import _estimator_scores, _get_ax
+from ._base import _DisplayMixin
 
 __all__ = ["BayesErrorDisplay"]
 
@@ -16,7 +16,7 @@ def _default_prior_log_odds() -> np.ndarray:
     return np.linspace(-6.0, 6.0, 121)
 
 
-class BayesErrorDisplay:
+class BayesErrorDisplay(_DisplayMixin):
     """Bayes error-rate plot: actual and minimum DCF vs prior log-odds.
 
     For every effective prior :math:`\\tilde\\pi` on a grid of prior log-odds
@@ -164,26 +164,26 @@ class BayesErrorDisplay:
         display : BayesErrorDisplay
             Object that stores computed values.
         """
-        ax, fig = _get_ax(ax, "BayesErrorDisplay.plot")
-        name = self.name if name is None else name
+        ax, fig = self._plot_axes(ax)
+        prefix = self._legend_prefix(name)
         x = np.asarray(self.prior_log_odds, dtype=float)
-        prefix = f"{name}: " if name else ""
 
         # the legend speaks the axis' language: DCF, or error rate when not
         # normalized
         what = "DCF" if self.normalize else "error rate"
-        line_kwargs = {"label": f"{prefix}actual {what}"}
-        line_kwargs.update(kwargs)
+        line_kwargs = self._line_kwargs({"label": f"{prefix}actual {what}"}, kwargs)
         (self.line_,) = ax.plot(x, self.actual_dcf, **line_kwargs)
 
         self.min_line_ = None
         if plot_min_dcf:
-            min_kwargs = {
-                "label": f"{prefix}minimum {what}",
-                "linestyle": "--",
-                "color": self.line_.get_color(),
-            }
-            min_kwargs.update(min_dcf_kwargs or {})
+            min_kwargs = self._line_kwargs(
+                {
+                    "label": f"{prefix}minimum {what}",
+                    "linestyle": "--",
+                    "color": self.line_.get_color(),
+                },
+                min_dcf_kwargs,
+            )
             (self.min_line_,) = ax.plot(x, self.min_dcf, **min_kwargs)
 
         self.bands_ = []
@@ -213,13 +213,15 @@ class BayesErrorDisplay:
         self.reference_line_ = None
         has_reference = any(line.get_gid() == _REFERENCE_GID for line in ax.get_lines())
         if plot_reference and not has_reference:
-            ref_kwargs = {
-                "label": "uninformative",
-                "linestyle": ":",
-                "color": "black",
-                "gid": _REFERENCE_GID,
-            }
-            ref_kwargs.update(reference_kwargs or {})
+            ref_kwargs = self._line_kwargs(
+                {
+                    "label": "uninformative",
+                    "linestyle": ":",
+                    "color": "black",
+                    "gid": _REFERENCE_GID,
+                },
+                reference_kwargs,
+            )
             (self.reference_line_,) = ax.plot(x, reference, **ref_kwargs)
 
         ax.set_xlabel("Prior log-odds, logit(effective prior) (natural log)")
@@ -230,9 +232,7 @@ class BayesErrorDisplay:
         ax.set_ylim(0.0, max(top, ax.get_ylim()[1] if has_reference else 0.0))
         ax.set_xlim(float(x.min()), float(x.max()))
         ax.legend(fontsize="small")
-        self.ax_ = ax
-        self.figure_ = fig
-        return self
+        return self._plotted(ax, fig)
 
     def _reference(self, x):
         if self.normalize:
@@ -301,13 +301,13 @@ default=None
         display : BayesErrorDisplay
         """
         from .._bootstrap import _bayes_error_bands
-        from .._trials import ScoredTrials, check_prior_log_odds
+        from .._trials import check_prior_log_odds
 
         if prior_log_odds is None:
             prior_log_odds = _default_prior_log_odds()
         prior_log_odds = np.asarray(prior_log_odds, dtype=float)
         plo = check_prior_log_odds(prior_log_odds)
-        trials = ScoredTrials._from_metric_inputs(
+        trials = cls._validated_trials(
             y_true, llr, sample_weight, pos_label, score_name="llr"
         )
         actual, minimum = trials._bayes_error_curve(plo)
@@ -464,8 +464,12 @@ default=None
         -------
         display : BayesErrorDisplay
         """
-        llr = _estimator_scores(
-            estimator, X, response_method="decision_function", pos_label=pos_label
+        llr, name = cls._estimator_response(
+            estimator,
+            X,
+            response_method="decision_function",
+            pos_label=pos_label,
+            name=name,
         )
         return cls.from_predictions(
             y,
@@ -478,7 +482,7 @@ default=None
             n_resamples=n_resamples,
             groups=groups,
             random_state=random_state,
-            name=type(estimator).__name__ if name is None else name,
+            name=name,
             ax=ax,
             **kwargs,
         )

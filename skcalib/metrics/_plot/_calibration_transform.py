@@ -6,7 +6,7 @@ import numpy as np
 
 from ..._pav import block_llr, pav_blocks
 from ...utils._validation import check_metric_inputs, check_scores
-from ._base import _estimator_scores, _get_ax
+from ._base import _DisplayMixin
 
 __all__ = ["CalibrationTransformDisplay"]
 
@@ -18,7 +18,7 @@ def _as_list(values, name):
     return [check_scores(values, name=name)]
 
 
-class CalibrationTransformDisplay:
+class CalibrationTransformDisplay(_DisplayMixin):
     """Raw score vs calibrated LLR of several calibrators, with the PAV reference.
 
     The PAV-LLR of the evaluation data is the best monotone score-to-LLR map
@@ -114,7 +114,7 @@ class CalibrationTransformDisplay:
         display : CalibrationTransformDisplay
             Object that stores computed values.
         """
-        ax, fig = _get_ax(ax, "CalibrationTransformDisplay.plot")
+        ax, fig = self._plot_axes(ax)
         names = self.names if names is None else names
         if names is None:
             names = [None] * len(self.llrs)
@@ -134,19 +134,20 @@ class CalibrationTransformDisplay:
 
         self.lines_ = []
         for x, v, label in zip(self.scores, self.llrs, names, strict=True):
-            line_kwargs = {"label": label}
-            line_kwargs.update(kwargs)
+            line_kwargs = self._line_kwargs({"label": label}, kwargs)
             (line,) = ax.plot(x, np.clip(v, *clip), **line_kwargs)
             self.lines_.append(line)
 
         self.pav_line_ = None
         if plot_pav and self.pav_llr is not None:
-            ref_kwargs = {
-                "label": "PAV reference (optimal monotone)",
-                "color": "black",
-                "linewidth": 1.0,
-            }
-            ref_kwargs.update(pav_kwargs or {})
+            ref_kwargs = self._line_kwargs(
+                {
+                    "label": "PAV reference (optimal monotone)",
+                    "color": "black",
+                    "linewidth": 1.0,
+                },
+                pav_kwargs,
+            )
             (self.pav_line_,) = ax.plot(
                 self.pav_scores, np.clip(self.pav_llr, *clip), **ref_kwargs
             )
@@ -156,9 +157,7 @@ class CalibrationTransformDisplay:
         ax.set_ylabel("Calibrated LLR (nats)")
         if ax.get_legend_handles_labels()[0]:
             ax.legend(loc="upper left", fontsize="small")
-        self.ax_ = ax
-        self.figure_ = fig
-        return self
+        return self._plotted(ax, fig)
 
     @staticmethod
     def _pav_reference(y_true, y_score, sample_weight, pos_label):
@@ -280,14 +279,15 @@ class CalibrationTransformDisplay:
         if finite.size == 0:
             raise ValueError("`X` has no finite score to draw a grid over.")
         grid = np.linspace(finite.min(), finite.max(), int(n_points))
-        llrs = [
-            _estimator_scores(
+        responses = [
+            cls._estimator_response(
                 est, grid, response_method="decision_function", pos_label=pos_label
             )
             for est in estimators
         ]
+        llrs = [scores for scores, _ in responses]
         if names is None:
-            names = [type(est).__name__ for est in estimators]
+            names = [default for _, default in responses]
         knots, ref = cls._pav_reference(y, scores, sample_weight, pos_label)
         disp = cls(
             scores=[grid] * len(llrs),

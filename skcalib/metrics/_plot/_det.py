@@ -5,12 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import norm
 
-from ._base import (
-    _decision_function_is_llr,
-    _estimator_scores,
-    _get_ax,
-    _resolve_response_method,
-)
+from ...utils._response import decision_function_is_llr, resolve_response_method
+from ._base import _DisplayMixin
 
 __all__ = ["DETDisplay"]
 
@@ -73,7 +69,7 @@ def _densify(pfa, pmiss, per_segment=16):
     return np.r_[x.ravel(), pfa[-1]], np.r_[y.ravel(), pmiss[-1]]
 
 
-class DETDisplay:
+class DETDisplay(_DisplayMixin):
     """DET plot: miss vs false-alarm probability on normal-deviate axes.
 
     The detection error trade-off plot of speaker recognition: both error
@@ -207,18 +203,18 @@ class DETDisplay:
             Object that stores computed values.
         """
         new_figure = ax is None
-        ax, fig = _get_ax(ax, "DETDisplay.plot", figsize=(9.0, 5.0))
+        ax, fig = self._plot_axes(ax, figsize=(9.0, 5.0))
         if new_figure:
             # square axes on the left, the legend beside them (a layout engine
             # cannot be used: it ignores the legend of fixed-aspect axes)
             ax.set_position([0.08, 0.11, 0.45, 0.81])
             fig.set_gid(_FIGURE_GID)
-        name = self.name if name is None else name
-        prefix = f"{name}: " if name else ""
+        prefix = self._legend_prefix(name)
         with np.errstate(divide="ignore"):
             x, y = norm.ppf(self.fpr), norm.ppf(self.fnr)
-        line_kwargs = {"label": f"{prefix}thresholds", "drawstyle": "default"}
-        line_kwargs.update(kwargs)
+        line_kwargs = self._line_kwargs(
+            {"label": f"{prefix}thresholds", "drawstyle": "default"}, kwargs
+        )
         (self.line_,) = ax.plot(x, y, **line_kwargs)
         color = self.line_.get_color()
 
@@ -227,13 +223,15 @@ class DETDisplay:
             hx, hy = _densify(
                 np.asarray(self.hull_pfa, float), np.asarray(self.hull_pmiss, float)
             )
-            h_kwargs = {
-                "label": f"{prefix}ROC convex hull",
-                "linestyle": "--",
-                "color": color,
-                "linewidth": 1.0,
-            }
-            h_kwargs.update(hull_kwargs or {})
+            h_kwargs = self._line_kwargs(
+                {
+                    "label": f"{prefix}ROC convex hull",
+                    "linestyle": "--",
+                    "color": color,
+                    "linewidth": 1.0,
+                },
+                hull_kwargs,
+            )
             with np.errstate(divide="ignore"):
                 (self.hull_line_,) = ax.plot(norm.ppf(hx), norm.ppf(hy), **h_kwargs)
 
@@ -309,9 +307,7 @@ class DETDisplay:
                 self.markers_.append(m)
 
         self._set_axes(ax, low)
-        self.ax_ = ax
-        self.figure_ = fig
-        return self
+        return self._plotted(ax, fig)
 
     def _low(self, ax):
         """Lowest rate shown: the smallest non-zero rate of the curve or of a
@@ -404,12 +400,8 @@ default=0.01
         -------
         display : DETDisplay
         """
-        from .._trials import ScoredTrials
-
         apps = _applications(p_target, c_miss, c_fa, "DETDisplay.from_predictions")
-        trials = ScoredTrials._from_metric_inputs(
-            y_true, y_score, sample_weight, pos_label
-        )
+        trials = cls._validated_trials(y_true, y_score, sample_weight, pos_label)
         return cls._from_applications(trials, apps, llr=llr, name=name, ax=ax, **kwargs)
 
     @classmethod
@@ -532,11 +524,11 @@ default='auto'
         -------
         display : DETDisplay
         """
-        method = _resolve_response_method(estimator, response_method)
+        method = resolve_response_method(estimator, response_method)
         if isinstance(llr, str) and llr == "auto":
-            llr = method == "decision_function" and _decision_function_is_llr(estimator)
-        scores = _estimator_scores(
-            estimator, X, response_method=method, pos_label=pos_label
+            llr = method == "decision_function" and decision_function_is_llr(estimator)
+        scores, name = cls._estimator_response(
+            estimator, X, response_method=method, pos_label=pos_label, name=name
         )
         return cls.from_predictions(
             y,
@@ -547,7 +539,7 @@ default='auto'
             c_fa=c_fa,
             sample_weight=sample_weight,
             pos_label=pos_label,
-            name=type(estimator).__name__ if name is None else name,
+            name=name,
             ax=ax,
             **kwargs,
         )

@@ -8,12 +8,12 @@ import numpy as np
 
 from ..._pav import block_proba, pav_finish, pav_points, rocch_from_blocks
 from ...utils._validation import check_metric_inputs
-from ._base import _estimator_scores, _get_ax
+from ._base import _DisplayMixin
 
 __all__ = ["ROCConvexHullDisplay"]
 
 
-class ROCConvexHullDisplay:
+class ROCConvexHullDisplay(_DisplayMixin):
     """ROC curve, its convex hull (ROCCH) and the PAV group of each segment.
 
     Every segment of the ROC convex hull covers one block of the PAV
@@ -134,28 +134,31 @@ class ROCConvexHullDisplay:
         display : ROCConvexHullDisplay
             Object that stores computed values.
         """
-        ax, fig = _get_ax(ax, "ROCConvexHullDisplay.plot")
-        name = self.name if name is None else name
-        prefix = f"{name}: " if name else ""
+        ax, fig = self._plot_axes(ax)
+        prefix = self._legend_prefix(name)
 
-        hull_kwargs = {
-            "label": f"{prefix}ROC convex hull",
-            "linestyle": "--",
-            "marker": "o",
-            "markersize": 3,
-        }
-        hull_kwargs.update(kwargs)
+        hull_kwargs = self._line_kwargs(
+            {
+                "label": f"{prefix}ROC convex hull",
+                "linestyle": "--",
+                "marker": "o",
+                "markersize": 3,
+            },
+            kwargs,
+        )
         (self.hull_line_,) = ax.plot(self.hull_fpr, self.hull_tpr, **hull_kwargs)
 
         self.line_ = None
         if plot_roc:
-            line_kwargs = {
-                "label": f"{prefix}ROC",
-                "color": self.hull_line_.get_color(),
-                "alpha": 0.6,
-                "linewidth": 1.0,
-            }
-            line_kwargs.update(roc_kwargs or {})
+            line_kwargs = self._line_kwargs(
+                {
+                    "label": f"{prefix}ROC",
+                    "color": self.hull_line_.get_color(),
+                    "alpha": 0.6,
+                    "linewidth": 1.0,
+                },
+                roc_kwargs,
+            )
             (self.line_,) = ax.plot(self.fpr, self.tpr, **line_kwargs)
 
         self.annotations_ = []
@@ -193,8 +196,10 @@ class ROCConvexHullDisplay:
 
         self.chance_level_ = None
         if plot_chance_level:
-            cl_kwargs = {"label": "chance level", "color": "black", "linestyle": ":"}
-            cl_kwargs.update(chance_level_kwargs or {})
+            cl_kwargs = self._line_kwargs(
+                {"label": "chance level", "color": "black", "linestyle": ":"},
+                chance_level_kwargs,
+            )
             (self.chance_level_,) = ax.plot([0, 1], [0, 1], **cl_kwargs)
 
         ax.set_xlabel("False positive rate (P_fa)")
@@ -203,9 +208,7 @@ class ROCConvexHullDisplay:
         ax.set_ylim(-0.01, 1.01)
         ax.set_aspect("equal")
         ax.legend(loc="lower right", fontsize="small")
-        self.ax_ = ax
-        self.figure_ = fig
-        return self
+        return self._plotted(ax, fig)
 
     @classmethod
     def from_predictions(
@@ -302,15 +305,19 @@ class ROCConvexHullDisplay:
         -------
         display : ROCConvexHullDisplay
         """
-        scores = _estimator_scores(
-            estimator, X, response_method=response_method, pos_label=pos_label
+        scores, name = cls._estimator_response(
+            estimator,
+            X,
+            response_method=response_method,
+            pos_label=pos_label,
+            name=name,
         )
         return cls.from_predictions(
             y,
             scores,
             sample_weight=sample_weight,
             pos_label=pos_label,
-            name=type(estimator).__name__ if name is None else name,
+            name=name,
             ax=ax,
             **kwargs,
         )

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ._base import _estimator_scores, _get_ax
+from ._base import _DisplayMixin
 
 __all__ = ["TippettDisplay"]
 
@@ -30,7 +30,7 @@ def _proportion_at_least(llr, w):
     return x[starts], np.clip((total - below) / total, 0.0, 1.0)
 
 
-class TippettDisplay:
+class TippettDisplay(_DisplayMixin):
     """Tippett plot: the proportions of targets and non-targets with LLR >= x.
 
     The forensic evaluation plot: for every value ``x`` of the LLR, the
@@ -156,11 +156,8 @@ class TippettDisplay:
             Object that stores computed values.
         """
         # a new figure keeps the legend beside the axes inside it
-        ax, fig = _get_ax(
-            ax, "TippettDisplay.plot", figsize=(9.0, 4.8), layout="constrained"
-        )
-        name = self.name if name is None else name
-        prefix = f"{name}: " if name else ""
+        ax, fig = self._plot_axes(ax, figsize=(9.0, 4.8), layout="constrained")
+        prefix = self._legend_prefix(name)
         scale = 1.0 / math.log(10.0) if self.log10 else 1.0
         xt = np.asarray(self.target_llr, float) * scale
         xn = np.asarray(self.nontarget_llr, float) * scale
@@ -179,22 +176,26 @@ class TippettDisplay:
             x = np.clip(x, left, right)
             return np.r_[left, x, right], np.r_[p[0] if p.size else 0.0, p, 0.0]
 
-        line_kwargs = {
-            "label": f"{prefix}targets ({self.misleading_target:.1%} with LLR < 0)",
-            "where": "pre",
-        }
-        line_kwargs.update(kwargs)
+        line_kwargs = self._line_kwargs(
+            {
+                "label": f"{prefix}targets ({self.misleading_target:.1%} with LLR < 0)",
+                "where": "pre",
+            },
+            kwargs,
+        )
         (self.line_,) = ax.step(
             *curve(xt, np.asarray(self.target_proportion)), **line_kwargs
         )
-        non_kwargs = {
-            "label": f"{prefix}non-targets ({self.misleading_nontarget:.1%} with "
-            "LLR > 0)",
-            "where": "pre",
-            "linestyle": "--",
-            "color": self.line_.get_color(),
-        }
-        non_kwargs.update(nontarget_kwargs or {})
+        non_kwargs = self._line_kwargs(
+            {
+                "label": f"{prefix}non-targets ({self.misleading_nontarget:.1%} "
+                "with LLR > 0)",
+                "where": "pre",
+                "linestyle": "--",
+                "color": self.line_.get_color(),
+            },
+            nontarget_kwargs,
+        )
         (self.nontarget_line_,) = ax.step(
             *curve(xn, np.asarray(self.nontarget_proportion)), **non_kwargs
         )
@@ -209,9 +210,7 @@ class TippettDisplay:
         if not ax.get_title():
             ax.set_title("Tippett plot")
         ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
-        self.ax_ = ax
-        self.figure_ = fig
-        return self
+        return self._plotted(ax, fig)
 
     @classmethod
     def from_predictions(
@@ -253,9 +252,7 @@ class TippettDisplay:
         -------
         display : TippettDisplay
         """
-        from .._trials import ScoredTrials
-
-        trials = ScoredTrials._from_metric_inputs(
+        trials = cls._validated_trials(
             y_true, llr, sample_weight, pos_label, score_name="llr"
         )
         return cls.from_trials(trials, log10=log10, name=name, ax=ax, **kwargs)
@@ -338,8 +335,12 @@ class TippettDisplay:
         -------
         display : TippettDisplay
         """
-        llr = _estimator_scores(
-            estimator, X, response_method="decision_function", pos_label=pos_label
+        llr, name = cls._estimator_response(
+            estimator,
+            X,
+            response_method="decision_function",
+            pos_label=pos_label,
+            name=name,
         )
         return cls.from_predictions(
             y,
@@ -347,7 +348,7 @@ class TippettDisplay:
             log10=log10,
             sample_weight=sample_weight,
             pos_label=pos_label,
-            name=type(estimator).__name__ if name is None else name,
+            name=name,
             ax=ax,
             **kwargs,
         )
