@@ -57,9 +57,7 @@ def _imports(name: str, path: Path) -> set[str]:
                 base = node.module or ""
             # `from pkg import mod` imports the module pkg.mod
             targets = [
-                f"{base}.{alias.name}"
-                if f"{base}.{alias.name}" in MODULES
-                else base
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
                 for alias in node.names
             ]
         else:
@@ -194,3 +192,19 @@ def test_no_private_metric_helper_is_imported_from_outside():
     names (ScoredTrials, Application, the functions), never through a
     private helper of ``skcalib.metrics``."""
     assert _private_names_imported_from("skcalib.metrics") == []
+
+
+def test_command_line_imports_no_private_module_of_another_package():
+    """The command line reaches the rest of skcalib through public names
+    (``skcalib``, ``skcalib.metrics``, ``skcalib.datasets``) and the
+    documented helpers of ``skcalib.utils``, never through a private module
+    such as ``skcalib.metrics._bootstrap`` or ``skcalib._base``."""
+    found = {
+        (name, target)
+        for name in MODULES
+        if name.startswith("skcalib._cli")
+        for target in GRAPH[name]
+        if not target.startswith(("skcalib._cli", "skcalib.utils."))
+        and any(part.startswith("_") for part in target.split(".")[1:])
+    }
+    assert found == set()

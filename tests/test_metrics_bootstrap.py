@@ -379,7 +379,7 @@ def test_coverage_of_population_min_dcf():
 
 
 def test_report_progress_tells_each_replicate_and_changes_nothing():
-    from skcalib.metrics._bootstrap import report_progress
+    from skcalib.utils._progress import report_progress
 
     scores, y, _ = make_gaussian_scores(60, random_state=3)
     seen = []

@@ -129,7 +129,7 @@ class BootstrapProgress:
 def intervals_table(y, llr, groups, args, progress: Progress) -> dict:
     """Bootstrap interval ``(low, high)`` of each metric."""
     from ..metrics import bootstrap_ci
-    from ..metrics._bootstrap import report_progress
+    from ..utils._progress import report_progress
 
     calls = _metric_calls(args)
     unit = "trials" if groups is None else f"{args.groups}s"

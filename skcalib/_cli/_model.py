@@ -16,7 +16,7 @@ _KINDS = {
 
 
 def _is_fusion(model) -> bool:
-    from .._fusion import ProperScoringFusion
+    from .. import ProperScoringFusion
 
     return isinstance(model, ProperScoringFusion)
 
@@ -25,7 +25,7 @@ def load_model(path: str, command: str):
     """The fitted model saved by ``skcalib <command> --save-model`` at ``path``."""
     import joblib
 
-    from .._base import BaseCalibrator
+    from .. import BaseCalibrator
 
     if os.path.isdir(path):
         raise InputError(f"{path}: is a directory, not a saved model.")

@@ -10,8 +10,6 @@ replicate's counts as sample weights; any other metric on resampled rows.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import types
 from collections import namedtuple
 from dataclasses import dataclass
@@ -23,6 +21,7 @@ from scipy import special, stats
 from sklearn.utils import check_random_state
 
 from .._pav import BlockSummary, pav_merge, pav_point_index, pav_points
+from ..utils._progress import progress_callback
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._validation import check_metric_inputs
 from ._application import Application
@@ -51,28 +50,6 @@ _BY_NAME = {
 
 #: Per-trial metrics: a sample weight k counts exactly as k copies of a trial.
 _WEIGHTED = (actual_dcf, beta_rule_loss, brier_loss, cllr)
-
-#: ``callback(stage, done, total)`` told of each replicate computed in this
-#: context (see :func:`report_progress`); None: nobody is listening.
-_PROGRESS = contextvars.ContextVar("skcalib_bootstrap_progress", default=None)
-
-
-@contextlib.contextmanager
-def report_progress(callback):
-    """Within the block, tell ``callback`` how far :func:`bootstrap_ci` is.
-
-    ``callback(stage, done, total)`` is called after each replicate computed
-    in this process: ``stage`` is ``'resamples'`` (``done`` of the
-    ``n_resamples`` resamples) or ``'jackknife'`` (``done`` of the
-    ``n_units`` leave-one-out samples of BCa). Long runs (a million trials,
-    BCa) can then show that they are moving; a context variable, so the
-    public signature stays that of a metric function.
-    """
-    token = _PROGRESS.set(callback)
-    try:
-        yield
-    finally:
-        _PROGRESS.reset(token)
 
 
 @dataclass(frozen=True)
@@ -321,7 +298,7 @@ def _replicates(replicate, n_units, seeds):
     about twice as fast at a million trials.
     """
     out = []
-    callback = _PROGRESS.get()
+    callback = progress_callback()
     for seed in seeds:
         rng = np.random.default_rng(seed)
         out.append(replicate(rng.integers(0, n_units, size=n_units, dtype=np.intp)))
@@ -357,7 +334,7 @@ class _VectorizedStatistic:
         if idx.ndim == 1:
             return np.ldexp(self.replicate(idx), -self.exponent)
         flat = idx.reshape(-1, idx.shape[-1])
-        callback = _PROGRESS.get()
+        callback = progress_callback()
         out = []
         for i in flat:
             out.append(self.replicate(i))
