@@ -2,25 +2,27 @@
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import sys
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._common import (
-    InputError,
-    Progress,
-    duration,
-    json_number,
-    note,
-    warnings_as_notes,
-)
+from ._common import InputError, Progress, duration, note, warnings_as_notes
 from ._model import load_model, refuse_training_options, save_model
-from ._output import atomic_output, check_outputs
+from ._output import (
+    ROWS,
+    check_outputs,
+    evaluation_json,
+    evaluation_plots,
+    evaluation_text,
+    percent,
+    resample_unit,
+)
 from ._reader import (
+    ScoreFile,
     read_scores,
     require_both_classes,
     require_finite,
@@ -132,8 +134,7 @@ def intervals_table(y, llr, groups, args, progress: Progress) -> dict:
     from ..utils._progress import report_progress
 
     calls = _metric_calls(args)
-    unit = "trials" if groups is None else f"{args.groups}s"
-    callback = BootstrapProgress(progress, len(calls), unit)
+    callback = BootstrapProgress(progress, len(calls), resample_unit(args))
     labels = {key: label.removesuffix(" (bits)") for label, key, _ in ROWS}
     out = {}
     with np.errstate(all="ignore"), report_progress(callback):
@@ -170,20 +171,6 @@ def bootstrap_groups(sf, args):
     return sf.columns[0 if args.groups == "model" else 1]
 
 
-ROWS = [
-    ("EER", "eer", "{:.2%}"),
-    ("min DCF", "min_dcf", "{:.4f}"),
-    ("actual DCF", "actual_dcf", "{:.4f}"),
-    ("Cllr (bits)", "cllr", "{:.4f}"),
-    ("min Cllr (bits)", "min_cllr", "{:.4f}"),
-]
-
-
-def fmt(template: str, value: float) -> str:
-    # + 0.0 turns a negative zero into 0.0, so a zero never prints as "-0.00%"
-    return template.format(value + 0.0) if math.isfinite(value) else str(value)
-
-
 def confidently_wrong(y: np.ndarray, llr: np.ndarray) -> tuple[int, int]:
     """Target trials at LLR -inf and non-target trials at LLR +inf."""
     return (
@@ -192,121 +179,11 @@ def confidently_wrong(y: np.ndarray, llr: np.ndarray) -> tuple[int, int]:
     )
 
 
-def infinite_cllr_note(n_tar_wrong: int, n_non_wrong: int) -> str:
-    return (
-        f"Cllr is infinite: {n_tar_wrong + n_non_wrong} trials are confidently "
-        f"wrong ({n_tar_wrong} target trials at LLR -inf, {n_non_wrong} "
-        "non-target trials at +inf); each costs infinitely many bits. Such "
-        "LLRs come from a calibrator that gives probability 0 or 1 (e.g. PAV "
-        "with extremes='raw'); PAVLLRCalibrator's default "
-        "extremes='succession' keeps them finite."
-    )
-
-
 def application(args):
     """The application of ``--p-target``, ``--c-miss`` and ``--c-fa``."""
     from ..metrics import Application
 
     return Application(args.p_target, c_miss=args.c_miss, c_fa=args.c_fa)
-
-
-def app_line(args) -> str:
-    return (
-        f"application: p_target={args.p_target:g} c_miss={args.c_miss:g} "
-        f"c_fa={args.c_fa:g} "
-        f"(effective prior {application(args).effective_prior:.4g})"
-    )
-
-
-def bayes_error_plot(systems, path: str, args, title: str) -> None:
-    """Write a Bayes error plot of ``[(name, trials, plot_min)]`` to ``path``.
-
-    A system may carry a fifth element, a dict of line styles for its
-    actual-DCF curve (``BayesErrorDisplay`` keyword arguments).
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ..metrics import BayesErrorDisplay
-
-    fig, ax = plt.subplots(figsize=(9, 4.5))
-    try:
-        for name, trials, plot_min, *style in systems:
-            BayesErrorDisplay.from_trials(
-                trials, name=name, ax=ax, plot_min_dcf=plot_min, **dict(*style)
-            )
-        ax.axvline(
-            application(args).prior_log_odds,
-            color="grey",
-            linewidth=0.8,
-            linestyle="-.",
-            label="application",
-        )
-        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
-        ax.set_title(title, fontsize="medium")
-        fig.tight_layout()
-        save_figure(fig, path)
-    finally:
-        plt.close(fig)
-
-
-def det_plot(name, trials, path: str, args, title: str) -> None:
-    """Write a DET plot of the LLRs of one score file to ``path``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ..metrics import DETDisplay
-
-    # the display's own figure: its square axes leave room for the legend
-    # (tight_layout would not: it ignores the legend of fixed-aspect axes)
-    disp = DETDisplay.from_trials(
-        trials, llr=True, **application(args).as_dict(), name=name
-    )
-    try:
-        disp.ax_.set_title(title, fontsize="medium")
-        save_figure(disp.figure_, path)
-    finally:
-        plt.close(disp.figure_)
-
-
-def tippett_plot(name, trials, path: str, title: str) -> None:
-    """Write a Tippett plot of the LLRs of one score file to ``path``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ..metrics import TippettDisplay
-
-    fig, ax = plt.subplots(figsize=(9, 4.5))
-    try:
-        TippettDisplay.from_trials(trials, name=name, ax=ax)
-        ax.set_title(title, fontsize="medium")
-        fig.tight_layout()
-        save_figure(fig, path)
-    finally:
-        plt.close(fig)
-
-
-def save_figure(fig, path: str) -> None:
-    """Save ``fig`` to ``path`` (format from its extension), atomically."""
-    ext = os.path.splitext(path)[1].lstrip(".").lower() or "png"
-    if ext not in fig.canvas.get_supported_filetypes():
-        raise InputError(
-            f"{path}: cannot write the plot: unknown image format {ext!r} (use "
-            "one of " + ", ".join(sorted(fig.canvas.get_supported_filetypes())) + ")."
-        )
-    with atomic_output(path, "wb") as f:
-        fig.savefig(f, format=ext, dpi=100)
-
-
-def percent(level: float) -> str:
-    """A confidence level as a percentage, to 4 digits (99.5%, not 100%)."""
-    return f"{100 * level:.4g}%"
 
 
 def check_ci_options(args) -> None:
@@ -330,13 +207,44 @@ def check_ci_options(args) -> None:
         )
 
 
-def cmd_evaluate(args) -> int:
-    check_ci_options(args)
-    check_outputs(
-        {"--plot": args.plot, "--det": args.det, "--tippett": args.tippett},
-        {"SCORES": args.scores, "--key": args.key},
-    )
-    progress = Progress(args.quiet)
+@dataclass(frozen=True)
+class Evaluation:
+    """What ``evaluate`` computed from one score file, for :mod:`._output` to
+    render as text, JSON and plots.
+
+    Attributes
+    ----------
+    scores : ScoreFile
+        The score file read (its path and key trials without a score).
+    name : str
+        The system's name in the plots: the file's base name.
+    trials : ScoredTrials
+        Its trials, validated and sorted once for the metrics and the plots.
+    app : Application
+        The application of ``--p-target``, ``--c-miss`` and ``--c-fa``.
+    metrics : dict
+        Each metric of ``_output.ROWS`` by key.
+    intervals : dict or None
+        Each metric's bootstrap interval ``(low, high)``, with ``--ci``.
+    n_target, n_nontarget : int
+        Trials of each class.
+    confidently_wrong : tuple of int
+        Target trials at LLR -inf and non-target trials at +inf.
+    """
+
+    scores: ScoreFile
+    name: str
+    trials: object
+    app: object
+    metrics: dict
+    intervals: dict | None
+    n_target: int
+    n_nontarget: int
+    confidently_wrong: tuple[int, int]
+
+
+def evaluate(args, progress: Progress) -> Evaluation:
+    """Read the score file of ``args`` and compute its metrics (and intervals)."""
     sf = read_scores(args.scores, progress, key=args.key)
     require_both_classes(sf)
     groups = bootstrap_groups(sf, args)
@@ -347,86 +255,34 @@ def cmd_evaluate(args) -> int:
     intervals = None
     if args.ci is not None:
         progress.update(
-            f"bootstrap: {args.n_resamples} resamples of "
-            + ("trials" if groups is None else f"{args.groups}s")
+            f"bootstrap: {args.n_resamples} resamples of {resample_unit(args)}"
         )
         intervals = intervals_table(sf.labels, sf.scores, groups, args, progress)
     n_tar = int(np.count_nonzero(sf.labels))
-    n_non = int(sf.labels.shape[0] - n_tar)
-    wrong = confidently_wrong(sf.labels, sf.scores)
-    name = "standard input" if args.scores == "-" else os.path.basename(args.scores)
-    if args.plot:
-        progress.update(f"writing {args.plot}")
-        bayes_error_plot(
-            [(name, trials, True)],
-            args.plot,
-            args,
-            f"Bayes error plot: {name}",
-        )
-    if args.det:
-        progress.update(f"writing {args.det}")
-        det_plot(name, trials, args.det, args, f"DET plot: {name}")
-    if args.tippett:
-        progress.update(f"writing {args.tippett}")
-        tippett_plot(name, trials, args.tippett, f"Tippett plot: {name}")
-    progress.done()
-    if args.json:
-        out = {
-            "scores": args.scores,
-            "key": args.key,
-            "n_target": n_tar,
-            "n_nontarget": n_non,
-            "p_target": args.p_target,
-            "c_miss": args.c_miss,
-            "c_fa": args.c_fa,
-            "effective_prior": application(args).effective_prior,
-            **{k: json_number(v) for k, v in metrics.items()},
-            "n_confidently_wrong": sum(wrong),
-            "n_key_trials_unscored": sf.n_unscored,
-        }
-        if intervals is not None:
-            out["ci"] = {
-                "confidence_level": args.ci,
-                "method": args.ci_method,
-                "n_resamples": args.n_resamples,
-                "resampled": args.groups or "trial",
-                "seed": args.seed,
-                **{k: [json_number(v) for v in lh] for k, lh in intervals.items()},
-            }
-        for option in ("plot", "det", "tippett"):
-            if getattr(args, option):
-                out[option] = getattr(args, option)
-        print(json.dumps(out, indent=2, allow_nan=False))
-        return 0
-    print(
-        f"{sf.path}: {n_tar + n_non} trials ({n_tar} target, {n_non} "
-        "non-target); scores read as natural-log LLRs"
+    return Evaluation(
+        scores=sf,
+        name="standard input" if args.scores == "-" else os.path.basename(args.scores),
+        trials=trials,
+        app=application(args),
+        metrics=metrics,
+        intervals=intervals,
+        n_target=n_tar,
+        n_nontarget=int(sf.labels.shape[0] - n_tar),
+        confidently_wrong=confidently_wrong(sf.labels, sf.scores),
     )
-    if sf.n_unscored:
-        print(unscored_note(sf))
-    print(app_line(args))
-    if intervals is not None:
-        unit = "trials" if groups is None else f"{args.groups}s"
-        print(
-            f"{percent(args.ci)} bootstrap intervals ({args.ci_method}, "
-            f"{args.n_resamples} resamples of {unit}, seed {args.seed})"
-        )
-    width = max(len(r[0]) for r in ROWS)
-    for label, key, template in ROWS:
-        line = f"  {label:<{width}}  {fmt(template, metrics[key]):>10}"
-        if intervals is not None:
-            low, high = (fmt(template, v) for v in intervals[key])
-            line += f"  [{low}, {high}]"
-        print(line)
-    if math.isinf(metrics["cllr"]):
-        print(infinite_cllr_note(*wrong))
-    for option, what in (
-        ("plot", "Bayes error plot"),
-        ("det", "DET plot"),
-        ("tippett", "Tippett plot"),
-    ):
-        if getattr(args, option):
-            print(f"{what} written to {getattr(args, option)}")
+
+
+def cmd_evaluate(args) -> int:
+    check_ci_options(args)
+    check_outputs(
+        {"--plot": args.plot, "--det": args.det, "--tippett": args.tippett},
+        {"SCORES": args.scores, "--key": args.key},
+    )
+    progress = Progress(args.quiet)
+    result = evaluate(args, progress)
+    evaluation_plots(result, args, progress)
+    progress.done()
+    print(evaluation_json(result, args) if args.json else evaluation_text(result, args))
     return 0
 
 

@@ -7,17 +7,9 @@ import math
 
 import numpy as np
 
-from ._commands import (
-    ROWS,
-    app_line,
-    bayes_error_plot,
-    confidently_wrong,
-    fmt,
-    metrics_table,
-    scored_trials,
-)
+from ._commands import application, confidently_wrong, metrics_table, scored_trials
 from ._common import Progress, json_number, warnings_as_notes
-from ._output import check_outputs
+from ._output import ROWS, app_line, bayes_error_plot, check_outputs, fmt
 
 _DEMO_CALIBRATORS = (
     "PAVCalibrator",
@@ -91,7 +83,7 @@ def cmd_demo(args) -> int:
     bayes_error_plot(
         plotted,
         args.plot,
-        args,
+        application(args),
         "Two-class waveform, naive Bayes: calibrated vs raw scores",
     )
     progress.done()
@@ -125,7 +117,7 @@ def cmd_demo(args) -> int:
         f"skcalib demo: two-class waveform data (Breiman), GaussianNB trained on "
         f"{n_train}, calibrated on {n_cal}, tested on {n_test} samples"
     )
-    print(app_line(args))
+    print(app_line(args, application(args)))
     name_width = max(len(n) for n in results)
     head = "  ".join(f"{label:>15}" for label, _, _ in ROWS)
     print(f"{'system':<{name_width}}  {head}")

@@ -1,13 +1,22 @@
-"""Writing output files whole or not at all, and refusing to overwrite inputs."""
+"""What the commands write: results as text, JSON and plots, and files whole.
+
+The commands compute their results as data (``_commands.Evaluation``); the
+functions here only render them: the text table, the JSON document, the
+plot images. Output files are written whole or not at all, and never over
+an input.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import json
+import math
 import os
 import stat
 import tempfile
 
-from ._common import InputError
+from ._common import InputError, json_number
+from ._reader import unscored_note
 
 
 def _cannot_write(path: str, exc: OSError) -> InputError:
@@ -103,3 +112,224 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return os.path.realpath(a) == os.path.realpath(b)
+
+
+# ----------------------------------------------------------------------- text
+ROWS = [
+    ("EER", "eer", "{:.2%}"),
+    ("min DCF", "min_dcf", "{:.4f}"),
+    ("actual DCF", "actual_dcf", "{:.4f}"),
+    ("Cllr (bits)", "cllr", "{:.4f}"),
+    ("min Cllr (bits)", "min_cllr", "{:.4f}"),
+]
+
+#: The plot options of ``evaluate`` (dest) and what each writes.
+PLOTS = (
+    ("plot", "Bayes error plot"),
+    ("det", "DET plot"),
+    ("tippett", "Tippett plot"),
+)
+
+
+def fmt(template: str, value: float) -> str:
+    # + 0.0 turns a negative zero into 0.0, so a zero never prints as "-0.00%"
+    return template.format(value + 0.0) if math.isfinite(value) else str(value)
+
+
+def percent(level: float) -> str:
+    """A confidence level as a percentage, to 4 digits (99.5%, not 100%)."""
+    return f"{100 * level:.4g}%"
+
+
+def resample_unit(args) -> str:
+    """What the bootstrap resamples: trials, or the ``--groups`` named."""
+    return "trials" if args.groups is None else f"{args.groups}s"
+
+
+def app_line(args, app) -> str:
+    """The application line; ``app`` is the ``Application`` of ``args``."""
+    return (
+        f"application: p_target={args.p_target:g} c_miss={args.c_miss:g} "
+        f"c_fa={args.c_fa:g} "
+        f"(effective prior {app.effective_prior:.4g})"
+    )
+
+
+def infinite_cllr_note(n_tar_wrong: int, n_non_wrong: int) -> str:
+    return (
+        f"Cllr is infinite: {n_tar_wrong + n_non_wrong} trials are confidently "
+        f"wrong ({n_tar_wrong} target trials at LLR -inf, {n_non_wrong} "
+        "non-target trials at +inf); each costs infinitely many bits. Such "
+        "LLRs come from a calibrator that gives probability 0 or 1 (e.g. PAV "
+        "with extremes='raw'); PAVLLRCalibrator's default "
+        "extremes='succession' keeps them finite."
+    )
+
+
+def evaluation_text(result, args) -> str:
+    """The report of ``evaluate`` on one score file (``result``: an
+    ``Evaluation``)."""
+    n_tar, n_non = result.n_target, result.n_nontarget
+    lines = [
+        f"{result.scores.path}: {n_tar + n_non} trials ({n_tar} target, {n_non} "
+        "non-target); scores read as natural-log LLRs"
+    ]
+    if result.scores.n_unscored:
+        lines.append(unscored_note(result.scores))
+    lines.append(app_line(args, result.app))
+    intervals = result.intervals
+    if intervals is not None:
+        lines.append(
+            f"{percent(args.ci)} bootstrap intervals ({args.ci_method}, "
+            f"{args.n_resamples} resamples of {resample_unit(args)}, "
+            f"seed {args.seed})"
+        )
+    width = max(len(r[0]) for r in ROWS)
+    for label, key, template in ROWS:
+        line = f"  {label:<{width}}  {fmt(template, result.metrics[key]):>10}"
+        if intervals is not None:
+            low, high = (fmt(template, v) for v in intervals[key])
+            line += f"  [{low}, {high}]"
+        lines.append(line)
+    if math.isinf(result.metrics["cllr"]):
+        lines.append(infinite_cllr_note(*result.confidently_wrong))
+    for option, what in PLOTS:
+        if getattr(args, option):
+            lines.append(f"{what} written to {getattr(args, option)}")
+    return "\n".join(lines)
+
+
+def evaluation_json(result, args) -> str:
+    """The JSON document of ``evaluate --json`` (``result``: an
+    ``Evaluation``)."""
+    out = {
+        "scores": args.scores,
+        "key": args.key,
+        "n_target": result.n_target,
+        "n_nontarget": result.n_nontarget,
+        "p_target": args.p_target,
+        "c_miss": args.c_miss,
+        "c_fa": args.c_fa,
+        "effective_prior": result.app.effective_prior,
+        **{k: json_number(v) for k, v in result.metrics.items()},
+        "n_confidently_wrong": sum(result.confidently_wrong),
+        "n_key_trials_unscored": result.scores.n_unscored,
+    }
+    if result.intervals is not None:
+        out["ci"] = {
+            "confidence_level": args.ci,
+            "method": args.ci_method,
+            "n_resamples": args.n_resamples,
+            "resampled": args.groups or "trial",
+            "seed": args.seed,
+            **{k: [json_number(v) for v in lh] for k, lh in result.intervals.items()},
+        }
+    for option, _ in PLOTS:
+        if getattr(args, option):
+            out[option] = getattr(args, option)
+    return json.dumps(out, indent=2, allow_nan=False)
+
+
+# ---------------------------------------------------------------------- plots
+def evaluation_plots(result, args, progress) -> None:
+    """Write the plots that ``args`` asks of ``evaluate`` (``result``: an
+    ``Evaluation``)."""
+    name, trials = result.name, result.trials
+    if args.plot:
+        progress.update(f"writing {args.plot}")
+        bayes_error_plot(
+            [(name, trials, True)],
+            args.plot,
+            result.app,
+            f"Bayes error plot: {name}",
+        )
+    if args.det:
+        progress.update(f"writing {args.det}")
+        det_plot(name, trials, args.det, result.app, f"DET plot: {name}")
+    if args.tippett:
+        progress.update(f"writing {args.tippett}")
+        tippett_plot(name, trials, args.tippett, f"Tippett plot: {name}")
+
+
+def _pyplot():
+    """``matplotlib.pyplot`` on the file-only Agg backend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def bayes_error_plot(systems, path: str, app, title: str) -> None:
+    """Write a Bayes error plot of ``[(name, trials, plot_min)]`` to ``path``.
+
+    A system may carry a fifth element, a dict of line styles for its
+    actual-DCF curve (``BayesErrorDisplay`` keyword arguments). ``app``, the
+    ``Application`` of the command, is marked by a vertical line.
+    """
+    plt = _pyplot()
+    from ..metrics import BayesErrorDisplay
+
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    try:
+        for name, trials, plot_min, *style in systems:
+            BayesErrorDisplay.from_trials(
+                trials, name=name, ax=ax, plot_min_dcf=plot_min, **dict(*style)
+            )
+        ax.axvline(
+            app.prior_log_odds,
+            color="grey",
+            linewidth=0.8,
+            linestyle="-.",
+            label="application",
+        )
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        ax.set_title(title, fontsize="medium")
+        fig.tight_layout()
+        save_figure(fig, path)
+    finally:
+        plt.close(fig)
+
+
+def det_plot(name, trials, path: str, app, title: str) -> None:
+    """Write a DET plot of the LLRs of one score file to ``path``, the
+    operating points of ``app`` marked."""
+    plt = _pyplot()
+    from ..metrics import DETDisplay
+
+    # the display's own figure: its square axes leave room for the legend
+    # (tight_layout would not: it ignores the legend of fixed-aspect axes)
+    disp = DETDisplay.from_trials(trials, llr=True, **app.as_dict(), name=name)
+    try:
+        disp.ax_.set_title(title, fontsize="medium")
+        save_figure(disp.figure_, path)
+    finally:
+        plt.close(disp.figure_)
+
+
+def tippett_plot(name, trials, path: str, title: str) -> None:
+    """Write a Tippett plot of the LLRs of one score file to ``path``."""
+    plt = _pyplot()
+    from ..metrics import TippettDisplay
+
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    try:
+        TippettDisplay.from_trials(trials, name=name, ax=ax)
+        ax.set_title(title, fontsize="medium")
+        fig.tight_layout()
+        save_figure(fig, path)
+    finally:
+        plt.close(fig)
+
+
+def save_figure(fig, path: str) -> None:
+    """Save ``fig`` to ``path`` (format from its extension), atomically."""
+    ext = os.path.splitext(path)[1].lstrip(".").lower() or "png"
+    if ext not in fig.canvas.get_supported_filetypes():
+        raise InputError(
+            f"{path}: cannot write the plot: unknown image format {ext!r} (use "
+            "one of " + ", ".join(sorted(fig.canvas.get_supported_filetypes())) + ")."
+        )
+    with atomic_output(path, "wb") as f:
+        fig.savefig(f, format=ext, dpi=100)
