@@ -101,6 +101,33 @@ def _add_application(p) -> None:
     )
 
 
+def _add_output_and_model_options(p, **helps) -> None:
+    """The options ``calibrate`` and ``fuse`` share, in this order, with each
+    command's help texts (``helps``, by destination)."""
+    p.add_argument(
+        "-o",
+        "--out",
+        metavar="OUT",
+        help="output file (default: standard output); must not be an input file",
+    )
+    p.add_argument(
+        "--output", choices=("llr", "proba"), default="llr", help=helps["output"]
+    )
+    # None: not given (refused with --load-model); the command fills the defaults
+    for flag, kwargs in (
+        ("--alpha", {"type": _positive}),
+        ("--beta", {"type": _positive}),
+        ("--p-target", {"type": _probability, "metavar": "P"}),
+        ("--l2", {"type": _non_negative}),
+        ("--prior", {"type": _probability}),
+    ):
+        dest = flag.removeprefix("--").replace("-", "_")
+        p.add_argument(flag, default=None, help=helps[dest], **kwargs)
+    for flag in ("--save-model", "--load-model"):
+        dest = flag.removeprefix("--").replace("-", "_")
+        p.add_argument(flag, metavar="FILE", help=helps[dest])
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
 
@@ -238,62 +265,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="scores to calibrate ('score label', 'model segment "
         "score' or one 'score' column; '-': stdin)",
     )
-    ca.add_argument(
-        "-o",
-        "--out",
-        metavar="OUT",
-        help="output file (default: standard output); must not be an input file",
-    )
-    ca.add_argument(
-        "--output",
-        choices=("llr", "proba"),
-        default="llr",
-        help="write calibrated LLRs (default) or target "
+    _add_output_and_model_options(
+        ca,
+        output="write calibrated LLRs (default) or target "
         "probabilities at the calibrator's prior",
-    )
-    ca.add_argument(
-        "--alpha",
-        type=_positive,
-        default=None,
-        help="affine: Beta-family rule parameter alpha (default 1)",
-    )
-    ca.add_argument(
-        "--beta",
-        type=_positive,
-        default=None,
-        help="affine: Beta-family rule parameter beta (default 1)",
-    )
-    ca.add_argument(
-        "--p-target",
-        type=_probability,
-        default=None,
-        metavar="P",
-        help="affine: target prior of the application the objective is tuned "
+        alpha="affine: Beta-family rule parameter alpha (default 1)",
+        beta="affine: Beta-family rule parameter beta (default 1)",
+        p_target="affine: target prior of the application the objective is tuned "
         "for (default 0.5)",
-    )
-    ca.add_argument(
-        "--l2",
-        type=_non_negative,
-        default=None,
-        help="affine: L2 penalty on the slope per standard deviation of the "
+        l2="affine: L2 penalty on the slope per standard deviation of the "
         "training scores (default 1e-5; 0: the exact unpenalized fit)",
-    )
-    ca.add_argument(
-        "--prior",
-        type=_probability,
-        default=None,
-        help="prior that turns calibrated LLRs into probabilities for "
+        prior="prior that turns calibrated LLRs into probabilities for "
         "--output proba (default: the training proportion of targets)",
-    )
-    ca.add_argument(
-        "--save-model",
-        metavar="FILE",
-        help="save the fitted calibrator (joblib pickle)",
-    )
-    ca.add_argument(
-        "--load-model",
-        metavar="FILE",
-        help="use a calibrator saved with --save-model instead of "
+        save_model="save the fitted calibrator (joblib pickle)",
+        load_model="use a calibrator saved with --save-model instead of "
         "training (only load files you trust: it is a pickle); the training "
         "options --method, --alpha, --beta, --p-target, --prior are refused",
     )
@@ -330,61 +315,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="scores to fuse, one file per system in the order of --train "
         "(or of the systems of --load-model)",
     )
-    fu.add_argument(
-        "-o",
-        "--out",
-        metavar="OUT",
-        help="output file (default: standard output); must not be an input file",
-    )
-    fu.add_argument(
-        "--output",
-        choices=("llr", "proba"),
-        default="llr",
-        help="write fused LLRs (default) or target probabilities at --prior",
-    )
-    # None: not given (refused with --load-model); cmd_fuse fills the defaults
-    fu.add_argument(
-        "--alpha",
-        type=_positive,
-        default=None,
-        help="Beta-family rule parameter alpha (default 1: logistic regression)",
-    )
-    fu.add_argument(
-        "--beta",
-        type=_positive,
-        default=None,
-        help="Beta-family rule parameter beta (default 1)",
-    )
-    fu.add_argument(
-        "--p-target",
-        type=_probability,
-        default=None,
-        metavar="P",
-        help="target prior of the application the objective is tuned for (default 0.5)",
-    )
-    fu.add_argument(
-        "--l2",
-        type=_non_negative,
-        default=None,
-        help="L2 penalty on each fusion weight per standard deviation of its "
+    _add_output_and_model_options(
+        fu,
+        output="write fused LLRs (default) or target probabilities at --prior",
+        alpha="Beta-family rule parameter alpha (default 1: logistic regression)",
+        beta="Beta-family rule parameter beta (default 1)",
+        p_target="target prior of the application the objective is tuned for "
+        "(default 0.5)",
+        l2="L2 penalty on each fusion weight per standard deviation of its "
         "system's training scores (default 1e-5; 0: the exact unpenalized fit)",
-    )
-    fu.add_argument(
-        "--prior",
-        type=_probability,
-        default=None,
-        help="prior that turns fused LLRs into probabilities for --output proba "
+        prior="prior that turns fused LLRs into probabilities for --output proba "
         "(default: the training proportion of targets)",
-    )
-    fu.add_argument(
-        "--save-model",
-        metavar="FILE",
-        help="save the fitted fusion (joblib pickle)",
-    )
-    fu.add_argument(
-        "--load-model",
-        metavar="FILE",
-        help="use a fusion saved with --save-model instead of training (only "
+        save_model="save the fitted fusion (joblib pickle)",
+        load_model="use a fusion saved with --save-model instead of training (only "
         "load files you trust: it is a pickle); the training options --train, "
         "--train-key, --alpha, --beta, --p-target, --l2, --prior are refused",
     )
