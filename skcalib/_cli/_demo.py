@@ -67,9 +67,7 @@ def cmd_demo(args) -> int:
     results = {name: metrics_table(trials[name], args) for name, _ in systems}
     wrong = {name: sum(confidently_wrong(y_te, llr)) for name, llr in systems}
 
-    plotted = [
-        (name, trials[name], i == 0) for i, (name, _) in enumerate(systems[:-1])
-    ]
+    plotted = [(name, trials[name], i == 0) for i, (name, _) in enumerate(systems[:-1])]
     # PAV's LLRs are PAV-LLR's except at the two end blocks, so its curve
     # lies under PAV-LLR's: drawn wide and pale beneath it, and said so
     under = {"linewidth": 6, "alpha": 0.35, "zorder": 1, "solid_capstyle": "butt"}
