@@ -5,10 +5,11 @@
 classifier and calibration set: PAV wins with plenty of data and non-sigmoid
 distortions, Platt's sigmoid where the classifier's probabilities are
 saturated, temperature scaling with many classes and few samples. The
-candidates fit in milliseconds, so each is
-scored by the log loss of its out-of-fold posteriors on the calibration
-scores themselves (fixed stratified folds, so the choice is deterministic)
-and the best one is refitted on all of them.
+candidates fit in milliseconds, so each is cross-validated on the
+calibration scores themselves (fixed folds, so the result is
+deterministic); by default their out-of-fold posteriors are stacked (the
+mixture weights of least out-of-fold log loss) and every candidate of
+non-zero weight is refitted on all of them.
 """
 
 from __future__ import annotations
@@ -32,13 +33,20 @@ from ._platt import PlattCalibrator
 from .utils._response import one_vs_rest_log_odds
 from .utils._sklearn_compat import (
     Interval,
+    StrOptions,
     _fit_context,
     _VisualBlock,
     validate_data,
 )
 from .utils._validation import check_class_y, check_weights
 
-__all__ = ["AutoCalibrator", "OneVsRestCalibration", "takes_all_classes"]
+__all__ = [
+    "AutoCalibrator",
+    "CalibratorMixture",
+    "OneVsRestCalibration",
+    "stacking_weights",
+    "takes_all_classes",
+]
 
 _TINY = float(np.finfo(np.float64).tiny)
 
@@ -121,6 +129,82 @@ def _multiclass_log_loss(proba, y_index):
     """Per-sample log loss of the probabilities of the true classes."""
     p = proba[np.arange(y_index.shape[0]), y_index]
     return -np.log(np.maximum(p, _TINY))
+
+
+#: Mixture weights below this are dropped (and the rest renormalized): the
+#: candidate is not refitted, and the weights read as a short list.
+MIN_STACKING_WEIGHT = 1e-3
+
+
+def stacking_weights(proba_true, sample_weight=None, *, max_iter=1000, tol=1e-10):
+    """Mixture weights of least log loss: ``argmax_w sum_i s_i log(P_i . w)``.
+
+    ``proba_true`` (n_candidates, n_samples) holds each candidate's
+    out-of-fold probability of the true class; the weights ``w`` lie on the
+    simplex. The objective is concave in ``w``; it is maximized by the EM
+    iteration for mixture proportions (Dempster, Laird and Rubin, 1977),
+    which stays on the simplex, never increases the loss and stops when the
+    weights move by less than ``tol``. Candidates whose probabilities are
+    not all finite get weight 0. Weights below :data:`MIN_STACKING_WEIGHT`
+    are then dropped and the rest renormalized.
+    """
+    ok = np.isfinite(proba_true).all(axis=1)
+    weights = np.zeros(proba_true.shape[0])
+    if not ok.any():
+        weights[0] = 1.0
+        return weights
+    P = np.maximum(proba_true[ok], _TINY)
+    s = np.ones(P.shape[1]) if sample_weight is None else sample_weight
+    s = s / s.sum()
+    w = np.full(P.shape[0], 1.0 / P.shape[0])
+    for _ in range(max_iter):
+        mixed = w @ P
+        new = w * (P @ (s / mixed))
+        new /= new.sum()
+        done = np.abs(new - w).max() < tol
+        w = new
+        if done:
+            break
+    w = np.where(w >= MIN_STACKING_WEIGHT, w, 0.0)
+    weights[ok] = w / w.sum()
+    return weights
+
+
+class CalibratorMixture:
+    """Fitted calibrators whose posteriors are mixed with fixed weights.
+
+    Binary: the posteriors at the calibration prior, ``sum_c w_c
+    sigmoid(llr_c + logit(prior))``, back to LLRs (in the log domain, so
+    that LLRs of +/-1000 stay exact); K classes: ``sum_c w_c proba_c``.
+    Used by :class:`AutoCalibrator` for its stacked candidates; pickles as
+    the list it holds.
+    """
+
+    def __init__(self, calibrators, weights):
+        self.calibrators = list(calibrators)
+        self.weights = np.asarray(weights, dtype=np.float64)
+
+    @property
+    def calibration_prior_(self):
+        return self.calibrators[0].calibration_prior_
+
+    def decision_function(self, scores):
+        prior = self.calibration_prior_
+        offset = np.log(prior) - np.log1p(-prior)
+        log_w = np.log(self.weights)[:, None]
+        x = np.stack([cal.decision_function(scores) for cal in self.calibrators])
+        x = x + offset
+        with np.errstate(over="ignore"):
+            log_p = logsumexp(log_w - np.logaddexp(0.0, -x), axis=0)
+            log_q = logsumexp(log_w - np.logaddexp(0.0, x), axis=0)
+        return log_p - log_q - offset
+
+    def predict_proba(self, proba_of):
+        """``sum_c w_c proba_of(calibrator_c)``."""
+        return sum(
+            w * proba_of(cal)
+            for w, cal in zip(self.weights, self.calibrators, strict=True)
+        )
 
 
 class _TwoClassTemperature(BaseCalibrator):
@@ -262,14 +346,18 @@ class _available:
 
 
 class AutoCalibrator(BaseCalibrator):
-    """The calibrator of lowest cross-validated log loss among a few candidates.
+    """A few calibrators stacked (or one selected) by cross-validated log loss.
 
     Each candidate is fitted on ``n_folds`` folds of the calibration
-    scores (fixed folds: the choice is deterministic), its posteriors on the
-    held-out folds are scored by the log loss, and the candidate of lowest
-    out-of-fold log loss (weighted mean over all the samples) is refitted on
-    all the scores. The candidates fit in
-    milliseconds, so the selection costs about ``n_folds + 1`` fits of each.
+    scores (fixed folds: the result is deterministic) and its posteriors on
+    the held-out folds are scored by the log loss. By default
+    (``combine='stack'``) the candidates' posteriors are then mixed with the
+    weights of least out-of-fold log loss (stacking, Wolpert, 1992;
+    Breiman, 1996: a convex combination, found by the EM iteration for
+    mixture proportions); ``combine='select'`` keeps the one candidate of
+    lowest out-of-fold log loss instead. The candidates of non-zero weight
+    are refitted on all the scores. They fit in milliseconds, so the whole
+    costs about ``n_folds + 1`` fits of each.
 
     Binary ``y`` (scores of shape ``(n_samples,)``, or several columns each
     calibrated on its own as by every skcalib calibrator): by default
@@ -278,7 +366,8 @@ class AutoCalibrator(BaseCalibrator):
     probability ``sigmoid(s)`` (scikit-learn's ``method='sigmoid'`` on a
     ``predict_proba`` classifier) and PAV to LLRs
     (:class:`PAVLLRCalibrator`). ``transform`` and ``decision_function``
-    give the chosen calibrator's LLRs.
+    give the LLRs of the mixed posteriors (at the calibration prior; the
+    mixing is done on the log scale, so extreme LLRs stay exact).
 
     The temperature candidates are penalized as by a prior whose weight
     does not grow with the data: ``l2 = TEMPERATURE_PRIOR / n`` (0.04 / n)
@@ -301,7 +390,7 @@ class AutoCalibrator(BaseCalibrator):
     log-probabilities (each row's ``logsumexp`` is 0: what
     :class:`CalibratedClassifier` passes for a ``predict_proba``
     classifier), on the columns as they are otherwise. ``predict_proba``
-    gives the chosen calibration's probabilities and ``transform`` their
+    gives the mixed (or chosen) probabilities and ``transform`` their
     logarithms.
 
     Parameters
@@ -321,6 +410,11 @@ class AutoCalibrator(BaseCalibrator):
         integer weights as for repeated rows. With fewer than 2 distinct
         scores in a class there is nothing to cross-validate and the first
         candidate is used.
+    combine : {'stack', 'select'}, default='stack'
+        ``'stack'``: mix the candidates' posteriors with the weights that
+        minimize the out-of-fold log loss (weights below 0.001 are dropped).
+        ``'select'``: the single candidate of lowest out-of-fold log loss
+        (the earlier one on a tie).
     prior : float in (0, 1), default=None
         Binary problems: target prior of ``predict_proba`` and ``predict``
         (``None``: the calibration data's target proportion). It does not
@@ -329,11 +423,17 @@ class AutoCalibrator(BaseCalibrator):
     Attributes
     ----------
     calibrators_ : list of fitted calibrators
-        The chosen calibrator refitted on all the scores: one per column
-        for binary ``y``, a single one with K > 2 classes (a
-        :class:`OneVsRestCalibration` for a binary candidate).
+        The calibration refitted on all the scores: one per column for
+        binary ``y``, a single one with K > 2 classes. Each is the one
+        candidate of non-zero weight (a :class:`OneVsRestCalibration` for a
+        binary candidate with K > 2 classes) or a :class:`CalibratorMixture`
+        of those of non-zero weight.
+    weights_ : ndarray of shape (n_calibrations, n_candidates)
+        Mixture weight of each candidate (rows sum to 1; one-hot with
+        ``combine='select'``), columns in the order of ``candidate_names_``.
     selected_ : list of str
-        Name of the chosen candidate, aligned with ``calibrators_``.
+        Name of the candidate of largest weight, aligned with
+        ``calibrators_``.
     cv_log_loss_ : ndarray of shape (n_calibrations, n_candidates)
         Mean out-of-fold log loss of each candidate (``inf`` for one that
         failed to fit), columns in the order of ``candidate_names_``.
@@ -356,15 +456,27 @@ class AutoCalibrator(BaseCalibrator):
 
     Notes
     -----
-    The choice uses the plain (unweighted by class) log loss, the metric
-    that ``predict_proba`` is judged by; candidates keep their own
-    objectives. Warnings raised while fitting a candidate on the folds are
-    not shown (a fold is a small data set; a candidate that does not fit
-    there scores ``inf``); those of the final fit are. The user guide's
+    The weights and the choice use the plain (unweighted by class) log
+    loss, the metric that ``predict_proba`` is judged by; candidates keep
+    their own objectives. A mixture of calibrated posteriors has a log loss
+    no larger than the same mixture of the candidates' log losses
+    (convexity), and the stacking weights are fitted on out-of-fold
+    posteriors only, so a flexible candidate (PAV) gets weight where it
+    generalizes, not where it fits its own training folds. Warnings raised
+    while fitting a candidate on the folds are not shown (a fold is a
+    small data set; a candidate that does not fit there scores ``inf``);
+    those of the final fit are. The user guide's
     *Which calibrator?* page gives the evidence behind the defaults: on a
     panel of real data sets and classifiers no single method is within 5 %
-    of the best of scikit-learn's three in every case, and the selection
-    is.
+    of the best of scikit-learn's three in every case; stacking comes
+    closest and is better than selection on the geometric mean.
+
+    References
+    ----------
+    .. [1] D. H. Wolpert, "Stacked generalization", Neural Networks 5(2),
+       241-259, 1992.
+    .. [2] L. Breiman, "Stacked regressions", Machine Learning 24, 49-64,
+       1996.
 
     Examples
     --------
@@ -379,15 +491,17 @@ class AutoCalibrator(BaseCalibrator):
     ['temperature', 'sigmoid', 'sigmoid-p', 'pav']
     >>> cal.cv_log_loss_.round(3).tolist()
     [[0.308, 0.284, 0.285, 0.289]]
-    >>> cal
-    AutoCalibrator()  # selected: sigmoid
+    >>> cal  # the mixture weights, largest first
+    AutoCalibrator()  # sigmoid 0.54 + sigmoid-p 0.32 + pav 0.12 + temperature 0.02
 
-    Your own candidates, here beta calibration beside Platt's sigmoid:
+    One candidate only, the best by cross-validation, here among your own:
 
     >>> from skcalib import BetaCalibrator, PlattCalibrator
     >>> mine = [("sigmoid", PlattCalibrator()), ("beta", BetaCalibrator())]
-    >>> AutoCalibrator(candidates=mine).fit(logit(p), y).selected_
-    ['beta']
+    >>> AutoCalibrator(candidates=mine, combine="select").fit(logit(p), y)
+    AutoCalibrator(candidates=[('sigmoid', PlattCalibrator()),
+                               ('beta', BetaCalibrator())],
+                   combine='select')  # beta
 
     Ten classes, few samples, an overconfident classifier's log-probabilities:
 
@@ -408,11 +522,13 @@ class AutoCalibrator(BaseCalibrator):
         **BaseCalibrator._parameter_constraints,
         "candidates": [list, None],
         "n_folds": [Interval(Integral, 2, None, closed="left")],
+        "combine": [StrOptions({"stack", "select"})],
     }
 
-    def __init__(self, *, candidates=None, n_folds=5, prior=None):
+    def __init__(self, *, candidates=None, n_folds=5, combine="stack", prior=None):
         self.candidates = candidates
         self.n_folds = n_folds
+        self.combine = combine
         self.prior = prior
 
     # ------------------------------------------------------------------ fit
@@ -478,15 +594,20 @@ class AutoCalibrator(BaseCalibrator):
         ]
 
     def _select(self, fit_score, candidates, folds, sample_weight):
-        """Out-of-fold log loss of each candidate, and the chosen index.
+        """Out-of-fold log loss of each candidate, and their weights.
 
         ``fit_score(cal, train, test)`` returns the per-sample log loss of
         the test rows. A candidate's loss is the weighted mean over all the
-        rows; the lowest wins (the earlier one on a tie).
+        rows. ``combine='select'``: weight 1 on the lowest (the earlier one
+        on a tie); ``'stack'``: :func:`stacking_weights` of the out-of-fold
+        probabilities of the true classes. Without folds: weight 1 on the
+        first candidate.
         """
         losses = np.full(len(candidates), np.inf)
+        weights = np.zeros(len(candidates))
         if folds is None:
-            return losses, 0
+            weights[0] = 1.0
+            return losses, weights
         tested = np.concatenate([test for _, test in folds])
         oof = np.full((len(candidates), tested.shape[0]), np.inf)
         position = np.empty(tested.max() + 1, dtype=np.intp)
@@ -501,17 +622,31 @@ class AutoCalibrator(BaseCalibrator):
             except (ValueError, FloatingPointError, np.linalg.LinAlgError):
                 oof[c] = np.inf
         w = np.ones(tested.shape[0]) if sample_weight is None else sample_weight[tested]
-        total = w.sum()
         with np.errstate(invalid="ignore"):
-            losses = (oof @ w) / total
-        return losses, int(np.argmin(losses))
+            losses = (oof @ w) / w.sum()
+        if self.combine == "select":
+            weights[int(np.argmin(losses))] = 1.0
+            return losses, weights
+        failed = ~np.isfinite(losses)
+        proba_true = np.exp(-oof)
+        proba_true[failed] = np.nan  # weight 0
+        return losses, stacking_weights(proba_true, w)
+
+    def _combined(self, candidates, weights, fit_one):
+        """The fitted calibration (one candidate or a mixture) and its name."""
+        used = np.flatnonzero(weights > 0)
+        fitted = [fit_one(candidates[c][1]) for c in used]
+        name = candidates[used[np.argmax(weights[used])]][0]
+        if used.shape[0] == 1:
+            return fitted[0], name
+        return CalibratorMixture(fitted, weights[used]), name
 
     def _fit(self, X, is_target, sample_weight):
         """Binary ``y``: one selection per column."""
         y_index = is_target.astype(np.intp)
         candidates = self._candidates(False, _total_weight(y_index, sample_weight))
         self.candidate_names_ = [name for name, _ in candidates]
-        chosen, names, losses = [], [], []
+        chosen, names, losses, all_weights = [], [], [], []
         for j in range(X.shape[1]):
             s = X[:, j]
             folds = self._folds(X[:, j : j + 1], y_index, 2, sample_weight)
@@ -522,14 +657,20 @@ class AutoCalibrator(BaseCalibrator):
                 llr = fitted.decision_function(s[test])
                 return _binary_log_loss(llr, is_target[test], fitted.calibration_prior_)
 
-            loss, best = self._select(fit_score, candidates, folds, sample_weight)
-            name, cal = candidates[best]
-            chosen.append(clone(cal).fit(s, y_index, sample_weight))
+            loss, weights = self._select(fit_score, candidates, folds, sample_weight)
+            cal, name = self._combined(
+                candidates,
+                weights,
+                lambda c, s=s: clone(c).fit(s, y_index, sample_weight),
+            )
+            chosen.append(cal)
             names.append(name)
             losses.append(loss)
+            all_weights.append(weights)
         self.calibrators_ = chosen
         self.selected_ = names
         self.cv_log_loss_ = np.array(losses)
+        self.weights_ = np.array(all_weights)
         self._multiclass = False
         return self
 
@@ -589,11 +730,14 @@ class AutoCalibrator(BaseCalibrator):
             return _multiclass_log_loss(proba, y_index[test])
 
         self.candidate_names_ = [name for name, _ in candidates]
-        loss, best = self._select(fit_score, candidates, folds, sample_weight)
-        name, cal = candidates[best]
-        self.calibrators_ = [fit_one(cal, slice(None))]
+        loss, weights = self._select(fit_score, candidates, folds, sample_weight)
+        cal, name = self._combined(
+            candidates, weights, lambda c: fit_one(c, slice(None))
+        )
+        self.calibrators_ = [cal]
         self.selected_ = [name]
         self.cv_log_loss_ = loss[None, :]
+        self.weights_ = weights[None, :]
         self.classes_ = classes
         self._multiclass = True
         for attr in ("calibration_prior_", "prior_"):
@@ -606,6 +750,8 @@ class AutoCalibrator(BaseCalibrator):
 
     @staticmethod
     def _proba(fitted, X, ovr):
+        if isinstance(fitted, CalibratorMixture):
+            return fitted.predict_proba(lambda cal: AutoCalibrator._proba(cal, X, ovr))
         if isinstance(fitted, OneVsRestCalibration):
             return fitted.predict_proba(ovr)
         return fitted.predict_proba(X)
@@ -695,22 +841,37 @@ class AutoCalibrator(BaseCalibrator):
         return BaseCalibrator.predict(self, X)
 
     # ---------------------------------------------------------------- display
+    def _choice_text(self):
+        """``'sigmoid'``, or ``'sigmoid 0.71 + pav 0.29'`` for a mixture."""
+        weights = getattr(self, "weights_", None)
+        if weights is None:
+            return None
+        parts = []
+        for row in weights:
+            used = np.flatnonzero(row > 0)
+            used = used[np.argsort(-row[used], kind="stable")]
+            if used.shape[0] == 1:
+                parts.append(self.candidate_names_[used[0]])
+            else:
+                parts.append(
+                    " + ".join(f"{self.candidate_names_[c]} {row[c]:.2f}" for c in used)
+                )
+        return ", ".join(parts)
+
     def __repr__(self, N_CHAR_MAX=700):
         text = super().__repr__(N_CHAR_MAX)
-        selected = getattr(self, "selected_", None)
-        if selected is None:
+        choice = self._choice_text()
+        if choice is None:
             return text
-        return f"{text}  # selected: {', '.join(selected)}"
+        return f"{text}  # {choice}"
 
     def _sk_visual_block_(self):
-        """The HTML display: the selection as a caption under the name."""
-        selected = getattr(self, "selected_", None)
+        """The HTML display: the choice as a caption under the name."""
+        choice = self._choice_text()
         return _VisualBlock(
             "single",
             self,
             names=type(self).__name__,
             name_details=repr(self),
-            name_caption=None
-            if selected is None
-            else "selected: " + ", ".join(selected),
+            name_caption=choice,
         )

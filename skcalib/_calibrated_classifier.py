@@ -407,8 +407,9 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     saturated probabilities (forests); temperature scaling is the robust
     choice with many classes and few samples. The default scores each by
     the log loss of its out-of-fold posteriors on the calibration scores
-    (fixed folds) and keeps the best; ``calibrators_[0].selected_`` says
-    which. On the user guide's panel of real data sets it is better on
+    (fixed folds) and mixes their posteriors with the weights of least
+    out-of-fold log loss (stacking); ``calibrators_[0].weights_`` gives
+    them. On the user guide's panel of real data sets it is better on
     average than the best of scikit-learn's sigmoid, isotonic and
     temperature calibration, and within 5 % of it in all but a few cells
     with calibration sets of a few dozen samples (the *Which calibrator?*

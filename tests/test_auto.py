@@ -1,6 +1,7 @@
-"""Tests of AutoCalibrator: selection by cross-validated log loss."""
+"""Tests of AutoCalibrator: stacking or selection by cross-validated log loss."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -120,7 +121,9 @@ def test_binary_selection_is_the_cv_argmin(weighted):
         ("sigmoid", PlattCalibrator()),
         ("affine", ProperScoringAffineCalibrator(l2=1e-3)),
     ]
-    cal = AutoCalibrator(candidates=candidates).fit(s, y, sample_weight=w)
+    cal = AutoCalibrator(candidates=candidates, combine="select").fit(
+        s, y, sample_weight=w
+    )
     oof = np.array([_binary_oof(c, s, y, w) for _, c in candidates])
     expected, best = _one_se_choice(oof, w)
     assert_allclose(cal.cv_log_loss_[0], expected, rtol=1e-10)
@@ -136,7 +139,7 @@ def test_binary_selection_is_the_cv_argmin(weighted):
 def test_multiclass_selection_is_the_cv_argmin():
     X, y = _multiclass(300, K=3, seed=1)
     K = 3
-    cal = AutoCalibrator().fit(X, y)
+    cal = AutoCalibrator(combine="select").fit(X, y)
     ovr = one_vs_rest_log_odds(X)  # the columns are log-probabilities
 
     def proba(name, c, train, rows):
@@ -179,15 +182,17 @@ def test_picks_the_right_family():
     a staircase distortion on many binary samples: PAV; a Beta-shaped
     distortion: beta calibration when it is a candidate."""
     X, y = _multiclass(300, K=10, seed=2, scale=6.0)
-    assert AutoCalibrator().fit(X, y).selected_ == ["temperature"]
+    assert AutoCalibrator(combine="select").fit(X, y).selected_ == ["temperature"]
     rng = np.random.default_rng(0)
     stairs = rng.uniform(-3, 3, 5000)  # P(target) 0.1, 0.5, 0.9 by thirds
     y_stairs = rng.random(5000) < np.select([stairs < -1, stairs < 1], [0.1, 0.5], 0.9)
-    assert AutoCalibrator().fit(stairs, y_stairs).selected_ == ["pav"]
+    by_cv = AutoCalibrator(combine="select").fit(stairs, y_stairs)
+    assert by_cv.selected_ == ["pav"]
     y2 = rng.random(5000) < 0.5
     p = np.where(y2, rng.beta(4, 1, 5000), rng.beta(1, 2, 5000))
     mine = [("sigmoid", PlattCalibrator()), ("beta", BetaCalibrator())]
-    assert AutoCalibrator(candidates=mine).fit(logit(p), y2).selected_ == ["beta"]
+    chosen = AutoCalibrator(candidates=mine, combine="select").fit(logit(p), y2)
+    assert chosen.selected_ == ["beta"]
 
 
 def test_decision_function_scores_are_used_as_they_are():
@@ -225,6 +230,7 @@ def test_too_few_samples_uses_the_first_candidate():
     cal = AutoCalibrator().fit(s, y)
     assert cal.selected_ == ["temperature"]
     assert np.isinf(cal.cv_log_loss_).all()
+    assert_allclose(cal.weights_, [[1, 0, 0, 0]])
 
 
 def test_columns_are_selected_independently():
@@ -257,8 +263,12 @@ def test_deterministic_repr_pickle_clone():
     assert a.selected_ == b.selected_
     assert_allclose(a.predict_proba(X), b.predict_proba(X))
     assert repr(AutoCalibrator()) == "AutoCalibrator()"
-    assert repr(a) == f"AutoCalibrator()  # selected: {a.selected_[0]}"
-    assert a.selected_[0] in a._repr_html_()
+    assert repr(a).startswith("AutoCalibrator()  # ")
+    for name, w in zip(a.candidate_names_, a.weights_[0], strict=True):
+        assert (name in repr(a)) == (w > 0)
+        assert (f"{name} {w:.2f}" in a._repr_html_()) == (0 < w < 1)
+    single = AutoCalibrator(combine="select").fit(X, y)
+    assert repr(single) == f"AutoCalibrator(combine='select')  # {single.selected_[0]}"
     again = pickle.loads(pickle.dumps(a))
     assert_allclose(again.predict_proba(X), a.predict_proba(X))
     assert not hasattr(clone(a), "selected_")
@@ -313,3 +323,100 @@ def test_temperature_prior_stops_sharpening_on_a_separable_set():
     with pytest.warns(ConvergenceWarning):  # separable: no finite minimizer
         free = MulticlassAffineCalibrator(kind="temperature", l2=0).fit(X, y)
     assert (free.predict_proba(X)[np.arange(40), y] > 1 - 1e-6).all()
+
+
+# ------------------------------------------------------------------- stacking
+def _em_weights(P, s):
+    """Mixture weights by the EM fixed point, written out, many iterations."""
+    w = np.full(P.shape[0], 1.0 / P.shape[0])
+    for _ in range(20000):
+        w = w * (P @ (s / (w @ P))) / s.sum()
+    return w
+
+
+def test_stacking_weights_maximize_the_mixture_likelihood():
+    """The weights satisfy the optimality conditions of the concave problem
+    (KKT): the gradient is equal to 1 on the support and at most 1 off it."""
+    from skcalib._auto import MIN_STACKING_WEIGHT, stacking_weights
+
+    rng = np.random.default_rng(0)
+    P = rng.uniform(0.05, 1, (4, 60))
+    P[2] = 0.5 * P[0]  # dominated: weight 0
+    s = rng.uniform(0.5, 2, 60)
+    w = stacking_weights(P, s, tol=1e-13, max_iter=100000)
+    assert w.sum() == pytest.approx(1.0)
+    assert w[2] == 0
+    grad = P @ (s / (w @ P)) / s.sum()
+    support = w > 0
+    assert_allclose(grad[support], 1.0, atol=1e-6)
+    assert (grad[~support] <= 1 + 1e-6).all()
+    ref = _em_weights(P, s)
+    ref = np.where(ref >= MIN_STACKING_WEIGHT, ref, 0)
+    assert_allclose(w, ref / ref.sum(), atol=1e-6)
+    # a candidate that failed (NaN) gets 0; none left: the first one
+    P[1, 3] = np.nan
+    assert stacking_weights(P)[1] == 0
+    assert_allclose(stacking_weights(np.full((3, 5), np.nan)), [1, 0, 0])
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binary_stacking_mixes_the_refitted_candidates(weighted):
+    s, y = _binary(300, seed=3)
+    w = np.random.default_rng(1).uniform(0.2, 3.0, y.shape[0]) if weighted else None
+    candidates = [
+        ("pav", PAVLLRCalibrator()),
+        ("sigmoid", PlattCalibrator()),
+        ("affine", ProperScoringAffineCalibrator(l2=1e-3)),
+    ]
+    cal = AutoCalibrator(candidates=candidates).fit(s, y, sample_weight=w)
+    oof = np.array([_binary_oof(c, s, y, w) for _, c in candidates])
+    from skcalib._auto import stacking_weights
+
+    expected = stacking_weights(np.exp(-oof), w)
+    assert_allclose(cal.weights_[0], expected, rtol=1e-9, atol=1e-12)
+    assert (cal.weights_ > 0).sum() >= 2  # a real mixture on these data
+    assert cal.selected_ == [candidates[int(np.argmax(expected))][0]]
+    grid = np.linspace(-4, 6, 21)
+    fits = [clone(c).fit(s, y, sample_weight=w) for _, c in candidates]
+    p1 = sum(
+        wc * f.predict_proba(grid)[:, 1] for wc, f in zip(expected, fits, strict=True)
+    )
+    assert_allclose(cal.predict_proba(grid)[:, 1], p1, rtol=1e-9)
+    prior = fits[0].calibration_prior_
+    assert_allclose(cal.decision_function(grid), logit(p1) - logit(prior), rtol=1e-9)
+
+
+def test_binary_stacking_llrs_stay_exact_far_out():
+    """Mixing happens in the log domain: LLRs of +/-1000 are not rounded to
+    +/-inf, and no numpy warning is raised."""
+    s, y = _binary(300, seed=3)
+    candidates = [
+        ("a", ProperScoringAffineCalibrator(l2=1e-3)),
+        ("b", PlattCalibrator()),
+    ]
+    cal = AutoCalibrator(candidates=candidates).fit(s, y)
+    assert (cal.weights_ > 0).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        far = cal.decision_function([-1e4, 1e4])
+    assert np.isfinite(far).all() and far[0] < -1000 and far[1] > 1000
+
+
+def test_multiclass_stacking_mixes_the_probabilities():
+    X, y = _multiclass(300, K=3, seed=1)
+    cal = AutoCalibrator().fit(X, y)
+    sel = AutoCalibrator(combine="select").fit(X, y)
+    assert_allclose(cal.cv_log_loss_, sel.cv_log_loss_)
+    used = np.flatnonzero(cal.weights_[0])
+    assert used.shape[0] >= 2
+    parts = [
+        AutoCalibrator(candidates=[AutoCalibrator()._candidates(True, 300)[c]])
+        .fit(X, y)
+        .predict_proba(X[:20])
+        for c in used
+    ]
+    expected = sum(w * p for w, p in zip(cal.weights_[0, used], parts, strict=True))
+    assert_allclose(cal.predict_proba(X[:20]), expected, rtol=1e-9)
+    assert_allclose(cal.predict_proba(X).sum(axis=1), 1.0)
+    again = pickle.loads(pickle.dumps(cal))
+    assert_allclose(again.predict_proba(X), cal.predict_proba(X))
