@@ -67,10 +67,12 @@ __all__ = [
 ]
 
 #: Points handled per vectorized pass of the tangent searches and the
-#: lookups: a few work buffers of this length are reused from chunk to
-#: chunk, instead of temporaries as long as the data, which cost memory and,
-#: handed back to the operating system, page faults on the next allocation.
-_CHUNK = 1 << 16
+#: lookups: a few work arrays of this length (128 KiB of float64) are
+#: recycled by malloc from chunk to chunk, instead of temporaries as long as
+#: the data, which cost memory and, handed back to the operating system,
+#: page faults on the next allocation (several microseconds per 4 KiB page
+#: in a virtual machine: more than the arithmetic).
+_CHUNK = 1 << 14
 
 
 class VennAbersTables(NamedTuple):
@@ -94,48 +96,97 @@ class VennAbersTables(NamedTuple):
 
 
 def _groups(scores, is_target, sample_weight):
-    """Distinct scores, the cumulative sum diagram ``(W, T)`` of length K+1,
-    and the kind of each group for :func:`_hull_vertices` (or None)."""
-    if sample_weight is None:
-        s = np.sort(scores)
-        n = s.shape[0]
-        sizes = None
-        if n > 1 and not (s[1:] != s[:-1]).all():
-            starts = _run_starts(s[1:] != s[:-1])
-            c = s[starts]
-            del s
-            W = np.empty(c.shape[0] + 1)
-            W[0] = 0.0
-            W[1:-1] = starts[1:]
-            W[-1] = n
-            sizes = np.diff(starts, append=n)
-            del starts
-        else:
-            c = s
-            W = np.arange(n + 1, dtype=np.float64)
-        # the group of every score of the minority class, counted; looked up
-        # in sorted order, which keeps np.searchsorted in cache (random
-        # look-ups into 1e7 scores cost more than the sort; the bucket index
-        # of the test scores' look-up was no faster here)
-        minority = 2 * np.count_nonzero(is_target) <= n
-        x = scores[is_target if minority else ~is_target]
-        x.sort()
-        count = np.bincount(np.searchsorted(c, x), minlength=c.shape[0])
-        del x
-        T = np.empty_like(W)
-        T[0] = 0.0
-        np.cumsum(count, out=T[1:])
-        if not minority:
-            np.subtract(W[1:], T[1:], out=T[1:])
-        # 0: non-targets only, 1: targets only, 2: both
-        if sizes is None:
-            kind = count.astype(np.int8)
-            if not minority:
-                np.subtract(1, kind, out=kind)
-        else:
-            kind = np.where(count == 0, 1 - minority, 2).astype(np.int8)
-            kind[count == sizes] = minority
-        return c, W, T, kind
+    """Distinct scores ``c``, the cumulative sum diagram ``(W, T)`` of length
+    K+1, and the diagram indices where its pure runs end (or None).
+
+    ``W`` is None when every group is one unweighted score: then ``W[k] = k``,
+    never stored.
+    """
+    if sample_weight is not None:
+        return _groups_weighted(scores, is_target, sample_weight)
+    n = scores.shape[0]
+    # the group of every score of the minority class, located in sorted
+    # order, which keeps np.searchsorted in cache (random look-ups into 1e7
+    # scores cost more than the sort)
+    minority = 2 * np.count_nonzero(is_target) <= n
+    x = np.compress(is_target if minority else ~is_target, scores)
+    x.sort()
+    s = np.sort(scores)
+    changed = s[1:] != s[:-1]
+    if changed.all():
+        c, W = s, None
+    else:
+        starts = _run_starts(changed)
+        c = s[starts]
+        W = np.empty(c.shape[0] + 1)
+        W[0] = 0.0
+        W[1:-1] = starts[1:]
+        W[-1] = n
+        del starts
+    del changed, s
+    k = c.shape[0]
+    pos = np.searchsorted(c, x)
+    del x
+    # the minority count of the first g groups, g = 0 .. K: i from the group
+    # after the i-th minority score's up to the (i+1)-th's
+    m = pos.shape[0]
+    length = np.empty(m + 1, dtype=np.intp)
+    length[-1] = k - pos[-1] if m else 0
+    length[0] = pos[0] + 1 if m else k + 1
+    np.subtract(pos[1:], pos[:-1], out=length[1:-1])
+    T = np.repeat(np.arange(m + 1.0), length)
+    del length
+    if not minority:
+        np.subtract(np.arange(k + 1.0) if W is None else W, T, out=T)
+    return c, W, T, _run_ends(pos, W, k, minority)
+
+
+def _run_ends(pos, W, k, targets):
+    """Diagram indices where the points handed to PAV end.
+
+    ``pos``: the group of every score of the minority class (the targets if
+    ``targets``), sorted. A run of groups that hold the minority class only,
+    a run of groups without it, and every group that holds both classes (a
+    tie) is one point; the last point ends at ``k``. Without ties, a run of
+    targets and the run of non-targets after it are one point: the diagram
+    is concave where they meet, never a vertex of its convex minorant.
+    """
+    if not pos.shape[0]:
+        return np.array([k])
+    if W is None:  # one score per group: none is mixed
+        u, mixed = pos, None
+    else:
+        first = _run_starts(pos[1:] != pos[:-1])
+        u = pos[first]
+        mixed = np.diff(first, append=pos.shape[0]) < W[u + 1] - W[u]
+        del first
+    # an end before group u[i] if a group without the minority class
+    # precedes it, or a mixed group is on either side; after u[i] if the
+    # next group is without the minority class
+    step = np.diff(u, append=k + 1)
+    keep = np.empty((u.shape[0], 2), dtype=bool)
+    keep[0, 0] = u[0] > 0
+    np.greater(step[:-1], 1, out=keep[1:, 0])
+    np.greater(step, 1, out=keep[:, 1])
+    keep[-1, 1] = u[-1] + 1 < k
+    del step
+    if mixed is not None:
+        mixed[1:] |= mixed[:-1] & (u[1:] == u[:-1] + 1)
+        keep[:, 0] |= mixed & (u > 0)
+    else:
+        # keep the ends of the non-target runs only
+        keep[:, 1 if targets else 0] = False
+    flat = np.flatnonzero(keep)
+    del keep
+    ends = np.empty(flat.shape[0] + 1, dtype=np.intp)
+    np.take(u, flat >> 1, out=ends[:-1])
+    ends[:-1] += flat & 1
+    ends[-1] = k
+    return ends
+
+
+def _groups_weighted(scores, is_target, sample_weight):
+    """:func:`_groups` of weighted scores, from one argsort."""
     positive = sample_weight > 0
     if not positive.all():
         scores = scores[positive]
@@ -156,33 +207,31 @@ def _groups(scores, is_target, sample_weight):
     return c, W, T, None
 
 
-def _hull_vertices(W, T, kind=None):
+def _diagram_run_ends(W, T):
+    """:func:`_run_ends` read off the diagram: a group is pure non-target
+    (T flat), pure target (T rises as W) or mixed."""
+    dT = np.diff(T)
+    kind = (dT > 0).view(np.int8)  # 0: non-target only
+    mixed = kind.astype(bool)
+    dT -= np.diff(W)  # minus the non-target weight of each group
+    mixed &= dT != 0
+    del dT
+    kind += mixed  # 1: target only, 2: mixed
+    del mixed
+    ends = np.flatnonzero((kind[1:] != kind[:-1]) | (kind[:-1] == 2))
+    return np.append(ends + 1, W.shape[0] - 1)
+
+
+def _hull_vertices(W, T, ends):
     """Indices into the diagram of the vertices of its greatest convex minorant.
 
     These are the boundaries of the PAV blocks of the groups, from the PAV
-    kernel (pure runs pooled first: they never hold a block boundary).
-    ``kind`` of each group, if known: 0 non-targets only, 1 targets only,
-    2 both.
+    kernel, the pure runs ending at ``ends`` pooled first (they never hold a
+    block boundary).
     """
-    # Pure runs pooled straight from the cumulative sums, without per-group
-    # arrays of every kind (memory): a group is pure non-target (T flat),
-    # pure target (T rises as W) or mixed; a run ends where the kind changes
-    # or at every mixed group.
-    if kind is None:
-        dT = np.diff(T)
-        kind = (dT > 0).view(np.int8)  # 0: non-target only
-        mixed = kind.astype(bool)
-        dT -= np.diff(W)  # minus the non-target weight of each group
-        mixed &= dT != 0
-        del dT
-        kind += mixed  # 1: target only, 2: mixed
-        del mixed
-    ends = np.flatnonzero((kind[1:] != kind[:-1]) | (kind[:-1] == 2))
-    del kind
-    ends = np.append(ends + 1, W.shape[0] - 1)
     tar = np.diff(T[ends], prepend=0.0)
-    total = np.diff(W[ends], prepend=0.0)
     idx = ends.astype(np.float64)
+    total = np.diff(idx if W is None else W[ends], prepend=0.0)
     points = BlockSummary(idx, idx, tar, total - tar)
     del tar, idx, ends
     if not (total > 0).all():
@@ -194,11 +243,11 @@ def _hull_vertices(W, T, kind=None):
     gv = np.empty(blocks.hi.shape[0] + 2, dtype=np.intp)
     gv[0] = 0
     gv[1:-1] = blocks.hi.astype(np.intp)
-    gv[-1] = W.shape[0] - 1  # the last point, even if its weight left no trace
+    gv[-1] = T.shape[0] - 1  # the last point, even if its weight left no trace
     return gv[: -1 if gv[-2] == gv[-1] else None]
 
 
-def _tangents(W, T, gv, d_w, d_t, upward):
+def _tangents(W, T, gv, d_w, d_t, upward, out):
     """Tangent slopes from every point of the diagram to the hull chain.
 
     ``upward=True`` gives ``psi_1``: for every ``a``, the min over vertices
@@ -208,8 +257,12 @@ def _tangents(W, T, gv, d_w, d_t, upward):
     rise (or rise and then fall), and the extreme is at the first vertex
     whose edge onward is at least as steep as the chord (the last whose
     edge inward is no steeper): a monotone test, so a binary search.
+
+    Written into ``out``, which may be ``T`` itself: each chunk of ``T`` is
+    read before its slopes are written. ``W`` None stands for ``W[k] = k``.
     """
-    GW, GT = W[gv], T[gv]
+    GT = T[gv]
+    GW = gv.astype(np.float64) if W is None else W[gv]
     m = gv.shape[0]
     # edge onward from vertex j (upward) or inward into it; the end vertex
     # gets an edge that always passes the test
@@ -234,60 +287,84 @@ def _tangents(W, T, gv, d_w, d_t, upward):
 
     # nearest vertex of every point: onward (the first vertex >= a) or
     # inward (the last vertex <= b), constant between vertices: the points
-    # of vertex i run up to last[i]
+    # of vertex i run up to last[i]. Cut at the chunk ends too, into runs
+    # of one vertex within one chunk.
     last = gv if upward else np.append(gv[1:] - 1, gv[-1])
-    n = W.shape[0]
-    out = np.empty(n)
-    size = min(_CHUNK, n)
-    dT, dW, e = np.empty(size), np.empty(size), np.empty(size)
-    flag = np.empty(size, dtype=bool)
-    todo = []
-    for start in range(0, n, size):
-        stop = min(start + size, n)
-        k = stop - start
-        first_i, last_i = np.searchsorted(last, [start, stop - 1])
-        ends = np.minimum(last[first_i : last_i + 1], stop - 1)
-        j = np.repeat(np.arange(first_i, last_i + 1), np.diff(ends, prepend=start - 1))
-        Wx, Tx = W[start:stop], T[start:stop]
-        # the chord to the nearest vertex, as chord() computes it
-        np.take(GT, j, out=dT[:k], mode="clip")
-        np.take(GW, j, out=dW[:k], mode="clip")
+    n = T.shape[0]
+    run_last = np.union1d(last, np.arange(_CHUNK - 1, n, _CHUNK))
+    vertex = np.searchsorted(last, run_last)
+    length = np.diff(run_last, prepend=-1)
+    run_GT, run_GW = GT[vertex], GW[vertex]
+    run_eT, run_eW = eT[vertex], eW[vertex]
+    bounds = np.arange(0, n + _CHUNK, _CHUNK)
+    bounds[-1] = n
+    # the runs of chunk i: run_first[i] .. run_first[i + 1] - 1
+    run_first = np.searchsorted(run_last, bounds - 1, side="right")
+    del run_last, vertex
+    todo, todo_W, todo_T = [], [], []
+    for i, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
+        runs = slice(run_first[i], run_first[i + 1])
+        counts = length[runs]
+        Tx = T[start:stop]
+        Wx = np.arange(start, stop, dtype=np.float64) if W is None else W[start:stop]
+        # the chord to the nearest vertex and its test, as chord() and
+        # passes() compute them, vertex values repeated over their points
+        dT = np.repeat(run_GT[runs], counts)
+        dW = np.repeat(run_GW[runs], counts)
         if upward:
-            np.subtract(dT[:k], Tx, out=dT[:k])
-            np.subtract(dW[:k], Wx, out=dW[:k])
+            dT -= Tx
+            dW -= Wx
         else:
-            np.subtract(Tx, dT[:k], out=dT[:k])
-            np.subtract(Wx, dW[:k], out=dW[:k])
-        dT[:k] += d_t
-        dW[:k] += d_w
-        np.divide(dT[:k], dW[:k], out=out[start:stop])
+            np.subtract(Tx, dT, out=dT)
+            np.subtract(Wx, dW, out=dW)
+        dT += d_t
+        dW += d_w
+        lhs = np.repeat(run_eT[runs], counts)
+        lhs *= dW
+        rhs = np.repeat(run_eW[runs], counts)
+        rhs *= dT
         # the nearest vertex is nearly always the tangent point (a point of
         # the diagram lies close to its hull): search only the others
-        dT[:k] *= np.take(eW, j, out=e[:k], mode="clip")
-        dW[:k] *= np.take(eT, j, out=e[:k], mode="clip")
-        (np.less if upward else np.greater)(dW[:k], dT[:k], out=flag[:k])
-        if flag[:k].any():
-            todo.append(np.flatnonzero(flag[:k]) + start)
-    if todo:
-        todo = np.concatenate(todo)
-        j = np.searchsorted(last, todo)
-        Wt, Tt = W[todo], T[todo]
+        fail = np.flatnonzero(lhs < rhs if upward else lhs > rhs)
+        del lhs, rhs
+        if fail.shape[0]:
+            todo.append(fail + start)
+            todo_W.append(Wx[fail])
+            todo_T.append(Tx[fail])  # read before out, which may be T
+        np.divide(dT, dW, out=out[start:stop])
+    if not todo:
+        return out
+    todo = np.concatenate(todo)
+    Wt, Tt = np.concatenate(todo_W), np.concatenate(todo_T)
+    j = np.searchsorted(last, todo)
+    if upward:
+        lo, hi = j + 1, np.full(todo.shape[0], m - 1)
+    else:
+        lo, hi = np.zeros(todo.shape[0], dtype=j.dtype), j - 1
+    while (lo < hi).any():
+        mid = (lo + hi + (0 if upward else 1)) >> 1
+        ok = passes(Wt, Tt, mid)
         if upward:
-            lo, hi = j + 1, np.full(todo.shape[0], m - 1)
+            hi = np.where(ok, mid, hi)
+            lo = np.where(ok, lo, mid + 1)
         else:
-            lo, hi = np.zeros(todo.shape[0], dtype=j.dtype), j - 1
-        while (lo < hi).any():
-            mid = (lo + hi + (0 if upward else 1)) >> 1
-            ok = passes(Wt, Tt, mid)
-            if upward:
-                hi = np.where(ok, mid, hi)
-                lo = np.where(ok, lo, mid + 1)
-            else:
-                lo = np.where(ok, mid, lo)
-                hi = np.where(ok, hi, mid - 1)
-        dTt, dWt = chord(Wt, Tt, lo)
-        out[todo] = dTt / dWt
+            lo = np.where(ok, mid, lo)
+            hi = np.where(ok, hi, mid - 1)
+    dTt, dWt = chord(Wt, Tt, lo)
+    out[todo] = dTt / dWt
     return out
+
+
+def _running_extreme(values, upward):
+    """Running maximum (minimum from the right) of non-negative slopes, in
+    place: compared as their int64 bit patterns, which order such floats
+    alike and accumulate several times faster."""
+    bits = values.view(np.int64)
+    if upward:
+        np.maximum.accumulate(bits, out=bits)
+    else:
+        np.minimum.accumulate(bits[::-1], out=bits[::-1])
+    return values
 
 
 def venn_abers_tables(
@@ -325,20 +402,22 @@ def venn_abers_tables(
     >>> p0.round(3).tolist(), p1.round(3).tolist()
     ([0.5, 0.6], [0.75, 1.0])
     """
-    c, W, T, kind = _groups(scores, is_target, sample_weight)
+    c, W, T, ends = _groups(scores, is_target, sample_weight)
     w = float(test_weight)
-    exponent = int(np.frexp(W[-1])[1])
+    exponent = int(np.frexp(T.shape[0] if W is None else W[-1])[1])
     if exponent > 500:
         # the tangent tests multiply two weights: keep the products finite
         # (a power of two scales exactly)
         W, T, w = np.ldexp(W, -exponent), np.ldexp(T, -exponent), w * 2.0**-exponent
-    gv = _hull_vertices(W, T, kind)
-    del kind
-    p1 = _tangents(W, T, gv, w, w, upward=True)
-    np.maximum.accumulate(p1, out=p1)
-    p0 = _tangents(W, T, gv, w, 0.0, upward=False)
+    if ends is None:
+        ends = _diagram_run_ends(W, T)
+    gv = _hull_vertices(W, T, ends)
+    del ends
+    p1 = _tangents(W, T, gv, w, w, upward=True, out=np.empty_like(T))
+    _running_extreme(p1, upward=True)
+    # T itself becomes p0
+    p0 = _running_extreme(_tangents(W, T, gv, w, 0.0, upward=False, out=T), False)
     del W, T
-    np.minimum.accumulate(p0[::-1], out=p0[::-1])
     return VennAbersTables(c, p0, p1)
 
 
