@@ -450,16 +450,18 @@ def _bucket_of(index, x, out):
 def _bucket_index(c):
     """The index of :func:`_ranks` for the scores ``c``, or None if crowded.
 
-    The range of the finite scores is cut into ``len(c)`` equal buckets; the
-    bucket of a value is a non-decreasing function of it, rounding included,
-    so a score in a lower (higher) bucket than a value is below (above) it.
+    The range of the finite scores is cut into ``len(c) / 2`` equal buckets
+    (two scores a bucket on average: half the index of one score a bucket,
+    and mostly the same depth of search); the bucket of a value is a
+    non-decreasing function of it, rounding included, so a score in a lower
+    (higher) bucket than a value is below (above) it.
     """
     k = c.shape[0]
     # the finite range: +/-inf can only be the ends
     lo = c[0] if c[0] > -np.inf else c[min(1, k - 1)]
     hi = c[-1] if c[-1] < np.inf else c[max(k - 2, 0)]
     with np.errstate(over="ignore"):
-        scale = k / (hi - lo) if hi > lo else 0.0
+        scale = (k + 1) // 2 / (hi - lo) if hi > lo else 0.0
     if not 0.0 < scale < np.inf:
         return None
     index = _BucketIndex(c, float(lo), float(hi), float(scale), None, 0)
@@ -503,7 +505,8 @@ def _ranks(index, x, pos, probe, value, below):
 
 
 def _interval(tables: VennAbersTables, x: np.ndarray) -> np.ndarray:
-    """``(p0, p1)`` of test scores ``x`` (float64, no NaN), shape ``(m, 2)``.
+    """``(p0, p1)`` of test scores ``x`` (float64, no NaN), shape ``(m, 2)``
+    (a transposed view).
 
     ``np.searchsorted`` of unsorted values is a binary search per value whose
     branches the processor cannot predict, slower than sorting the values
@@ -513,7 +516,8 @@ def _interval(tables: VennAbersTables, x: np.ndarray) -> np.ndarray:
     """
     c, p0, p1 = tables
     k, m = c.shape[0], x.shape[0]
-    out = np.empty((m, 2))
+    # filled by rows, each written contiguously, and returned transposed
+    out = np.empty((2, m))
     index = _bucket_index(c) if m > 1024 and 16 * m >= k else None
     if index is None:
         if m > 1024:
@@ -524,11 +528,11 @@ def _interval(tables: VennAbersTables, x: np.ndarray) -> np.ndarray:
             del order
         else:
             left = np.searchsorted(c, x)
-        np.take(p1, left, out=out[:, 1])
+        np.take(p1, left, out=out[1])
         # a score tied with c[left] reads p0 one position up
         left += np.take(np.append(c, np.nan), left) == x
-        np.take(p0, left, out=out[:, 0])
-        return out
+        np.take(p0, left, out=out[0])
+        return out.T
     size = min(_CHUNK, m)
     pos, probe = np.empty(size, dtype=np.intp), np.empty(size, dtype=np.intp)
     value, below = np.empty(size), np.empty(size, dtype=bool)
@@ -537,13 +541,13 @@ def _interval(tables: VennAbersTables, x: np.ndarray) -> np.ndarray:
         n = stop - start
         xx = x[start:stop]
         left = _ranks(index, xx, pos[:n], probe[:n], value[:n], below[:n])
-        np.take(p1, left, out=out[start:stop, 1], mode="clip")
+        np.take(p1, left, out=out[1, start:stop], mode="clip")
         # a score tied with c[left] reads p0 one position up (left = k only
         # above the last score, which is then not tied)
         np.take(c, left, out=value[:n], mode="clip")
         left += np.equal(value[:n], xx, out=below[:n])
-        np.take(p0, left, out=out[start:stop, 0], mode="clip")
-    return out
+        np.take(p0, left, out=out[0, start:stop], mode="clip")
+    return out.T
 
 
 def venn_abers_lookup(tables: VennAbersTables, x: np.ndarray):
