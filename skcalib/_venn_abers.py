@@ -105,12 +105,6 @@ def _groups(scores, is_target, sample_weight):
     if sample_weight is not None:
         return _groups_weighted(scores, is_target, sample_weight)
     n = scores.shape[0]
-    # the group of every score of the minority class, located in sorted
-    # order, which keeps np.searchsorted in cache (random look-ups into 1e7
-    # scores cost more than the sort)
-    minority = 2 * np.count_nonzero(is_target) <= n
-    x = np.compress(is_target if minority else ~is_target, scores)
-    x.sort()
     s = np.sort(scores)
     changed = s[1:] != s[:-1]
     if changed.all():
@@ -125,6 +119,12 @@ def _groups(scores, is_target, sample_weight):
         del starts
     del changed, s
     k = c.shape[0]
+    # the group of every score of the minority class, located in sorted
+    # order, which keeps np.searchsorted in cache (random look-ups into 1e7
+    # scores cost more than the sort)
+    minority = 2 * np.count_nonzero(is_target) <= n
+    x = np.compress(is_target if minority else ~is_target, scores)
+    x.sort()
     pos = np.searchsorted(c, x)
     del x
     # the minority count of the first g groups, g = 0 .. K: i from the group
