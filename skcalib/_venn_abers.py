@@ -97,7 +97,8 @@ class VennAbersTables(NamedTuple):
 
 def _groups(scores, is_target, sample_weight):
     """Distinct scores ``c``, the cumulative sum diagram ``(W, T)`` of length
-    K+1, and the diagram indices where its pure runs end (or None).
+    K+1, and the diagram indices where the points for PAV end (see
+    :func:`_run_ends`; None for weighted data).
 
     ``W`` is None when every group is one unweighted score: then ``W[k] = k``,
     never stored.
@@ -226,8 +227,8 @@ def _hull_vertices(W, T, ends):
     """Indices into the diagram of the vertices of its greatest convex minorant.
 
     These are the boundaries of the PAV blocks of the groups, from the PAV
-    kernel, the pure runs ending at ``ends`` pooled first (they never hold a
-    block boundary).
+    kernel, the groups pooled first into points ending at ``ends`` (no block
+    boundary falls inside one).
     """
     tar = np.diff(T[ends], prepend=0.0)
     idx = ends.astype(np.float64)
