@@ -136,10 +136,10 @@ def run_solvers(sizes, repeats, seed=0):
         s, y = _data(n, "gaussian", rng)
         for rule in [(1.0, 1.0), (2.0, 2.0)]:
             t_ours, (ev_ours, f_ours) = _timed(
-                lambda r=rule: _ours(s, y, r, 0.01), repeats
+                lambda r=rule, s=s, y=y: _ours(s, y, r, 0.01), repeats
             )
             t_te, (ev_te, f_te) = _timed(
-                lambda r=rule: _trust_exact(s, y, r, 0.01), repeats
+                lambda r=rule, s=s, y=y: _trust_exact(s, y, r, 0.01), repeats
             )
             rows.append(
                 {

@@ -106,7 +106,10 @@ def _write_two_column(path, s, y, rounded: bool) -> None:
                 else [repr(v) for v in s[i : i + step].tolist()]
             )
             f.write(
-                "".join(f"{v} {lab}\n" for v, lab in zip(values, labels[i : i + step]))
+                "".join(
+                    f"{v} {lab}\n"
+                    for v, lab in zip(values, labels[i : i + step], strict=True)
+                )
             )
 
 
@@ -117,7 +120,9 @@ def _write_bosaris(folder, s, y, rng):
     scores = os.path.join(folder, "trials.txt")
     key = os.path.join(folder, "key.txt")
     with open(scores, "w") as f:
-        f.writelines(f"{m} {g} {v!r}\n" for m, g, v in zip(models, segs, s.tolist()))
+        f.writelines(
+            f"{m} {g} {v!r}\n" for m, g, v in zip(models, segs, s.tolist(), strict=True)
+        )
     with open(key, "w") as f:
         f.writelines(
             f"{models[i]} {segs[i]} {'target' if y[i] else 'nontarget'}\n"

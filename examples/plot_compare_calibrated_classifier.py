@@ -200,7 +200,9 @@ rows = [
     ["PAV-LLR", "Platt", "affine"],
 ]
 styles = {"affine": {"linestyle": "--", "marker": "o", "markerfacecolor": "none"}}
-colors = dict(zip(methods, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+colors = dict(
+    zip(methods, plt.rcParams["axes.prop_cycle"].by_key()["color"], strict=False)
+)
 fig, axes = plt.subplots(2, 4, figsize=(14, 7.6), sharex=True, sharey=True)
 for i, (row, names) in enumerate(zip(axes, rows, strict=True)):
     for ax, clf_name in zip(row, classifiers, strict=True):

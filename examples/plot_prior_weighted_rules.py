@@ -158,9 +158,7 @@ idx = order[::step]
 fig, ax = plt.subplots(figsize=(5.2, 5.2))
 for rule in [(1.0, 1.0), (2.0, 2.0)]:
     name, color, _ = RULES[rule]
-    ax.plot(
-        fitted[rule].transform(s_eval[idx]), pav_eval[idx], color=color, label=name
-    )
+    ax.plot(fitted[rule].transform(s_eval[idx]), pav_eval[idx], color=color, label=name)
 lim = (-12, 14)
 ax.plot(lim, lim, color="k", lw=1, label="identity")
 for thr in (-np.log(0.01 / 0.99), -np.log(0.001 / 0.999)):
@@ -175,4 +173,3 @@ ax.legend(fontsize=8, loc="upper left")
 fig.tight_layout()
 path2 = OUT / "prior_weighted_rules_pav_reference.png"
 fig.savefig(path2, dpi=100)
-

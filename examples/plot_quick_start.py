@@ -97,12 +97,8 @@ disp = BayesErrorDisplay.from_predictions(y_test, raw_scores, name="raw")
 BayesErrorDisplay.from_predictions(y_test, llr, name="PAV-LLR", ax=disp.ax_)
 for bound in (llr_min, llr_max):
     disp.ax_.axvline(-bound, color="grey", lw=0.8, ls="-.")
-disp.ax_.text(
-    -llr_max, 1.05, " -max LLR", color="grey", fontsize="small", ha="left"
-)
-disp.ax_.text(
-    -llr_min, 1.05, "-min LLR ", color="grey", fontsize="small", ha="right"
-)
+disp.ax_.text(-llr_max, 1.05, " -max LLR", color="grey", fontsize="small", ha="left")
+disp.ax_.text(-llr_min, 1.05, "-min LLR ", color="grey", fontsize="small", ha="right")
 disp.ax_.set_title("Naive Bayes on the waveform data")
 disp.figure_.tight_layout()
 disp.figure_.savefig(OUT / "quick_start_bayes_error.png", dpi=80)

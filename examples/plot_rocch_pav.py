@@ -53,9 +53,7 @@ for i, (s, c, p) in enumerate(zip(scores, y, proba, strict=True)):
 # the block of probability 0). The probability is a function of the
 # segment's slope alone, which is the slope-to-probability formula above.
 fig, ax = plt.subplots(figsize=(5, 5))
-disp = ROCConvexHullDisplay.from_predictions(
-    y, scores, plot_chance_level=True, ax=ax
-)
+disp = ROCConvexHullDisplay.from_predictions(y, scores, plot_chance_level=True, ax=ax)
 slopes = np.diff(disp.hull_tpr) / np.where(
     np.diff(disp.hull_fpr) > 0, np.diff(disp.hull_fpr), np.nan
 )

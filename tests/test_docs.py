@@ -158,9 +158,13 @@ def site(tmp_path_factory):
     fails.
     """
     tmp_path = tmp_path_factory.mktemp("site")
-    shutil.copytree(DOCS, tmp_path / "docs", ignore=shutil.ignore_patterns(
-        "_build", "generated", "auto_examples", "sg_execution_times.rst"
-    ))
+    shutil.copytree(
+        DOCS,
+        tmp_path / "docs",
+        ignore=shutil.ignore_patterns(
+            "_build", "generated", "auto_examples", "sg_execution_times.rst"
+        ),
+    )
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     out = tmp_path / "html"
     env = dict(
@@ -170,9 +174,25 @@ def site(tmp_path_factory):
         SKCALIB_EXAMPLES_OUT=str(tmp_path / "figures"),
     )
     proc = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-         "-d", str(tmp_path / "doctrees"), str(tmp_path / "docs"), str(out)],
-        env=env, capture_output=True, text=True, timeout=900, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "--keep-going",
+            "-q",
+            "-b",
+            "html",
+            "-d",
+            str(tmp_path / "doctrees"),
+            str(tmp_path / "docs"),
+            str(out),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=tmp_path,
     )
     if proc.returncode != 0:
         pytest.fail((proc.stdout + proc.stderr)[-5000:])
@@ -187,9 +207,10 @@ def _html_pages(site):
 def test_site_builds_without_warnings(site):
     out = site
     index = re.sub(r"<[^>]+>", "", (out / "index.html").read_text())
-    assert "pip install" in index and "images/bayes_error.png" in (
-        out / "index.html"
-    ).read_text()
+    assert (
+        "pip install" in index
+        and "images/bayes_error.png" in (out / "index.html").read_text()
+    )
     assert 'href="user_guide/index.html"' in (out / "index.html").read_text()
     examples = sorted(p.stem for p in (ROOT / "examples").glob("plot_*.py"))
     for name in examples:
@@ -210,7 +231,8 @@ def _public_methods(cls):
         if not klass.__module__.startswith("skcalib"):
             continue
         names |= {
-            n for n in vars(klass)
+            n
+            for n in vars(klass)
             if not n.startswith("_")
             and not re.fullmatch(r"set_\w+_request", n)  # scikit-learn's
             and callable(getattr(cls, n, None))  # methods, available_if too
@@ -326,7 +348,7 @@ def test_gallery_pages_are_clean(site):
 
 @pytest.mark.slow
 def test_references_are_not_lettered_lists(site):
-    """"- S. Cumani, ..." or ".. [1] N. Brümmer ..." read to reST as a list
+    """ "- S. Cumani, ..." or ".. [1] N. Brümmer ..." read to reST as a list
     lettered from S or N; the site has no lettered or roman-numbered list."""
     for page in _html_pages(site):
         html = page.read_text(encoding="utf-8")

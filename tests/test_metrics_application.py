@@ -98,9 +98,7 @@ def test_the_metrics_use_its_threshold_and_costs():
 
 # --------------------------------------------------------------- properties
 @HYP
-@given(
-    st.floats(1e-6, 1 - 1e-6), st.floats(1e-3, 1e3), st.floats(1e-3, 1e3)
-)
+@given(st.floats(1e-6, 1 - 1e-6), st.floats(1e-3, 1e3), st.floats(1e-3, 1e3))
 def test_effective_prior_and_threshold_agree(p, cm, cf):
     app = Application(p, cm, cf)
     assert app.effective_prior == pytest.approx(expit(-app.threshold), rel=1e-12)

@@ -249,6 +249,7 @@ def test_columns_are_calibrated_independently(Cal):
 @pytest.mark.parametrize("Cal", CALIBRATORS)
 def test_pickle_clone_and_pandas_output(Cal):
     import pandas as pd
+
     s, y, _ = _data(8)
     cal = Cal().fit(s, y)
     again = pickle.loads(pickle.dumps(cal))
