@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..utils._stats import cumulative_quantiles, sorted_cumulative
-from ..utils._validation import _show, check_binary_target
+from ..utils._validation import check_binary_target, show_labels
 from ._detect import is_dask_collection
 
 __all__ = ["DaskInputSummary", "ESTIMATOR_LABELS"]
@@ -307,7 +307,7 @@ def _first_pass(
         if classes.shape[0] != 2:
             raise ValueError(
                 f"`{y_name}` must have 2 classes (binary calibration); got "
-                f"{classes.shape[0]}: {_show(classes)}."
+                f"{classes.shape[0]}: {show_labels(classes)}."
             )
         pos_label = classes[1]
     else:

@@ -7,9 +7,9 @@ from sklearn.utils import check_consistent_length
 
 from ..utils._sklearn_compat import validate_params
 from ..utils._validation import (
-    _distinct_labels,
     check_weights,
     column_or_1d,
+    distinct_labels,
     plain_value,
 )
 
@@ -306,7 +306,7 @@ def empirical_bayes_risk(
     cost = _check_cost_matrix(cost_matrix, k)
     if (
         labels is not None
-        and _distinct_labels(np.asarray(labels), "labels").shape[0] != k
+        and distinct_labels(np.asarray(labels), "labels").shape[0] != k
     ):
         raise ValueError(
             f"`labels` must hold {k} distinct labels, one per class of `cost_matrix`."

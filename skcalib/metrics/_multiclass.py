@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.utils import check_consistent_length
 
 from ..utils._sklearn_compat import validate_params
-from ..utils._validation import _distinct_labels, check_weights
+from ..utils._validation import check_weights, distinct_labels
 from ._bayes import _class_indices, _prior_weighted
 
 __all__ = ["multiclass_brier_loss", "multiclass_cllr"]
@@ -45,7 +45,7 @@ def _validated(y_true, y_prob, p_classes, labels, sample_weight):
     k = q.shape[1]
     if (
         labels is not None
-        and _distinct_labels(np.asarray(labels), "labels").shape[0] != k
+        and distinct_labels(np.asarray(labels), "labels").shape[0] != k
     ):
         raise ValueError(
             f"`labels` must hold {k} distinct labels, one per column of `y_prob`."

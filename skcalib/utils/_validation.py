@@ -20,7 +20,9 @@ __all__ = [
     "check_weights",
     "check_metric_inputs",
     "column_or_1d",
+    "distinct_labels",
     "plain_value",
+    "show_labels",
 ]
 
 
@@ -74,24 +76,24 @@ def check_binary_target(
         raise ValueError(f"`{name}` is empty; at least one sample is required.")
     if y.dtype.kind == "f" and np.isnan(y).any():
         raise ValueError(f"Input {name} contains NaN.")
-    classes = _distinct_labels(y, name)
+    classes = distinct_labels(y, name)
     if classes.shape[0] > 2:
         raise ValueError(
-            f"`{name}` has {classes.shape[0]} classes ({_show(classes)}); "
+            f"`{name}` has {classes.shape[0]} classes ({show_labels(classes)}); "
             "only binary targets are supported."
         )
     if pos_label is None:
         if not _is_implicit_binary(classes):
             raise ValueError(
-                f"`{name}` takes values in {{{_show(classes)}}} and `pos_label` is "
-                "not specified: either make y_true take values in {0, 1} or "
-                "{-1, 1} or pass pos_label explicitly."
+                f"`{name}` takes values in {{{show_labels(classes)}}} and "
+                "`pos_label` is not specified: either make y_true take values "
+                "in {0, 1} or {-1, 1} or pass pos_label explicitly."
             )
         pos_label = True if classes.dtype.kind == "b" else 1
     elif classes.shape[0] == 2 and pos_label not in classes.tolist():
         raise ValueError(
             f"`pos_label`={plain_value(pos_label)!r} is not a valid label of "
-            f"`{name}`: it must be one of {{{_show(classes)}}}."
+            f"`{name}`: it must be one of {{{show_labels(classes)}}}."
         )
     is_target = y == pos_label
     if require_both:
@@ -99,8 +101,9 @@ def check_binary_target(
         if n_tar == 0 or n_tar == y.shape[0]:
             missing = "non-target" if n_tar else "target"
             raise ValueError(
-                f"`{name}` contains only one class ({_show(classes)}); both target "
-                f"and non-target samples are required (no {missing} samples)."
+                f"`{name}` contains only one class ({show_labels(classes)}); "
+                "both target and non-target samples are required "
+                f"(no {missing} samples)."
             )
     return np.asarray(is_target, dtype=bool)
 
@@ -115,7 +118,7 @@ def _checked_labels(y, owner: str):
         )
     if y.dtype.kind in "fc":
         assert_all_finite(y, input_name="y")
-    classes = _distinct_labels(y, "y")
+    classes = distinct_labels(y, "y")
     # The target type of a 1-D y is that of its distinct values: checking
     # those is O(n_classes) instead of another O(n) pass over y. At most two
     # distinct integers, booleans or strings are always a 'binary' target.
@@ -124,8 +127,8 @@ def _checked_labels(y, owner: str):
     if classes.shape[0] < 2:
         raise ValueError(
             f"{owner} needs samples of 2 classes in `y`; got 1 class "
-            f"({_show(classes[:1])}). Calibration needs both target and non-target "
-            "samples."
+            f"({show_labels(classes[:1])}). Calibration needs both target and "
+            "non-target samples."
         )
     return y, classes
 
@@ -183,7 +186,7 @@ def check_class_y(y, *, owner: str):
     return y, classes, np.searchsorted(classes, y).astype(np.intp, copy=False)
 
 
-def _distinct_labels(y: np.ndarray, name: str) -> np.ndarray:
+def distinct_labels(y: np.ndarray, name: str) -> np.ndarray:
     """Sorted distinct values of ``y``, like ``np.unique`` but O(n) for numbers.
 
     Binary numeric labels are the common case on large inputs; a min/max pass
@@ -230,7 +233,7 @@ def plain_value(value):
     return value
 
 
-def _show(classes) -> str:
+def show_labels(classes) -> str:
     """The first five distinct labels, as Python values, for messages."""
     classes = np.asarray(classes)
     return ", ".join(repr(c) for c in classes.tolist()[:5]) + (
