@@ -30,6 +30,7 @@ from ._dask import any_dask_collection
 from ._multiclass_affine import MulticlassAffineCalibrator
 from ._pav_calibrators import PAVLLRCalibrator
 from ._platt import PlattCalibrator
+from ._special import rule_cost
 from .utils._response import one_vs_rest_log_odds
 from .utils._sklearn_compat import (
     Interval,
@@ -121,8 +122,8 @@ def _total_weight(y_index, sample_weight) -> float:
 def _binary_log_loss(llr, is_target, prior):
     """Per-sample log loss of the posteriors ``sigmoid(llr + logit(prior))``."""
     x = llr + (np.log(prior) - np.log1p(-prior))
-    with np.errstate(over="ignore"):
-        return np.where(is_target, np.logaddexp(0.0, -x), np.logaddexp(0.0, x))
+    # the logarithmic rule's target cost G(z; 1, 1) at z = x, a non-target's at -x
+    return rule_cost(np.where(is_target, x, -x), 1.0, 1.0)
 
 
 def _multiclass_log_loss(proba, y_index):

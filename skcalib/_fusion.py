@@ -27,9 +27,8 @@ from ._solver import (
     fit_standardizer,
     minimize,
     penalty_variance,
-    rule_terms,
 )
-from ._special import logit, scaled_affine, uninformative_objective
+from ._special import logit, rule_terms, scaled_affine, uninformative_objective
 from .utils._sklearn_compat import Interval
 from .utils._stats import class_totals
 

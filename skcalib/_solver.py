@@ -51,15 +51,13 @@ standard deviation of the input (:func:`penalty_variance`).
 
 from __future__ import annotations
 
-import math
 import operator
 from functools import partial
 from functools import reduce as _fold
 
 import numpy as np
-from scipy.special import expit
 
-from ._special import _tail, _tail_deriv
+from ._special import rule_terms
 
 __all__ = [
     "DEFAULT_L2",
@@ -74,7 +72,6 @@ __all__ = [
     "fit_standardizer",
     "penalty_variance",
     "AffineRuleObjective",
-    "rule_terms",
 ]
 
 #: The default ``l2`` of the calibrators on the shared solver
@@ -829,43 +826,6 @@ def _sum(x, w):
     return float(x.sum()) if w is None else float(x @ w)
 
 
-def rule_terms(z, p, r, order=2):
-    """Per-sample ``G(z; p, r)`` and, for ``order >= 1``, ``G'`` and ``G''``.
-
-    ``G`` is the target cost of the Beta rule ``(p, r)`` at posterior
-    log-odds ``z`` (:mod:`skcalib._special`), with the closed forms of the
-    logarithmic, Brier, ``(2, 1)``, ``(1, 2)`` and boosting rules; absolute
-    accuracy, as the optimizer needs. Returns ``(G, G', G'')`` (``None`` for
-    the derivatives when ``order == 0``). ``exp`` may overflow to ``inf``,
-    giving the exact limits of the sigmoids: call it under
-    ``np.errstate(over="ignore")``.
-    """
-    if p == 1.0 and r == 1.0:
-        loss = _softplus_neg(z)
-        if order == 0:
-            return loss, None, None
-        # sigmoid(-z) = 1 / (1 + exp(z)); exp overflows to inf (-> 0) harmlessly
-        sm = np.exp(z)
-        sm += 1.0
-        np.reciprocal(sm, out=sm)
-        # G'' = sigmoid(z) sigmoid(-z); absolute accuracy suffices here
-        d2 = 1.0 - sm
-        d2 *= sm
-        return loss, np.negative(sm, out=sm), d2
-    if (p, r) in _CLOSED:
-        return _closed_terms(z, p, r, order)
-    with np.errstate(over="ignore", invalid="ignore"):
-        g = _tail(z, p, r)
-    if order == 0:
-        return g, None, None
-    d1 = _tail_deriv(z, p, r)
-    factor = (p - 1.0) * expit(-z)
-    factor -= r * expit(z)
-    with np.errstate(invalid="ignore"):
-        d2 = d1 * factor
-    return g, d1, d2
-
-
 def _chunk(acc, s, w, a, c, p, r, derivatives):
     """Accumulate sum v G, sum v G', sum v G' s, sum v G'', ... for one chunk."""
     z = s * a
@@ -883,67 +843,3 @@ def _chunk(acc, s, w, a, c, p, r, derivatives):
     ds = d2 * s
     acc[4] += ds.sum()
     acc[5] += ds @ s
-
-
-_CLOSED = {(2.0, 2.0), (2.0, 1.0), (1.0, 2.0), (0.5, 0.5)}
-
-
-def _closed_terms(z, p, r, order):
-    """``G``, ``G'``, ``G''`` of the closed-form rules from two sigmoids."""
-    if p == 0.5:  # boosting: G = 2/pi e^(-z/2), G' = -G/2, G'' = G/4
-        g = np.multiply(z, -0.5)
-        np.exp(g, out=g)
-        g *= 2.0 / math.pi
-        if order == 0:
-            return g, None, None
-        return g, g * -0.5, g * 0.25
-    sm = np.exp(z)  # sigmoid(-z) = 1 / (1 + e^z)
-    sm += 1.0
-    np.reciprocal(sm, out=sm)
-    if p == 1.0:  # (1, 2): G = 2 (softplus(-z) - sigmoid(-z))
-        g = _softplus_neg(z)
-        g -= sm
-        g *= 2.0
-    elif r == 2.0:  # Brier: G = 3 sigmoid(-z)^2
-        g = sm * sm
-        g *= 3.0
-    else:  # (2, 1): G = 2 sigmoid(-z)
-        g = sm * 2.0
-    if order == 0:
-        return g, None, None
-    sp = np.negative(z)  # sigmoid(z) = 1 / (1 + e^-z)
-    np.exp(sp, out=sp)
-    sp += 1.0
-    np.reciprocal(sp, out=sp)
-    # G' = -sigmoid(z)^(p-1) sigmoid(-z)^r / B(p, r);
-    # G'' = G' [(p - 1) sigmoid(-z) - r sigmoid(z)]
-    if p == 1.0:  # B(1, 2) = 1/2
-        d1 = sm * sm
-        d1 *= -2.0
-        factor = sp * -2.0
-    elif r == 2.0:  # B(2, 2) = 1/6
-        d1 = sm * sm
-        d1 *= sp
-        d1 *= -6.0
-        factor = sm - 2.0 * sp
-    else:  # B(2, 1) = 1/2
-        d1 = sm * sp
-        d1 *= -2.0
-        factor = sm - sp
-    factor *= d1
-    return g, d1, factor
-
-
-def _softplus_neg(z):
-    """``softplus(-z) = log1p(exp(-|z|)) + max(-z, 0)``, exact at +/-inf.
-
-    Written out with in-place steps: on the solver's cache-sized chunks it is
-    2-3x faster than ``np.logaddexp(0, -z)`` (measured at 1e6 samples: the
-    (2, 1) rule's fit took 1.5x as long with ``np.logaddexp``).
-    """
-    e = np.abs(z)
-    np.negative(e, out=e)
-    np.exp(e, out=e)
-    loss = np.log1p(e, out=e)
-    loss += np.maximum(-z, 0.0)
-    return loss

@@ -47,6 +47,12 @@ The closed forms of eqs. 12-15 of N. Brümmer and G. Doddington,
 "Likelihood-ratio calibration using prior-weighted proper scoring rules"
 (Interspeech 2013), are used directly for ``(1/2, 1/2)``, ``(1, 1)``,
 ``(2, 2)`` and ``(2, 1)`` (and its mirror ``(1, 2)``).
+
+One kernel, :func:`rule_terms`, holds every form: ``G``, ``G'`` and ``G''``
+per sample. The metrics (:func:`beta_rule_costs`,
+:func:`prior_weighted_objective`, :func:`cllr_sums` through
+:func:`log1pexp`) take ``G`` from it, the objectives of the affine, fusion
+and Beta calibrators all three.
 """
 
 from __future__ import annotations
@@ -61,6 +67,9 @@ from .utils._stats import class_totals
 
 __all__ = [
     "check_rule_params",
+    "log1pexp",
+    "rule_terms",
+    "rule_cost",
     "beta_rule_costs",
     "prior_weighted_objective",
     "uninformative_objective",
@@ -94,22 +103,7 @@ def check_rule_params(alpha, beta, prior=0.5):
 
 
 # --------------------------------------------------------------------------
-# G(z; p, r): the target cost at posterior log-odds z
-
-
-def _log1pmx_neg(z):
-    """``-log(1 - y) - y`` with ``y = sigmoid(-z)``, accurate also for tiny ``y``.
-
-    ``-log(1 - y) = log(1 + exp(-z))`` keeps ``z -> -inf`` finite until inf.
-    """
-    y = expit(-z)
-    out = np.logaddexp(0.0, -z) - y
-    small = y < 1e-3
-    if np.any(small):
-        ys = y[small]
-        # Taylor series; the direct form cancels (relative error ~ eps / y).
-        out[small] = ys * ys * (0.5 + ys * (1 / 3 + ys * (0.25 + ys * (0.2 + ys / 6))))
-    return out
+# G(z; p, r) of the rules without a closed form
 
 
 def _series_p1(q, r):
@@ -170,26 +164,6 @@ def _tail_general(z, p, r):
     return out
 
 
-def _tail(z, p, r):
-    """``G(z; p, r)``, the cost of a target trial at posterior log-odds ``z``."""
-    z = np.asarray(z, dtype=np.float64)
-    if p == 1.0 and r == 1.0:  # logarithmic: -log q
-        return np.logaddexp(0.0, -z)
-    if p == 2.0 and r == 2.0:  # Brier: 3 (1 - q)^2
-        y = expit(-z)
-        return 3.0 * y * y
-    if p == 2.0 and r == 1.0:  # 2 (1 - q)
-        return 2.0 * expit(-z)
-    if p == 1.0 and r == 2.0:  # mirror of (2, 1): -2 log q - 2 (1 - q)
-        return 2.0 * _log1pmx_neg(np.atleast_1d(z)).reshape(z.shape)
-    if p == 0.5 and r == 0.5:  # boosting: 2/pi sqrt((1 - q)/q) = 2/pi e^(-z/2)
-        with np.errstate(over="ignore"):
-            return (2.0 / math.pi) * np.exp(-0.5 * z)
-    if p >= 2.0 and p + r > 20.0:
-        return _tail_betainc(z, p, r)
-    return _tail_general(np.atleast_1d(z), p, r).reshape(z.shape)
-
-
 def _tail_betainc(z, p, r):
     """``G(z; p, r)`` for ``p > 1`` through the regularized incomplete beta.
 
@@ -209,6 +183,195 @@ def _tail_deriv(z, p, r):
         log_arg = log_arg + (p - 1.0) * log_expit(z)
     with np.errstate(over="ignore"):
         return -np.exp(log_arg)
+
+
+# --------------------------------------------------------------------------
+# The kernel: G, G' and G'' per sample, closed forms where they exist
+
+#: Length from which numpy's ufuncs in place beat one call of a composite
+#: ufunc (``np.logaddexp``, scipy's ``expit``); below it the cost is per
+#: call (measured crossover: about 1000 values).
+_STEPS_MIN_SIZE = 1024
+
+
+def log1pexp(x, out=None, *, overwrite_x=False):
+    """``log(1 + e^x) = log1p(e^-|x|) + max(x, 0)``, exact at +/-inf.
+
+    The logarithmic rule's cost (``G(z; 1, 1) = log1pexp(-z)``). On long
+    arrays it is written out in place, which is faster than
+    ``np.logaddexp(0, x)`` (1.3x at the solver's chunks of 8192 values, and
+    the (2, 1) rule's fit on 1e6 scores took 1.5x as long with
+    ``np.logaddexp``); on short ones, where the cost is per call, it is that
+    one ufunc call. Both compute the same expression.
+
+    Parameters
+    ----------
+    x : ndarray
+        Float64 values; not changed unless ``overwrite_x``.
+    out : ndarray, default=None
+        Where to write the result (not ``x``); a new array by default.
+    overwrite_x : bool, default=False
+        Whether ``x`` may serve as scratch space (its values are then lost):
+        one temporary array less.
+
+    Returns
+    -------
+    ndarray
+        ``out``, or a new array of the shape of ``x``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib._special import log1pexp
+    >>> log1pexp(np.array([-np.inf, 0.0, 1000.0])).tolist()
+    [0.0, 0.6931471805599453, 1000.0]
+    """
+    if x.size < _STEPS_MIN_SIZE:
+        return np.logaddexp(0.0, x, out=out)
+    e = np.abs(x, out=out)
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    np.log1p(e, out=e)
+    e += np.maximum(x, 0.0, out=x if overwrite_x else None)
+    return e
+
+
+def _sigmoid(z, sign):
+    """``sigmoid(sign * z) = 1 / (1 + e^(-sign z))`` as a new array.
+
+    One ``expit`` call on short arrays; on long ones numpy's ``exp`` in
+    place, which is faster (1.4x at 8192 values). ``e^(-sign z)`` may
+    overflow to ``inf``, the exact limit.
+    """
+    if z.size < _STEPS_MIN_SIZE:
+        return expit(z if sign > 0 else np.negative(z))
+    with np.errstate(over="ignore"):
+        if sign > 0:
+            e = np.negative(z)
+            np.exp(e, out=e)
+        else:
+            e = np.exp(z)
+    e += 1.0
+    return np.reciprocal(e, out=e)
+
+
+def rule_terms(z, p, r, order=2):
+    """Per-sample ``G(z; p, r)`` and, for ``order >= 1``, ``G'`` and ``G''``.
+
+    ``G`` is the target cost of the Beta rule ``(p, r)`` at posterior
+    log-odds ``z`` (module docstring; a non-target's cost is
+    ``G(-x; beta, alpha)``), with the closed forms of the logarithmic,
+    Brier, ``(2, 1)``, ``(1, 2)`` and boosting rules and the ``2F1`` or
+    incomplete-beta routes otherwise. The one kernel of the rule: the
+    metrics take ``G``, the objectives of the calibrators all three.
+    ``G`` keeps full relative accuracy as it goes to 0; the derivatives have
+    the absolute accuracy the optimizer needs.
+
+    Parameters
+    ----------
+    z : ndarray of shape (n,)
+        Float64 log-odds, +/-inf allowed; not changed.
+    p, r : float
+        Rule parameters, ``(alpha, beta)`` for targets.
+    order : {0, 1, 2}, default=2
+        Highest derivative computed.
+
+    Returns
+    -------
+    g, d1, d2 : ndarray of shape (n,) or None
+        ``G``, ``G'`` and ``G''``; ``None`` beyond ``order``.
+
+    Notes
+    -----
+    No overflow warning: every ``exp`` that may overflow to ``inf`` (the
+    exact limit there) runs under ``np.errstate``.
+    """
+    if p == 1.0 and r == 1.0:
+        loss = log1pexp(np.negative(z), overwrite_x=True)
+        if order == 0:
+            return loss, None, None
+        sm = _sigmoid(z, -1)
+        # G'' = sigmoid(z) sigmoid(-z); absolute accuracy suffices here
+        d2 = 1.0 - sm
+        d2 *= sm
+        return loss, np.negative(sm, out=sm), d2
+    if (p, r) in _CLOSED:
+        return _closed_terms(z, p, r, order)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if p >= 2.0 and p + r > 20.0:
+            g = _tail_betainc(z, p, r)
+        else:
+            g = _tail_general(z, p, r)
+    if order == 0:
+        return g, None, None
+    d1 = _tail_deriv(z, p, r)
+    factor = (p - 1.0) * expit(-z)
+    factor -= r * expit(z)
+    with np.errstate(invalid="ignore"):
+        d2 = d1 * factor
+    return g, d1, d2
+
+
+_CLOSED = {(2.0, 2.0), (2.0, 1.0), (1.0, 2.0), (0.5, 0.5)}
+
+
+def _closed_terms(z, p, r, order):
+    """``G``, ``G'``, ``G''`` of the closed-form rules from two sigmoids."""
+    if p == 0.5:  # boosting: G = 2/pi e^(-z/2), G' = -G/2, G'' = G/4
+        g = np.multiply(z, -0.5)
+        with np.errstate(over="ignore"):
+            np.exp(g, out=g)
+        g *= 2.0 / math.pi
+        if order == 0:
+            return g, None, None
+        return g, g * -0.5, g * 0.25
+    sm = _sigmoid(z, -1)
+    if p == 1.0:  # (1, 2): G = 2 (softplus(-z) - sigmoid(-z)), the mirror of (2, 1)
+        g = log1pexp(np.negative(z), overwrite_x=True)
+        g -= sm
+        small = sm < 1e-3
+        if small.any():
+            # -log(1 - y) - y cancels (relative error ~ eps / y): its series
+            y = sm[small]
+            g[small] = y * y * (0.5 + y * (1 / 3 + y * (0.25 + y * (0.2 + y / 6))))
+        g *= 2.0
+    elif r == 2.0:  # Brier: G = 3 sigmoid(-z)^2
+        g = sm * 3.0
+        g *= sm
+    else:  # (2, 1): G = 2 sigmoid(-z)
+        g = sm * 2.0
+    if order == 0:
+        return g, None, None
+    sp = _sigmoid(z, 1)
+    # G' = -sigmoid(z)^(p-1) sigmoid(-z)^r / B(p, r);
+    # G'' = G' [(p - 1) sigmoid(-z) - r sigmoid(z)]
+    if p == 1.0:  # B(1, 2) = 1/2
+        d1 = sm * sm
+        d1 *= -2.0
+        factor = sp * -2.0
+    elif r == 2.0:  # B(2, 2) = 1/6
+        d1 = sm * sm
+        d1 *= sp
+        d1 *= -6.0
+        factor = sm - 2.0 * sp
+    else:  # B(2, 1) = 1/2
+        d1 = sm * sp
+        d1 *= -2.0
+        factor = sm - sp
+    factor *= d1
+    return g, d1, factor
+
+
+def rule_cost(z, p, r):
+    """``G(z; p, r)``, the cost of a target trial at posterior log-odds ``z``.
+
+    :func:`rule_terms` without derivatives, for any shape of ``z`` (a
+    scalar too).
+    """
+    z = np.asarray(z, dtype=np.float64)
+    if z.ndim:
+        return rule_terms(z, p, r, 0)[0]
+    return rule_terms(z[None], p, r, 0)[0][0]
 
 
 def _posterior_log_odds(llr, prior):
@@ -264,7 +427,7 @@ def beta_rule_costs(llr, *, alpha, beta, prior=0.5):
     """
     alpha, beta, prior = check_rule_params(alpha, beta, prior)
     x = _posterior_log_odds(llr, prior)
-    return _tail(x, alpha, beta), _tail(-x, beta, alpha)
+    return rule_cost(x, alpha, beta), rule_cost(-x, beta, alpha)
 
 
 def prior_weighted_objective(
@@ -320,8 +483,8 @@ def prior_weighted_objective(
             "required to compute a prior-weighted objective."
         )
     x = _posterior_log_odds(llr, prior)
-    c_tar = _tail(x[is_target], alpha, beta)
-    c_non = _tail(-x[~is_target], beta, alpha)
+    c_tar = rule_cost(x[is_target], alpha, beta)
+    c_non = rule_cost(-x[~is_target], beta, alpha)
     if sample_weight is None:
         s_tar, s_non = c_tar.sum(), c_non.sum()
     else:
@@ -346,8 +509,8 @@ def uninformative_objective(alpha, beta, prior=0.5):
     """
     alpha, beta, prior = check_rule_params(alpha, beta, prior)
     x = np.array([logit(prior)])
-    c_tar = _tail(x, alpha, beta)[0]
-    c_non = _tail(-x, beta, alpha)[0]
+    c_tar = rule_cost(x, alpha, beta)[0]
+    c_non = rule_cost(-x, beta, alpha)[0]
     return float(prior * c_tar + (1.0 - prior) * c_non)
 
 
@@ -384,17 +547,12 @@ def cllr_sums(llr, is_target, w):
         np.subtract(1.0, tt, out=uu)  # 1.0 for non-targets
         np.subtract(uu, tt, out=vv)
         np.multiply(llr[start:stop], vv, out=zz)  # -l for targets, l otherwise
-        # log(1 + e^z) = max(z, 0) + log1p(e^-|z|): no overflow, and the exact
-        # limits 0 (z = -inf, confidently right) and inf (z = +inf, wrong).
-        np.abs(zz, out=vv)
-        np.negative(vv, out=vv)
-        np.exp(vv, out=vv)
-        np.log1p(vv, out=vv)
-        np.maximum(zz, 0.0, out=zz)
-        zz += vv
+        # the logarithmic rule's cost log(1 + e^z): the exact limits 0
+        # (z = -inf, confidently right) and inf (z = +inf, wrong)
+        loss = log1pexp(zz, out=vv, overwrite_x=True)
         # In bits per trial, so that l = 0 costs exactly 1.0 and an all-zero
         # system has a Cllr of exactly 1.
-        zz /= _LOG2
+        loss /= _LOG2
         if w is not None:
             ww = w[start:stop]
             tt *= ww
@@ -405,23 +563,23 @@ def cllr_sums(llr, is_target, w):
         # product to a thread pool, which costs milliseconds per chunk on a
         # busy machine.
         with np.errstate(invalid="ignore"):
-            lt, ln = _dot(zz, tt), _dot(zz, uu)
+            lt, ln = _dot(loss, tt), _dot(loss, uu)
         if np.isnan(lt) or np.isnan(ln):
             b = is_target[start:stop]
             if w is None:
-                lt, ln = zz[b].sum(), zz[~b].sum()
+                lt, ln = loss[b].sum(), loss[~b].sum()
             else:  # zero weights count for nothing, even at an infinite loss
                 pos = ww > 0
                 tb, nb = b & pos, ~b & pos
-                lt, ln = _dot(zz[tb], ww[tb]), _dot(zz[nb], ww[nb])
+                lt, ln = _dot(loss[tb], ww[tb]), _dot(loss[nb], ww[nb])
         loss_tar += float(lt)
         loss_non += float(ln)
         if w is not None:
             # Totals by the same dot product as the losses: a system of
             # all-zero LLRs then gets exactly 1.0 per class.
-            vv.fill(1.0)
-            n_tar += float(_dot(vv, tt))
-            n_non += float(_dot(vv, uu))
+            zz.fill(1.0)
+            n_tar += float(_dot(zz, tt))
+            n_non += float(_dot(zz, uu))
     if w is None:
         n_tar = float(np.count_nonzero(is_target))
         n_non = float(n) - n_tar

@@ -175,26 +175,3 @@ def test_affine_objective_fused_pass(rule, weighted):
         np.testing.assert_allclose(
             h[:, j], (gp - gm) / (2 * eps), rtol=1e-6, atol=1e-10
         )
-
-
-@pytest.mark.parametrize(
-    "rule", [(1.0, 1.0), (2.0, 2.0), (2.0, 1.0), (1.0, 2.0), (0.5, 0.5), (1.5, 3.2)]
-)
-def test_rule_kernel_against_the_costs_and_finite_differences(rule):
-    """The solver's per-sample kernel: G against the documented rule costs,
-    G' and G'' against central differences of G and G'."""
-    from skcalib._solver import rule_terms
-    from skcalib._special import beta_rule_costs
-
-    z = np.linspace(-30.0, 30.0, 121)
-    h = 1e-5
-    with np.errstate(over="ignore"):
-        g, d1, d2 = rule_terms(z.copy(), *rule)
-        _, d1_up, _ = rule_terms(z + h, *rule)
-        _, d1_down, _ = rule_terms(z - h, *rule)
-    c_tar, _ = beta_rule_costs(z, alpha=rule[0], beta=rule[1])
-    up, _ = beta_rule_costs(z + h, alpha=rule[0], beta=rule[1])
-    down, _ = beta_rule_costs(z - h, alpha=rule[0], beta=rule[1])
-    np.testing.assert_allclose(g, c_tar, rtol=1e-9, atol=1e-14)
-    np.testing.assert_allclose(d1, (up - down) / (2 * h), rtol=1e-6, atol=1e-9)
-    np.testing.assert_allclose(d2, (d1_up - d1_down) / (2 * h), rtol=1e-6, atol=1e-9)

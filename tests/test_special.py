@@ -13,7 +13,9 @@ from skcalib._special import (
     _tail_deriv,
     _tail_general,
     beta_rule_costs,
+    log1pexp,
     prior_weighted_objective,
+    rule_terms,
     uninformative_objective,
 )
 
@@ -176,6 +178,39 @@ def test_derivative_closed_form_from_spec():
     d_tar, d_non = beta_rule_derivatives(X_GRID, alpha=a, beta=b)
     np.testing.assert_allclose(d_tar, -(q ** (a - 1)) * (1 - q) ** b / beta_fn(a, b))
     np.testing.assert_allclose(d_non, q**a * (1 - q) ** (b - 1) / beta_fn(a, b))
+
+
+@pytest.mark.parametrize(
+    "rule", [(1.0, 1.0), (2.0, 2.0), (2.0, 1.0), (1.0, 2.0), (0.5, 0.5), (1.5, 3.2)]
+)
+def test_rule_kernel_against_the_costs_and_finite_differences(rule):
+    """The rule kernel with derivatives (the objectives'): G against the
+    documented rule costs, G' and G'' against central differences of G and
+    G'."""
+    z = np.linspace(-30.0, 30.0, 121)
+    h = 1e-5
+    with np.errstate(over="ignore"):
+        g, d1, d2 = rule_terms(z.copy(), *rule)
+        _, d1_up, _ = rule_terms(z + h, *rule)
+        _, d1_down, _ = rule_terms(z - h, *rule)
+    c_tar, _ = beta_rule_costs(z, alpha=rule[0], beta=rule[1])
+    up, _ = beta_rule_costs(z + h, alpha=rule[0], beta=rule[1])
+    down, _ = beta_rule_costs(z - h, alpha=rule[0], beta=rule[1])
+    np.testing.assert_allclose(g, c_tar, rtol=1e-9, atol=1e-14)
+    np.testing.assert_allclose(d1, (up - down) / (2 * h), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(d2, (d1_up - d1_down) / (2 * h), rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("n", [5, 5000])  # one ufunc call, the in-place steps
+def test_log1pexp_is_logaddexp(n):
+    x = np.r_[-np.inf, -800.0, np.linspace(-40.0, 40.0, n), 800.0, np.inf]
+    kept = x.copy()
+    ref = np.logaddexp(0.0, x)
+    np.testing.assert_allclose(log1pexp(x), ref, rtol=1e-15, atol=0)
+    np.testing.assert_array_equal(x, kept)
+    out = np.empty_like(x)
+    assert log1pexp(x, out=out, overwrite_x=True) is out
+    np.testing.assert_allclose(out, ref, rtol=1e-15, atol=0)
 
 
 # ---------------------------------------------------------------- large parameters
