@@ -21,7 +21,7 @@ peers, which take seconds at n = 1e7, at most ``--peer-repeats`` times):
   parameters minus that of ours (>= 0 when ours is the better optimum; the
   parameter differences are lbfgs' default tolerance, not ours);
 - the solver itself against ``scipy.optimize.minimize(method="trust-exact")``
-  on the same objective (``skcalib._solver.AffineRuleObjective`` on the same
+  on the same objective (``skcalib._affine.AffineRuleObjective`` on the same
   standardized, prepared data; one fused pass gives value, gradient and
   Hessian, cached between scipy's three callbacks) for the rules (1,1) and
   (2,2) at prior 0.01: seconds, full passes, and the objective difference
@@ -51,16 +51,13 @@ from scipy.special import logit
 from sklearn.calibration import _sigmoid_calibration
 from sklearn.linear_model import LogisticRegression
 
-from skcalib._affine import ProperScoringAffineCalibrator
-from skcalib._platt import PlattCalibrator
-from skcalib._solver import (
+from skcalib._affine import (
     AffineRuleObjective,
-    ArrayData,
-    _Passes,
+    ProperScoringAffineCalibrator,
     binary_summary,
-    fit_standardizer,
-    minimize,
 )
+from skcalib._platt import PlattCalibrator
+from skcalib._solver import ArrayData, _Passes, fit_standardizer, minimize
 from skcalib._special import prior_weighted_objective
 
 RULES = [(1.0, 1.0), (2.0, 1.0), (2.0, 2.0), (0.5, 0.5)]
@@ -99,8 +96,7 @@ def _objective(s, y, rule, prior):
 
 def _ours(s, y, rule, prior):
     data, obj = _objective(s, y, rule, prior)
-    presolve = [] if rule == (1.0, 1.0) else [obj.with_rule(1.0, 1.0)]
-    res = minimize(obj, data, [0.0, 0.0], presolve=presolve)
+    res = minimize(obj, data, [0.0, 0.0], presolve=obj.presolve())
     fun = _Passes(obj, data.map(obj.prepare))
     return res.n_evals, fun(res.theta, 0)
 

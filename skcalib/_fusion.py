@@ -14,20 +14,16 @@ from numbers import Real
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._affine import ProperScoringAffineCalibrator, _warn_convergence
-from ._base import BaseCalibrator
-from ._dask import is_dask_collection
-from ._solver import (
-    DEFAULT_L2,
-    MAX_LLR_RANGE,
-    AffineRuleObjective,
-    ArrayData,
+from ._affine import (
+    ProperScoringAffineCalibrator,
     _chunk_class_extremes,
-    _l2_standardized,
-    fit_standardizer,
-    minimize,
+    _RuleObjective,
+    _warn_convergence,
     penalty_variance,
 )
+from ._base import BaseCalibrator
+from ._dask import is_dask_collection
+from ._solver import DEFAULT_L2, MAX_LLR_RANGE, ArrayData, fit_standardizer, minimize
 from ._special import logit, rule_terms, scaled_affine, uninformative_objective
 from .utils._sklearn_compat import Interval
 from .utils._stats import class_totals
@@ -65,7 +61,7 @@ def _separating_bound(data, coef, intercept):
     return coef * scale, float((intercept - mid) * scale)
 
 
-class FusionObjective:
+class FusionObjective(_RuleObjective):
     """Prior-weighted Beta-rule objective of a fused LLR ``X @ coef + intercept``.
 
     With ``u_i`` the standardized scores of trial ``i`` (one column per
@@ -84,7 +80,7 @@ class FusionObjective:
     ``w_i (1 - \\pi) / N_{non}`` for non-targets, ``tau = logit(pi)``,
     ``coef`` the weights in the units of the raw scores and ``sigma_j`` 1 or,
     with ``l2_variance``, the standard deviation of column ``j``
-    (:func:`skcalib._solver.penalty_variance`). With
+    (:func:`skcalib._affine.penalty_variance`). With
     ``U~ = [U, 1]`` the gradient is ``U~^T (v s G')`` (``s = +1`` for
     targets, ``-1`` for non-targets) and the Hessian ``U~^T diag(v G'') U~``.
 
@@ -110,29 +106,9 @@ class FusionObjective:
         depend on the units of any column.
     """
 
-    chunk_size = 1 << 13
-
-    def __init__(
-        self,
-        *,
-        standardizer,
-        class_factors,
-        alpha=1.0,
-        beta=1.0,
-        tau=0.0,
-        l2=0.0,
-        l2_variance=None,
-    ):
-        self.standardizer = standardizer
-        self.n_params = standardizer.scale.shape[0] + 1
-        self.class_factors = (float(class_factors[0]), float(class_factors[1]))
-        self.alpha, self.beta = float(alpha), float(beta)
-        self.tau = float(tau)
-        self.l2 = float(l2)
-        self.l2_variance = l2_variance
-
-    # The same objective with another rule (same prepared chunks).
-    with_rule = AffineRuleObjective.with_rule
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.n_params = self.standardizer.scale.shape[0] + 1
 
     def prepare(self, chunk):
         """``[U, 1]`` (standardized scores and a column of ones), the class
@@ -157,7 +133,7 @@ class FusionObjective:
         Ut, sign, t, v = chunk
         theta = np.asarray(theta, dtype=np.float64)
         out = [0.0, np.zeros(self.n_params), np.zeros((self.n_params,) * 2)]
-        # Blocks of rows keep every temporary in cache (see AffineRuleObjective).
+        # Blocks of rows keep every temporary in cache (see _RuleObjective).
         for start in range(0, Ut.shape[0], self.chunk_size):
             rows = slice(start, start + self.chunk_size)
             parts = self._block(theta, Ut[rows], sign[rows], t[rows], v[rows], order)
@@ -195,10 +171,6 @@ class FusionObjective:
             return value, grad
         h = d2 * v
         return value, grad, Ut.T @ (Ut * h[:, None])
-
-    def _l2_std(self):
-        """``lambda`` per standardized weight."""
-        return _l2_standardized(self.l2, self.standardizer, self.l2_variance)
 
     def penalty(self, theta, order):
         """``lambda sum_j (coef_j sigma_j)^2`` and, up to ``order``, derivatives."""
@@ -249,16 +221,13 @@ def fit_linear_rule(data, *, alpha, beta, p_target, l2, tol, max_iter, l2_units=
         l2=float(l2),
         l2_variance=variance,
     )
-    # rules other than the logarithmic one start from the logistic solution
-    rule = (objective.alpha, objective.beta)
-    presolve = [] if rule == (1.0, 1.0) else [objective.with_rule(1.0, 1.0)]
     res = minimize(
         objective,
         data,
         np.zeros(objective.n_params),
         tol=tol,
         max_iter=max_iter,
-        presolve=presolve,
+        presolve=objective.presolve(),
     )
     theta = res.theta.copy()
     theta[:-1][std.constant] = 0.0  # an all-equal column carries nothing

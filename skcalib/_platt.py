@@ -7,10 +7,9 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.special import expit, logit
 
-from ._affine import _AffineCalibrator
+from ._affine import AffineRuleObjective, _AffineCalibrator
 from ._base import _needs_single_column
 from ._dask import is_dask_collection
-from ._solver import AffineRuleObjective
 from .utils._sklearn_compat import Interval
 
 __all__ = ["PlattCalibrator"]

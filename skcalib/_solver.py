@@ -1,8 +1,11 @@
 """Newton's method on objectives that are sums over chunks of data.
 
-One solver serves every parametric calibrator (Platt, the affine
-calibrator, and any objective with a parameter vector of any length), in
-memory and on Dask. It joins two objects:
+One solver serves every parametric calibrator (Platt, the affine, fusion,
+Beta and multiclass calibrators, and any objective with a parameter vector
+of any length), in memory and on Dask. It only solves: each objective lives
+beside its estimator (:mod:`skcalib._affine`, :mod:`skcalib._fusion`,
+:mod:`skcalib._multiclass_affine`), the rule's per-sample math in
+:mod:`skcalib._special`. It joins two objects:
 
 * an **objective**, with ``n_params`` and
   ``terms(theta, chunk, order)`` returning the sums over one (prepared)
@@ -46,7 +49,7 @@ to the units of the input at the end. The fitted map is therefore the same
 for scores in any units, from 1e-300 to 1e300. An L2 penalty is either on
 the slopes in the units of the input (inputs with units of their own,
 log-probabilities) or, to keep that invariance, on the slopes per
-standard deviation of the input (:func:`penalty_variance`).
+standard deviation of the input (:func:`skcalib._affine.penalty_variance`).
 """
 
 from __future__ import annotations
@@ -57,8 +60,6 @@ from functools import reduce as _fold
 
 import numpy as np
 
-from ._special import rule_terms
-
 __all__ = [
     "DEFAULT_L2",
     "MAX_LLR_RANGE",
@@ -67,11 +68,7 @@ __all__ = [
     "Standardizer",
     "SolverResult",
     "minimize",
-    "binary_summary",
-    "class_gap",
     "fit_standardizer",
-    "penalty_variance",
-    "AffineRuleObjective",
 ]
 
 #: The default ``l2`` of the calibrators on the shared solver
@@ -83,11 +80,11 @@ __all__ = [
 #: nats for inputs that are log-probabilities (multiclass, Beta) and per
 #: standard deviation of the scores for scores in any units (affine, fusion,
 #: whose penalty is also relative to the normalized objective:
-#: :func:`penalty_variance`). Small enough to cost nothing on data that pin
-#: the fit down, large enough that no fit on a finite sample returns
-#: posteriors of 0 or 1 (separable calibration sets), chosen on a panel of
-#: scikit-learn data sets (user guide: *Regularized defaults*). ``l2=0``
-#: gives the exact unpenalized fit.
+#: :func:`skcalib._affine.penalty_variance`). Small enough to cost nothing
+#: on data that pin the fit down, large enough that no fit on a finite
+#: sample returns posteriors of 0 or 1 (separable calibration sets), chosen
+#: on a panel of scikit-learn data sets (user guide: *Regularized
+#: defaults*). ``l2=0`` gives the exact unpenalized fit.
 DEFAULT_L2 = 1e-5
 
 #: Bound on the spread of the fitted LLRs over the training data, in nats
@@ -264,6 +261,26 @@ class Standardizer:
         """Inverse of :meth:`to_raw`."""
         scaled = np.ldexp(np.asarray(coef, dtype=np.float64), self.exponent)
         return scaled * self.scale, intercept + scaled @ self.center
+
+
+def _chunk_extremes(chunk):
+    x = np.asarray(chunk[0], dtype=np.float64).reshape(chunk[0].shape[0], -1)
+    if x.shape[0] == 0:
+        return np.full((2, x.shape[1]), -np.inf)
+    return np.stack([-x.min(axis=0), x.max(axis=0)])
+
+
+def fit_standardizer(data, lo=None, hi=None):
+    """:class:`Standardizer` of the first array of every chunk (the inputs).
+
+    ``lo``, ``hi``: the column extremes if already known (else one pass);
+    the mean and standard deviation come from the warm-start subsample.
+    """
+    if lo is None or hi is None:
+        neg_lo, hi = data.reduce(_chunk_extremes, np.maximum)
+        lo = -neg_lo
+    sample = data.subsample(WARM_START_SIZE).arrays[0]
+    return Standardizer.fit(sample, lo, hi)
 
 
 # --------------------------------------------------------------------------
@@ -473,373 +490,3 @@ def minimize(objective, data, theta0, *, tol=1e-8, max_iter=100, presolve=()):
         n_evals += res.n_evals
     res.n_iter, res.n_evals, res.n_sub_evals = n_iter, n_evals, sub_evals
     return res
-
-
-# --------------------------------------------------------------------------
-# Binary problems: scores, is_target, weights
-
-
-class BinarySummary:
-    """One pass over ``(scores, is_target, weights)`` chunks: ``n`` samples,
-    class weights ``w_tar``, ``w_non`` (counts if unweighted) and the score
-    range ``lo``, ``hi``."""
-
-    __slots__ = ("n", "w_tar", "w_non", "lo", "hi")
-
-    def __init__(self, values):
-        self.n = int(values[0])
-        self.w_tar, self.w_non = float(values[1]), float(values[2])
-        self.lo, self.hi = float(-values[3]), float(values[4])
-
-
-def _binary_chunk_summary(chunk):
-    s, t, w = chunk[:3]
-    out = np.full(5, -np.inf)
-    out[0] = s.shape[0]
-    if w is None:
-        out[1] = np.count_nonzero(t)
-        out[2] = s.shape[0] - out[1]
-    else:
-        out[1] = w[t].sum()
-        out[2] = w[~t].sum()
-    if s.shape[0]:
-        out[3] = -s.min()
-        out[4] = s.max()
-    return out
-
-
-def _combine_summaries(a, b):
-    out = a + b
-    np.maximum(a[3:], b[3:], out=out[3:])
-    return out
-
-
-def binary_summary(data):
-    """:class:`BinarySummary` of a data source of ``(s, is_target, w)`` chunks."""
-    return BinarySummary(data.reduce(_binary_chunk_summary, _combine_summaries))
-
-
-def _chunk_class_extremes(chunk):
-    s, t = chunk[:2]
-    out = np.full(4, -np.inf)
-    for i, x in enumerate((s[t], s[~t])):
-        if x.shape[0]:
-            out[2 * i] = -x.min()
-            out[2 * i + 1] = x.max()
-    return out
-
-
-def _overlap(extremes):
-    """Whether both classes' score ranges (``_chunk_class_extremes``) meet."""
-    neg_lo_tar, hi_tar, neg_lo_non, hi_non = extremes
-    return not (hi_non < -neg_lo_tar or hi_tar < -neg_lo_non)
-
-
-def class_gap(data):
-    """``(lo, hi)`` of the gap between perfectly separated classes, else None.
-
-    ``lo`` is the non-target score next to the gap, ``hi`` the target one
-    (``lo > hi`` when the targets lie below the non-targets).
-    """
-    sample = data.subsample(WARM_START_SIZE)
-    if sample is not data and _overlap(
-        sample.reduce(_chunk_class_extremes, np.maximum)
-    ):
-        # classes overlapping in a subset overlap in all the data
-        return None
-    neg_lo_tar, hi_tar, neg_lo_non, hi_non = data.reduce(
-        _chunk_class_extremes, np.maximum
-    )
-    if hi_non < -neg_lo_tar:
-        return float(hi_non), float(-neg_lo_tar)
-    if hi_tar < -neg_lo_non:
-        return float(-neg_lo_non), float(hi_tar)
-    return None
-
-
-def _chunk_extremes(chunk):
-    x = np.asarray(chunk[0], dtype=np.float64).reshape(chunk[0].shape[0], -1)
-    if x.shape[0] == 0:
-        return np.full((2, x.shape[1]), -np.inf)
-    return np.stack([-x.min(axis=0), x.max(axis=0)])
-
-
-def fit_standardizer(data, lo=None, hi=None):
-    """:class:`Standardizer` of the first array of every chunk (the inputs).
-
-    ``lo``, ``hi``: the column extremes if already known (else one pass);
-    the mean and standard deviation come from the warm-start subsample.
-    """
-    if lo is None or hi is None:
-        neg_lo, hi = data.reduce(_chunk_extremes, np.maximum)
-        lo = -neg_lo
-    sample = data.subsample(WARM_START_SIZE).arrays[0]
-    return Standardizer.fit(sample, lo, hi)
-
-
-def _chunk_moments(standardizer, class_factors, chunk):
-    X, t, w = chunk[:3]
-    u = standardizer.transform(X).reshape(-1, standardizer.scale.shape[0])
-    v = np.where(t, class_factors[0], class_factors[1])
-    if w is not None:
-        v = v * w
-    return np.stack([np.full(u.shape[1], v.sum()), v @ u, v @ (u * u)])
-
-
-def penalty_variance(data, standardizer, class_factors, normalizer=1.0):
-    """Variance of each standardized input column, weighted as the objective.
-
-    The unit of a penalty on the slopes that keeps a fit independent of the
-    units of the scores: with ``sigma`` the standard deviation of a raw
-    column under the weights ``v`` (the sample weight times the class
-    factor, ``class_factors = (k_tar, k_non)``), a raw slope ``A`` costs
-    ``lambda * normalizer * (A sigma)^2``, which is
-    ``lambda * normalizer * variance * a^2`` for the slope ``a`` in
-    standardized units. ``normalizer``, the objective of the uninformative
-    system (:func:`skcalib._special.uninformative_objective`), makes
-    ``lambda`` a weight on the *normalized* objective, the same at every
-    target prior and for every rule (the mean loss of an extreme
-    ``p_target`` is a thousand times smaller than at 0.5, its penalty
-    should be too). Exact for weights as repeated rows (one pass over all
-    the data; the standardizer's own scale comes from a subsample).
-    Returns ``normalizer * variance``, an ndarray of shape ``(n_columns,)``,
-    0 for a constant column.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skcalib._solver import ArrayData, fit_standardizer, penalty_variance
-    >>> x = np.array([0.0, 1.0, 2.0, 10.0]) * 1e200
-    >>> t = np.array([False, False, True, True])
-    >>> data = ArrayData(x, t, None)
-    >>> std = fit_standardizer(data)
-    >>> var = penalty_variance(data, std, (0.5 / 2, 0.5 / 2))  # balanced
-    >>> round(float(var[0] * (std.scale[0] * 2.0 ** std.exponent[0] / 1e200) ** 2), 9)
-    15.6875
-    """
-    factors = (float(class_factors[0]), float(class_factors[1]))
-    s0, s1, s2 = data.reduce(partial(_chunk_moments, standardizer, factors))
-    mean = s1 / s0
-    variance = np.maximum(s2 / s0 - mean * mean, 0.0)
-    return np.where(standardizer.constant, 0.0, float(normalizer) * variance)
-
-
-def _l2_standardized(l2, standardizer, variance=None):
-    """Per-column ``lambda`` on the standardized slopes ``a``.
-
-    ``variance=None``: the penalty ``l2 A^2`` on the raw slopes ``A``, i.e.
-    ``l2 / (raw scale)^2`` per ``a^2``; else ``l2 (A sigma)^2``, i.e.
-    ``l2 * variance`` (:func:`penalty_variance`).
-    """
-    if variance is not None:
-        return l2 * np.asarray(variance, dtype=np.float64)
-    d = standardizer
-    with np.errstate(over="ignore"):
-        return np.ldexp(l2 / d.scale**2, -2 * d.exponent)
-
-
-class AffineRuleObjective:
-    """Beta-rule objective of the affine LLR map of one score column.
-
-    With ``u`` the standardized score and ``theta = (a, b)`` it computes
-
-    .. math::
-
-        f(a, b) = \\sum_{g} \\sum_{i \\in g} v_i\\,
-                  G(\\epsilon_g (a u_i + b + \\tau); p_g, r_g)
-                  + \\ell_a a + \\ell_b b + \\lambda (A \\sigma)^2
-
-    with its gradient and Hessian in one chunked pass over the data (the
-    groups are the targets, ``epsilon = +1, (p, r) = (alpha, beta)``, and the
-    non-targets, ``epsilon = -1, (p, r) = (beta, alpha)``; ``G`` the target
-    cost of the rule, see :mod:`skcalib._special`). ``v_i`` is the sample
-    weight times the class factor. The linear term serves Platt's smoothed
-    targets ``(t_tar, t_non)``: each sample's loss ``w [softplus(z) - t z]``
-    is the hard-label logistic loss plus a term linear in ``(a, b)``. The L2
-    penalty is on the slope ``A`` in the units of the raw scores
-    (``sigma = 1``) or, with ``l2_variance``, per standard deviation
-    ``sigma`` of the scores (:func:`penalty_variance`).
-
-    Chunks of ``chunk_size`` samples keep every temporary in cache (numpy
-    temporaries below malloc's mmap threshold are recycled from the heap
-    instead of being mapped and zeroed afresh); sums accumulate in float64.
-
-    Parameters
-    ----------
-    standardizer : Standardizer
-        Units of the score column.
-    class_factors : tuple of float
-        ``(k_tar, k_non)``: the sample weight of a target is multiplied by
-        ``k_tar``, of a non-target by ``k_non``.
-    alpha, beta : float, default=1.0
-        Rule parameters.
-    tau : float, default=0.0
-        Offset added to the LLR (``logit(p_target)``).
-    targets : tuple of float or None, default=None
-        Platt's soft targets ``(t_tar, t_non)``; None for hard labels.
-    l2 : float, default=0.0
-        ``lambda`` of the penalty ``lambda * (A sigma)^2`` on the raw slope
-        ``A``.
-    l2_variance : ndarray of shape (1,), default=None
-        ``None``: ``sigma = 1`` (the penalty is in the units of the scores).
-        Else the variance of the standardized scores from
-        :func:`penalty_variance`: ``sigma`` is the standard deviation of the
-        scores and the fit does not depend on their units.
-    separable : bool, default=False
-        Whether perfectly separated classes leave the objective without a
-        finite minimizer (false with an L2 penalty or soft targets).
-    """
-
-    n_params = 2
-    chunk_size = 1 << 13
-
-    def __init__(
-        self,
-        *,
-        standardizer,
-        class_factors,
-        alpha=1.0,
-        beta=1.0,
-        tau=0.0,
-        targets=None,
-        l2=0.0,
-        l2_variance=None,
-        separable=False,
-    ):
-        self.standardizer = standardizer
-        self.class_factors = (float(class_factors[0]), float(class_factors[1]))
-        self.alpha, self.beta = float(alpha), float(beta)
-        self.tau = float(tau)
-        self.targets = targets
-        self.l2 = float(l2)
-        self.l2_variance = l2_variance
-        self.separable = separable
-
-    def with_rule(self, alpha, beta):
-        """The same objective with another rule (same prepared chunks)."""
-        other = object.__new__(type(self))
-        other.__dict__.update(self.__dict__)
-        other.alpha, other.beta = float(alpha), float(beta)
-        return other
-
-    def prepare(self, chunk):
-        """Standardized scores by class (non-targets negated), weights times
-        the class factors, and the chunk's linear term."""
-        s, t, w = chunk[:3]
-        groups = []
-        linear = np.zeros(2)
-        for sign, mask, k in (
-            (1.0, t, self.class_factors[0]),
-            (-1.0, ~t, self.class_factors[1]),
-        ):
-            ug = self.standardizer.transform(s[mask], copy=False)
-            wg = None if w is None else w[mask]
-            if self.targets is not None:
-                # targets: w [sp(-z) + (1 - t_tar) z]; non-targets: w [sp(z) - t_non z]
-                c = 1.0 - self.targets[0] if sign > 0 else -self.targets[1]
-                if wg is None:
-                    sums = (float(ug.sum()), float(ug.shape[0]))
-                else:
-                    sums = (float(wg @ ug), float(wg.sum()))
-                linear += c * k * np.array(sums)
-            if sign < 0:
-                ug = np.negative(ug, out=ug)
-            groups.append((sign, ug, None if wg is None else wg * k, k))
-        return groups, linear
-
-    def terms(self, theta, chunk, order):
-        groups, linear = chunk
-        a, b = float(theta[0]), float(theta[1])
-        derivatives = order > 0
-        f = float(linear @ np.asarray(theta, dtype=np.float64))
-        grad = linear.copy()
-        hess = np.zeros((2, 2))
-        for sign, u, w, k in groups:
-            p, r = (self.alpha, self.beta) if sign > 0 else (self.beta, self.alpha)
-            c = sign * (b + self.tau)
-            acc = np.zeros(6)
-            with np.errstate(over="ignore"):
-                for start in range(0, u.shape[0], self.chunk_size):
-                    stop = start + self.chunk_size
-                    uc = u[start:stop]
-                    wc = None if w is None else w[start:stop]
-                    _chunk(acc, uc, wc, a, c, p, r, derivatives)
-            if w is None:
-                acc *= k
-            f += acc[0]
-            if derivatives:
-                # d/da = sum v G' u', d/db = sign sum v G'
-                grad += (acc[2], sign * acc[1])
-                hess += np.array([[acc[5], sign * acc[4]], [sign * acc[4], acc[3]]])
-        if order == 0:
-            return f
-        return (f, grad, hess)[: order + 1]
-
-    def _l2_std(self):
-        """``lambda`` for the standardized slope ``a``."""
-        return float(_l2_standardized(self.l2, self.standardizer, self.l2_variance)[0])
-
-    def penalty(self, theta, order):
-        if self.l2 == 0.0:
-            return (
-                0.0 if order == 0 else (0.0, np.zeros(2), np.zeros((2, 2)))[: order + 1]
-            )
-        lam = self._l2_std()
-        a = float(theta[0])
-        f = lam * a * a
-        if order == 0:
-            return f
-        return (
-            f,
-            np.array([2.0 * lam * a, 0.0]),
-            np.array([[2.0 * lam, 0.0], [0.0, 0.0]]),
-        )[: order + 1]
-
-    def span(self, theta):
-        """Spread of the LLRs over the training scores, ``|a| width``."""
-        return abs(float(theta[0])) * float(self.standardizer.width[0])
-
-    def limit(self, data):
-        """With separated classes: the documented bound, centred in the gap."""
-        if not self.separable:
-            return None
-        gap = class_gap(data)
-        if gap is None:
-            return None
-        # Every rule's infimum is the step at the gap, reached only in the
-        # limit a -> inf: stop where the LLRs span MAX_LLR_RANGE nats.
-        d = self.standardizer
-        e = -int(d.exponent[0])
-        lo, hi = float(np.ldexp(gap[0], e)), float(np.ldexp(gap[1], e))
-        slope = MAX_LLR_RANGE / float(d.width[0] * d.scale[0])
-        if lo > hi:
-            slope = -slope
-        mid = 0.5 * (lo + hi)
-        return np.array([slope * d.scale[0], -slope * (mid - d.center[0])])
-
-
-# --------------------------------------------------------------------------
-# Chunk kernels of AffineRuleObjective
-
-
-def _sum(x, w):
-    return float(x.sum()) if w is None else float(x @ w)
-
-
-def _chunk(acc, s, w, a, c, p, r, derivatives):
-    """Accumulate sum v G, sum v G', sum v G' s, sum v G'', ... for one chunk."""
-    z = s * a
-    z += c
-    g, d1, d2 = rule_terms(z, p, r, 2 if derivatives else 0)
-    acc[0] += _sum(g, w)
-    if not derivatives:
-        return
-    if w is not None:
-        d1 = d1 * w
-        d2 = d2 * w
-    acc[1] += d1.sum()
-    acc[2] += d1 @ s
-    acc[3] += d2.sum()
-    ds = d2 * s
-    acc[4] += ds.sum()
-    acc[5] += ds @ s

@@ -1,16 +1,16 @@
-"""Tests of the Newton solver, its data sources and the fused affine objective."""
+"""Tests of the Newton solver and its data sources, on a quadratic and on the
+affine calibrators' objective (chunked sources, the fused pass)."""
 
 import numpy as np
 import pytest
 from scipy.special import logit
 
+from skcalib._affine import AffineRuleObjective, binary_summary
 from skcalib._solver import (
-    AffineRuleObjective,
     ArrayData,
     Standardizer,
     _Chunks,
     _Passes,
-    binary_summary,
     fit_standardizer,
     minimize,
 )
