@@ -195,9 +195,10 @@ class CalibratorMixture:
         log_w = np.log(self.weights)[:, None]
         x = np.stack([cal.decision_function(scores) for cal in self.calibrators])
         x = x + offset
+        # log sigmoid(+/-x) is minus the logarithmic rule's cost G(+/-x; 1, 1)
         with np.errstate(over="ignore"):
-            log_p = logsumexp(log_w - np.logaddexp(0.0, -x), axis=0)
-            log_q = logsumexp(log_w - np.logaddexp(0.0, x), axis=0)
+            log_p = logsumexp(log_w - rule_cost(x, 1.0, 1.0), axis=0)
+            log_q = logsumexp(log_w - rule_cost(-x, 1.0, 1.0), axis=0)
         return log_p - log_q - offset
 
     def predict_proba(self, proba_of):
