@@ -12,6 +12,7 @@ import warnings
 
 import dask
 import dask.array as da
+import dask.callbacks
 import dask.dataframe as dd
 import distributed
 import numpy as np
@@ -715,3 +716,62 @@ def test_public_metric_dask_errors(client):
     llr = chunked(np.array([0.0, 0.5, 1.0, 2.0]), [2, 2])
     with pytest.raises(ValueError, match="no target samples"):
         metrics.actual_dcf(chunked(np.zeros(4, int), [2, 2]), llr, p_target=0.5)
+
+
+# -------------------------------------------------- one pass for fit and metrics
+class _ComputeCounter(dask.callbacks.Callback):
+    """Counts the graphs the (local) scheduler runs."""
+
+    def __init__(self):
+        super().__init__()
+        self.runs = 0
+
+    def _start(self, dsk):
+        self.runs += 1
+
+
+@SYNCHRONOUS
+def test_fit_then_metrics_on_the_same_columns_pass_over_the_data_once():
+    """Fitting PAV-LLR and then min_dcf, eer and min_cllr on the same Dask
+    columns reuses the fit's range blocks: no second pass, the same values
+    as a fresh computation and as in memory."""
+    from skcalib._dask._blocks import clear_block_cache
+    from skcalib.metrics import eer, min_cllr, min_dcf
+
+    s, y, _ = make_data(3000, seed=11, decimals=2)
+    ds, dy = chunked(s, [1000] * 3), chunked(y.astype(int), [1000] * 3)
+    clear_block_cache()
+    counter = _ComputeCounter()
+    with dask.config.set(scheduler="synchronous"), counter:
+        cal = PAVLLRCalibrator().fit(ds, dy)
+        fitted = counter.runs
+        values = [min_dcf(dy, ds, p_target=0.01), eer(dy, ds), min_cllr(dy, ds)]
+        assert counter.runs == fitted  # no graph ran for the metrics
+        clear_block_cache()
+        fresh = [min_dcf(dy, ds, p_target=0.01), eer(dy, ds), min_cllr(dy, ds)]
+    assert fitted >= 1 and counter.runs > fitted
+    assert values == fresh
+    np.testing.assert_allclose(
+        values, [min_dcf(y, s, p_target=0.01), eer(y, s), min_cllr(y, s)], rtol=1e-12
+    )
+    ref = PAVLLRCalibrator().fit(s, y)
+    np.testing.assert_allclose(cal.transform(s), ref.transform(s), rtol=1e-12)
+
+
+@SYNCHRONOUS
+def test_kept_blocks_never_skip_a_check():
+    """A metric accepts +/-inf scores, a fit does not: blocks kept from the
+    metric are not reused by the fit, which raises; another target label
+    is computed afresh."""
+    from skcalib._dask._blocks import clear_block_cache
+    from skcalib.metrics import min_dcf
+
+    s, y, _ = make_data(600, seed=12, inf=True)
+    ds, dy = chunked(s, [200] * 3), chunked(y.astype(int), [200] * 3)
+    clear_block_cache()
+    with dask.config.set(scheduler="synchronous"):
+        assert np.isclose(min_dcf(dy, ds, p_target=0.1), min_dcf(y, s, p_target=0.1))
+        with pytest.raises(ValueError, match="infinity"):
+            PAVLLRCalibrator().fit(ds, dy)
+        flipped = min_dcf(dy, ds, p_target=0.1, pos_label=0)
+    assert np.isclose(flipped, min_dcf(y, s, p_target=0.1, pos_label=0))

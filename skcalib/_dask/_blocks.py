@@ -25,26 +25,87 @@ blocks (``lo``/``hi`` bit for bit) and block weights up to summation order
 The range boundaries only balance the work; a badly chosen boundary costs
 memory on one worker, never correctness. A single tied score value is never
 split, so a range holds at least all samples tied at one score.
+
+Computed once per data set
+--------------------------
+A Dask collection's name is a token of its whole graph: two collections
+of the same name hold the same data (the distributed scheduler shares
+their results on the same assumption). The range blocks of the last few
+``(y_true, y_score, sample_weight)`` collections are therefore kept, keyed
+by their names, so that fitting a PAV calibrator and then evaluating
+``min_dcf`` or ``eer`` on the same columns makes the two passes over the
+data once, not twice. A later call reuses them when its checks are no
+stricter (a fit rejects +/-inf scores, a metric does not) and its target
+label is the same; the result is the one a fresh computation gives, bit
+for bit. The kept blocks are small next to the data (a few per score
+range); :func:`clear_block_cache` drops them.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 
 from .._pav import BlockSummary, pav_finish, pav_merge, pav_points
+from ._detect import is_dask_collection
 from ._partitions import (
     DaskInputSummary,
     _as_1d,
     _as_float,
     _first_pass,
     _partitions,
+    resolve_pos_label,
 )
 
 __all__ = [
+    "clear_block_cache",
     "dask_block_summary",
     "dask_validated_blocks",
     "dask_pav_blocks",
 ]
+
+#: Data sets whose range blocks are kept (see "Computed once per data set").
+BLOCK_CACHE_SIZE = 4
+_BLOCK_CACHE: OrderedDict = OrderedDict()
+
+
+def clear_block_cache() -> None:
+    """Forget the kept range blocks of earlier Dask inputs."""
+    _BLOCK_CACHE.clear()
+
+
+def _cache_key(y_true, y_score, sample_weight, n_ranges):
+    """The names of the three collections, or None if one is in memory."""
+    if not all(
+        is_dask_collection(x) for x in (y_true, y_score, sample_weight) if x is not None
+    ):
+        return None
+    from dask.base import tokenize
+
+    return (
+        tokenize(y_true),
+        tokenize(y_score),
+        None if sample_weight is None else tokenize(sample_weight),
+        n_ranges,
+    )
+
+
+def _cached(key, pos_label, y_name, require_both, allow_inf):
+    """``(range blocks, summary)`` kept for ``key`` if they answer this call."""
+    entry = _BLOCK_CACHE.get(key) if key is not None else None
+    if entry is None:
+        return None
+    blocks, summary, checked_inf, checked_both = entry
+    if (allow_inf or checked_inf) and (checked_both or not require_both):
+        try:
+            same = resolve_pos_label(summary.classes, pos_label, y_name)
+        except ValueError:
+            return None  # computed afresh, to raise with this call's message
+        if same == summary.pos_label:
+            _BLOCK_CACHE.move_to_end(key)
+            return blocks, summary
+    return None
 
 
 def _split_partition(y, s, w, pos_label, boundaries):
@@ -172,6 +233,13 @@ def dask_block_summary(
     summary : DaskInputSummary
         Labels, class totals and the range boundaries used.
     """
+    key = _cache_key(y_true, y_score, sample_weight, n_ranges)
+    kept = _cached(key, pos_label, y_name, require_both, allow_inf)
+    if kept is not None:
+        ranges, summary = kept
+        # a copy: the caller may own what pav_finish returns
+        ranges = BlockSummary(*(a.copy() for a in ranges))
+        return pav_finish(ranges, pseudo_count), summary
     # The scores are the reference for chunking.
     parts = _partitions(
         {score_name: y_score, y_name: y_true, "sample_weight": sample_weight}
@@ -187,8 +255,13 @@ def dask_block_summary(
         weighted=sample_weight is not None,
         allow_inf=allow_inf,
     )
-    blocks = pav_finish(_concat(_range_blocks(parts, summary)), pseudo_count)
-    return blocks, summary
+    ranges = _concat(_range_blocks(parts, summary))
+    if key is not None:
+        _BLOCK_CACHE[key] = (ranges, summary, not allow_inf, require_both)
+        _BLOCK_CACHE.move_to_end(key)
+        while len(_BLOCK_CACHE) > BLOCK_CACHE_SIZE:
+            _BLOCK_CACHE.popitem(last=False)
+    return pav_finish(ranges, pseudo_count), summary
 
 
 def dask_validated_blocks(

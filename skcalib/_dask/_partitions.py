@@ -235,6 +235,27 @@ def _weighted_quantiles(samples, weights, n_ranges):
 ESTIMATOR_LABELS = object()
 
 
+def resolve_pos_label(classes, pos_label, y_name: str):
+    """The target label of the distinct labels ``classes``, checked.
+
+    ``ESTIMATOR_LABELS``: ``BaseCalibrator.fit``'s rule (any two labels,
+    ``classes[1]`` the target); otherwise the in-memory metric checks, run
+    on the distinct labels only (``pos_label=None`` for labels in {0, 1},
+    {-1, 1} or booleans).
+    """
+    if pos_label is ESTIMATOR_LABELS:
+        if classes.shape[0] != 2:
+            raise ValueError(
+                f"`{y_name}` must have 2 classes (binary calibration); got "
+                f"{classes.shape[0]}: {show_labels(classes)}."
+            )
+        return classes[1]
+    check_binary_target(classes, pos_label=pos_label, name=y_name, require_both=False)
+    if pos_label is None:
+        return True if classes.dtype.kind == "b" else 1
+    return pos_label
+
+
 def _first_pass(
     parts,
     *,
@@ -302,21 +323,7 @@ def _first_pass(
 
     present = [p for p in summaries if "classes" in p]
     classes = np.unique(np.concatenate([p["classes"] for p in present]))
-    if pos_label is ESTIMATOR_LABELS:
-        # BaseCalibrator.fit's rule: any two labels, classes_[1] the target.
-        if classes.shape[0] != 2:
-            raise ValueError(
-                f"`{y_name}` must have 2 classes (binary calibration); got "
-                f"{classes.shape[0]}: {show_labels(classes)}."
-            )
-        pos_label = classes[1]
-    else:
-        # The in-memory label checks, run on the distinct labels only.
-        check_binary_target(
-            classes, pos_label=pos_label, name=y_name, require_both=False
-        )
-        if pos_label is None:
-            pos_label = True if classes.dtype.kind == "b" else 1
+    pos_label = resolve_pos_label(classes, pos_label, y_name)
 
     n_tar = n_non = 0.0
     has_tar = has_non = False
