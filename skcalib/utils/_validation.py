@@ -7,6 +7,8 @@ answer.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from sklearn.utils import assert_all_finite, check_consistent_length
 from sklearn.utils import column_or_1d as _sklearn_column_or_1d
@@ -76,6 +78,15 @@ def check_binary_target(
         raise ValueError(f"`{name}` is empty; at least one sample is required.")
     if y.dtype.kind == "f" and np.isnan(y).any():
         raise ValueError(f"Input {name} contains NaN.")
+    if pos_label is None and y.dtype.kind in "iu":
+        # Integer labels in {0, 1}, the common case: two reductions decide
+        # it, and the distinct labels are only needed for a message.
+        lo, hi = np.minimum.reduce(y), np.maximum.reduce(y)
+        if lo >= 0 and hi <= 1:
+            is_target = y == 1
+            if require_both and lo == hi:
+                _raise_one_class(name, y[:1], hi == 1)
+            return is_target
     classes = distinct_labels(y, name)
     if classes.shape[0] > 2:
         raise ValueError(
@@ -99,13 +110,17 @@ def check_binary_target(
     if require_both:
         n_tar = int(np.count_nonzero(is_target))
         if n_tar == 0 or n_tar == y.shape[0]:
-            missing = "non-target" if n_tar else "target"
-            raise ValueError(
-                f"`{name}` contains only one class ({show_labels(classes)}); "
-                "both target and non-target samples are required "
-                f"(no {missing} samples)."
-            )
+            _raise_one_class(name, classes, n_tar > 0)
     return np.asarray(is_target, dtype=bool)
+
+
+def _raise_one_class(name: str, classes, all_targets: bool):
+    missing = "non-target" if all_targets else "target"
+    raise ValueError(
+        f"`{name}` contains only one class ({show_labels(classes)}); "
+        "both target and non-target samples are required "
+        f"(no {missing} samples)."
+    )
 
 
 def _checked_labels(y, owner: str):
@@ -259,8 +274,8 @@ def check_scores(x, *, name: str = "y_score", allow_inf: bool = True) -> np.ndar
     if x.shape[0] == 0:
         raise ValueError(f"`{name}` is empty; at least one sample is required.")
     # min/max propagate NaN: two reductions, no boolean temporary.
-    lo = x.min()
-    if np.isnan(lo):
+    lo = np.minimum.reduce(x)
+    if math.isnan(lo):
         raise ValueError(f"Input {name} contains NaN.")
     if not allow_inf and (np.isinf(lo) or np.isinf(x.max())):
         raise ValueError(f"Input {name} contains infinity.")
