@@ -202,7 +202,8 @@ class Application:
         dcf : float or ndarray
             A float for scalar rates.
         """
-        p_miss, p_fa = np.asarray(p_miss, float), np.asarray(p_fa, float)
+        if type(p_miss) is not float or type(p_fa) is not float:
+            p_miss, p_fa = np.asarray(p_miss, float), np.asarray(p_fa, float)
         if normalize:
             out = normalized_dcf(self.miss_weight, self.fa_weight, p_miss, p_fa)
         else:
@@ -229,6 +230,18 @@ def normalized_dcf(w_miss, w_fa, p_miss, p_fa):
     the division gave NaN (0 / 0); the ratio then overflows to ``inf``
     instead, and an error rate of zero contributes nothing.
     """
+    if type(w_miss) is float and type(w_fa) is float and _nonnegative(p_miss, p_fa):
+        # One application (the common case) with a finite ratio: the same
+        # sums without the masks, in two operations (``1.0 * p`` is ``p``,
+        # and ``ratio * p`` is 0 where a mask would put 0).
+        if 0.0 < w_miss <= w_fa:
+            ratio = w_fa / w_miss
+            if ratio < math.inf:
+                return p_miss + ratio * p_fa
+        elif 0.0 < w_fa < w_miss:
+            ratio = w_miss / w_fa
+            if ratio < math.inf:
+                return ratio * p_miss + p_fa
     w_miss, w_fa = np.asarray(w_miss, float), np.asarray(w_fa, float)
     miss_smaller = w_miss <= w_fa
     # every where() masks the 0 * inf and x / 0 it would otherwise form
@@ -239,3 +252,17 @@ def normalized_dcf(w_miss, w_fa, p_miss, p_fa):
         return np.where(p_miss > 0, c_miss * p_miss, 0.0) + np.where(
             p_fa > 0, c_fa * p_fa, 0.0
         )
+
+
+def _nonnegative(p_miss, p_fa) -> bool:
+    """Whether two float or float-array error rates are all ``>= 0`` (not NaN)."""
+    if type(p_miss) is float:
+        return type(p_fa) is float and p_miss >= 0.0 and p_fa >= 0.0
+    return (
+        type(p_miss) is np.ndarray
+        and type(p_fa) is np.ndarray
+        and p_miss.shape == p_fa.shape
+        and p_miss.shape != (0,)
+        and p_miss.min() >= 0.0
+        and p_fa.min() >= 0.0
+    )

@@ -186,8 +186,6 @@ class ScoredTrials:
 
     def _store_blocks(self, blocks):
         self._blocks = blocks
-        self._n_tar = float(blocks.tar.sum())
-        self._n_non = float(blocks.non.sum())
         self._hull = None
         self._block_llr = None
 
@@ -201,7 +199,8 @@ class ScoredTrials:
     def _llr_of_blocks(self):
         blocks = self._summary()
         if self._block_llr is None:
-            self._block_llr = block_llr(blocks, self._n_tar, self._n_non)
+            n_tar, n_non = float(blocks.tar.sum()), float(blocks.non.sum())
+            self._block_llr = block_llr(blocks, n_tar, n_non)
         return self._block_llr
 
     def _require_arrays(self, what):
@@ -287,8 +286,8 @@ class ScoredTrials:
     def _min_dcf_point(self, app: Application, normalize=True):
         """Index of the hull vertex of lowest DCF and that DCF."""
         pmiss, pfa = self._rocch()
-        cost = np.ravel(app.dcf(pmiss, pfa, normalize=normalize))
-        k = int(np.argmin(cost))
+        cost = app.dcf(pmiss, pfa, normalize=normalize)
+        k = int(cost.argmin())
         return k, float(cost[k])
 
     def min_cllr(self, p_target=None):
@@ -567,6 +566,6 @@ def _eer_from_hull(pmiss: np.ndarray, pfa: np.ndarray) -> float:
     # positive denominator so that a zero crossing (separated classes) is
     # +0.0: ``a - a`` is +0.0 while ``0 / negative`` would be -0.0.
     den = (y2 - y1) - (x2 - x1)
-    seg = den > 0
-    e = (x1[seg] * y2[seg] - y1[seg] * x2[seg]) / den[seg]
-    return float(np.clip(e.max(), 0.0, 1.0))
+    num = x1 * y2 - y1 * x2
+    e = np.divide(num, den, out=np.full_like(num, -np.inf), where=den > 0)
+    return min(max(float(e.max()), 0.0), 1.0)
