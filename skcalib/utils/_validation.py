@@ -78,15 +78,16 @@ def check_binary_target(
         raise ValueError(f"`{name}` is empty; at least one sample is required.")
     if y.dtype.kind == "f" and np.isnan(y).any():
         raise ValueError(f"Input {name} contains NaN.")
-    if pos_label is None and y.dtype.kind in "iu":
-        # Integer labels in {0, 1}, the common case: two reductions decide
-        # it, and the distinct labels are only needed for a message.
-        lo, hi = np.minimum.reduce(y), np.maximum.reduce(y)
-        if lo >= 0 and hi <= 1:
-            is_target = y == 1
-            if require_both and lo == hi:
-                _raise_one_class(name, y[:1], hi == 1)
-            return is_target
+    if pos_label is None and y.dtype.kind in "iu" and 0 <= np.bitwise_or.reduce(y) <= 1:
+        # Integer labels in {0, 1}, the common case, decided by one reduction
+        # (any other value, a negative one too, sets another bit of the OR);
+        # the distinct labels are only needed for a message.
+        is_target = y == 1
+        if require_both:
+            n_tar = int(np.count_nonzero(is_target))
+            if n_tar == 0 or n_tar == y.shape[0]:
+                _raise_one_class(name, y[:1], n_tar > 0)
+        return is_target
     classes = distinct_labels(y, name)
     if classes.shape[0] > 2:
         raise ValueError(
