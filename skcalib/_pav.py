@@ -202,19 +202,23 @@ def _points_small(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
     are exact in float64), from one argsort and a handful of array
     operations instead of that function's forty, which cost more than the
     sorts below about ``_SMALL_N`` scores."""
-    order = np.argsort(scores)
+    order = scores.argsort()  # the method: a third of np.argsort's overhead
     s = scores[order]
     t = is_target[order]
     new_score = s[1:] != s[:-1]
-    if not new_score.all():
+    if np.count_nonzero(new_score) < new_score.shape[0]:
         return _compress_pure_runs(_tie_points(s, t, new_score))
-    # No ties: a point is a run of equal labels.
-    last = (t[1:] != t[:-1]).nonzero()[0]  # the ends of all runs but the last
-    starts = np.concatenate(([0], last + 1))
-    ends = np.concatenate((last, [s.shape[0] - 1]))
-    count = (ends - starts) + 1.0
-    tar = np.where(t[starts], count, 0.0)
-    return BlockSummary(s[starts], s[ends], tar, count - tar)
+    # No ties: a point is a run of equal labels; ``bounds`` holds the start
+    # of every run, then n.
+    n = s.shape[0]
+    edge = np.empty(n + 1, dtype=bool)
+    edge[0] = edge[n] = True
+    np.not_equal(t[1:], t[:-1], out=edge[1:n])
+    bounds = edge.nonzero()[0]
+    starts = bounds[:-1]
+    count = np.subtract(bounds[1:], starts, dtype=np.float64)
+    tar = count * t[starts]
+    return BlockSummary(s[starts], s[bounds[1:] - 1], tar, count - tar)
 
 
 def _tie_points(s: np.ndarray, t: np.ndarray, new_score: np.ndarray) -> BlockSummary:
@@ -302,12 +306,12 @@ def pav_merge(points: BlockSummary) -> BlockSummary:
         return points
     total = points.tar + points.non
     result = isotonic_regression(points.tar / total, weights=total, increasing=True)
-    bounds = np.asarray(result.blocks, dtype=np.intp)  # block starts, then n
+    bounds = result.blocks  # block starts, then n
     blocks = _pool(points, bounds[:-1], bounds[1:] - 1)
     while blocks.lo.shape[0] > 1:
         ratio = blocks.tar / (blocks.tar + blocks.non)
         not_increasing = ratio[1:] <= ratio[:-1]
-        if not not_increasing.any():
+        if not np.count_nonzero(not_increasing):
             break
         blocks = _pool(blocks, _run_starts(~not_increasing))
     return blocks

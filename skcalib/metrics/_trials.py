@@ -567,5 +567,8 @@ def _eer_from_hull(pmiss: np.ndarray, pfa: np.ndarray) -> float:
     # +0.0: ``a - a`` is +0.0 while ``0 / negative`` would be -0.0.
     den = (y2 - y1) - (x2 - x1)
     num = x1 * y2 - y1 * x2
-    e = np.divide(num, den, out=np.full_like(num, -np.inf), where=den > 0)
+    if np.count_nonzero(den) == den.shape[0]:  # den >= 0: no empty segment
+        e = num / den
+    else:
+        e = np.divide(num, den, out=np.full_like(num, -np.inf), where=den > 0)
     return min(max(float(e.max()), 0.0), 1.0)
