@@ -10,6 +10,8 @@ from skcalib._solver import (
     ArrayData,
     Standardizer,
     _Chunks,
+    _direction,
+    _eigh2,
     _Passes,
     fit_standardizer,
     minimize,
@@ -122,6 +124,52 @@ def test_subsample(random_state):
     assert np.all(np.diff(sub.arrays[0]) > 0)
 
 
+@pytest.mark.parametrize(
+    "hess",
+    [
+        [[2.0, 0.3], [0.3, 1.0]],
+        [[1.0, 0.0], [0.0, 1.0]],
+        [[0.0, 0.0], [0.0, 0.0]],
+        [[1.0, 2.0], [2.0, 1.0]],  # indefinite
+        [[-3.0, 1e-9], [1e-9, -3.0]],
+        [[1e-300, 0.0], [0.0, 1e300]],
+        [[4.0, 2.0], [2.0, 1.0]],  # singular
+        [[5.0, -1e-3], [-1e-3, 5.0 + 1e-14]],
+    ],
+)
+def test_eigh2_equals_lapack(hess):
+    """The closed-form 2 x 2 eigen-decomposition of the Newton step against
+    ``np.linalg.eigh``: eigenvalues to rounding of the largest, and the
+    eigenvectors reconstruct the matrix."""
+    hess = np.array(hess)
+    rt1, rt2, cs, sn = _eigh2(hess[0, 0], hess[0, 1], hess[1, 1])
+    assert abs(rt1) >= abs(rt2)
+    ref = np.linalg.eigh(hess)[0]
+    scale = np.abs(hess).max()
+    np.testing.assert_allclose(sorted([rt1, rt2]), ref, rtol=0, atol=4e-16 * scale)
+    vec = np.array([[cs, -sn], [sn, cs]])
+    np.testing.assert_allclose(vec.T @ vec, np.eye(2), atol=4e-16)
+    np.testing.assert_allclose(
+        vec @ np.diag([rt1, rt2]) @ vec.T, hess, rtol=0, atol=4e-16 * scale
+    )
+
+
+def test_newton_step_any_hessian():
+    """On random 2 x 2 problems, convex or not, the minimizer's step is
+    ``np.linalg.eigh``'s saddle-free step."""
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        a = rng.normal(size=(2, 2)) * 10.0 ** rng.integers(-3, 4)
+        hess, g = a + a.T, rng.normal(size=2)
+        lam, vec = np.linalg.eigh(hess)
+        ref = -vec @ ((vec.T @ g) / np.abs(lam))
+        step, convex = _direction(hess, g)
+        np.testing.assert_allclose(
+            step, ref, rtol=1e-13 * np.abs(lam).max() / np.abs(lam).min()
+        )
+        assert convex == (lam.min() > 0)
+
+
 # ---------------------------------------------------------------- fused pass
 
 
@@ -129,9 +177,11 @@ def test_subsample(random_state):
     "rule", [(1, 1), (2, 2), (2, 1), (1, 2), (0.5, 0.5), (0.7, 1.3)]
 )
 @pytest.mark.parametrize("weighted", [False, True])
-def test_affine_objective_fused_pass(rule, weighted):
+@pytest.mark.parametrize("chunk_size", [64, 1 << 13])
+def test_affine_objective_fused_pass(rule, weighted, chunk_size):
     """Value, gradient and Hessian against the direct objective and finite
-    differences, with several cache chunks and a ragged last one."""
+    differences, with several cache chunks and a ragged last one, or as one
+    small chunk (the basis of its sums)."""
     a, b = rule
     prior = 0.05
     s, y, w = _data()
@@ -149,7 +199,7 @@ def test_affine_objective_fused_pass(rule, weighted):
         tau=logit(prior),
         l2=0.3,
     )
-    obj.chunk_size = 64
+    obj.chunk_size = chunk_size
     fun = _Passes(obj, ArrayData(s, y, w).map(obj.prepare))
 
     def ref(theta):
