@@ -25,7 +25,6 @@ from ._solver import (
     DEFAULT_L2,
     MAX_LLR_RANGE,
     WARM_START_SIZE,
-    ArrayData,
     fit_standardizer,
     minimize,
 )
@@ -503,23 +502,13 @@ class _AffineCalibrator(BaseCalibrator):
     """Fit ``l = coef_ s + intercept_`` per column with the Newton solver.
 
     Subclasses give ``_objective(data, summary, standardizer)`` returning
-    ``(objective, presolve, theta0)`` in standardized units. ``_fit_sources``
-    takes one data source of ``(scores, is_target, weights)`` chunks per
-    column (in memory here; Dask partitions from ``skcalib._dask``) and sets
-    every fitted attribute of the model.
+    ``(objective, presolve, theta0)`` in standardized units. The solver gets
+    one data source of ``(scores, is_target, weights)`` chunks per column
+    (:meth:`~skcalib._training.TrainingData.column`, in memory or on Dask).
     """
 
-    def _fit(self, X, is_target, sample_weight):
-        if sample_weight is not None and not (sample_weight > 0).all():
-            keep = sample_weight > 0
-            X, is_target, sample_weight = X[keep], is_target[keep], sample_weight[keep]
-        sources = [
-            ArrayData(np.ascontiguousarray(X[:, j]), is_target, sample_weight)
-            for j in range(X.shape[1])
-        ]
-        return self._fit_sources(sources)
-
-    def _fit_sources(self, sources):
+    def _fit(self, data):
+        sources = [data.column(j) for j in range(data.n_columns)]
         k = len(sources)
         coef = np.empty(k)
         intercept = np.empty(k)

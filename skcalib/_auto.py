@@ -229,7 +229,8 @@ class _TwoClassTemperature(BaseCalibrator):
         self.l2 = l2
         self.prior = prior
 
-    def _fit(self, X, is_target, sample_weight):
+    def _fit(self, data):
+        X, is_target, sample_weight = data.arrays(all_rows=True)
         coef = np.empty(X.shape[1])
         unit = np.array([[-0.5, 0.5]])
         for j in range(X.shape[1]):
@@ -256,16 +257,17 @@ class _ProbabilitySigmoid(PlattCalibrator):
     of +/-708) cannot flatten the fit.
     """
 
-    def _fit(self, X, is_target, sample_weight):
+    def _fit(self, data):
+        X = data.arrays(all_rows=True)[0]
         P = expit(X)
         saturated = (np.ptp(P, axis=0) == 0) & (np.ptp(X, axis=0) > 0)
         if not saturated.any():
-            return super()._fit(P, is_target, sample_weight)
+            return super()._fit(data.with_scores(P))
         # scores so far out that every probability rounds to 0 or 1: the flat
         # map is this candidate's honest answer, not a problem of the data
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "_ProbabilitySigmoid: all training")
-            return super()._fit(P, is_target, sample_weight)
+            return super()._fit(data.with_scores(P))
 
     def _affine(self, X):
         return super()._affine(expit(X))
@@ -643,8 +645,10 @@ class AutoCalibrator(BaseCalibrator):
             return fitted[0], name
         return CalibratorMixture(fitted, weights[used]), name
 
-    def _fit(self, X, is_target, sample_weight):
+    def _fit(self, data):
         """Binary ``y``: one selection per column."""
+        # the rows of zero weight too: the folds train on them
+        X, is_target, sample_weight = data.arrays(all_rows=True)
         y_index = is_target.astype(np.intp)
         candidates = self._candidates(False, _total_weight(y_index, sample_weight))
         self.candidate_names_ = [name for name, _ in candidates]

@@ -1,7 +1,8 @@
 """The calibrator base class: the interface shared by every skcalib calibrator.
 
-Subclasses implement ``_fit(X, is_target, sample_weight)`` and
-``_transform(X)`` on validated float64 arrays of shape ``(n, k)`` and declare
+Subclasses implement ``_fit(data)`` on the validated training data
+(:class:`~skcalib._training.TrainingData`, in memory or on Dask) and
+``_transform(X)`` on a validated float64 array of shape ``(n, k)``, and declare
 what ``transform`` returns with the class attribute ``_output`` (``"proba"``
 or ``"llr"``). Everything else (validation, labels, 1-D input, the LLR and
 posterior views, Bayes decisions, tags) lives here.
@@ -25,6 +26,7 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted
 
 from ._dask import any_dask_collection, is_dask_collection
+from ._training import ArrayTrainingData
 from .utils._sklearn_compat import (
     ClassifierTags,
     Interval,
@@ -32,8 +34,6 @@ from .utils._sklearn_compat import (
     validate_data,
     validate_estimator_params,
 )
-from .utils._stats import class_totals
-from .utils._validation import check_binary_y, check_weights
 
 __all__ = ["BaseCalibrator", "SingleColumnError"]
 
@@ -148,7 +148,8 @@ class BaseCalibrator(
     }
 
     # ------------------------------------------------------------ subclass API
-    def _fit(self, X, is_target, sample_weight):  # pragma: no cover - abstract
+    def _fit(self, data):  # pragma: no cover - abstract
+        """Set the fitted attributes from a :class:`~skcalib._training.TrainingData`."""
         raise NotImplementedError
 
     def _transform(self, X):  # pragma: no cover - abstract
@@ -174,11 +175,32 @@ class BaseCalibrator(
         self : object
             The fitted calibrator.
         """
-        if any_dask_collection(X, y, sample_weight):
-            from ._dask._fit import dask_fit_calibrator
+        data = self._training_data(X, y, sample_weight)
+        # Virtual trials of weight 1 (``_virtual_trial_weight``) weigh
+        # 2**-weight_exponent in the units of the rescaled weights.
+        self._weight_exponent = data.weight_exponent
+        self._fit(data)
+        self._set_classes(data.classes, data.n_tar, data.n_non)
+        return self
 
-            self._weight_exponent = 0
-            return dask_fit_calibrator(self, X, y, sample_weight)
+    def _training_data(self, X, y, sample_weight):
+        """The validated :class:`~skcalib._training.TrainingData` of ``fit``.
+
+        The one place that tells Dask inputs from in-memory ones. Dask inputs
+        are validated lazily, in one distributed pass over all columns when
+        the calibrator first asks for their contents.
+        """
+        owner = type(self).__name__
+        if any_dask_collection(X, y, sample_weight):
+            from ._dask._training import DaskTrainingData
+
+            data = DaskTrainingData(X, y, sample_weight, owner=owner)
+            self.n_features_in_ = data.n_columns
+            if data.feature_names is not None:
+                self.feature_names_in_ = np.asarray(data.feature_names, dtype=object)
+            elif hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+            return data
         X, _ = _as_2d(X)
         X, y = validate_data(
             self,
@@ -189,22 +211,7 @@ class BaseCalibrator(
             y_numeric=False,
             order="F",
         )
-        _, classes, is_target = check_binary_y(y, owner=type(self).__name__)
-        # Weights whose total would overflow arrive divided by
-        # 2**_weight_exponent: a virtual trial of weight 1 weighs
-        # 2**-_weight_exponent in those units (see ``_virtual_trial_weight``).
-        sample_weight, self._weight_exponent = check_weights(
-            sample_weight, X.shape[0], return_exponent=True
-        )
-        n_tar, n_non = class_totals(is_target, sample_weight)
-        if n_tar == 0 or n_non == 0:
-            raise ValueError(
-                "`sample_weight` leaves only one class with positive weight; "
-                "both target and non-target scores are needed."
-            )
-        self._set_classes(classes, n_tar, n_non)
-        self._fit(X, is_target, sample_weight)
-        return self
+        return ArrayTrainingData(X, y, sample_weight, owner=owner)
 
     def _set_classes(self, classes, n_tar, n_non):
         """``classes_``, ``calibration_prior_`` and ``prior_``, in memory and on

@@ -226,11 +226,9 @@ class BetaCalibrator(BaseCalibrator):
                 f"{X.max():g}]. Use input_scale='log_odds' for other scores."
             )
 
-    def _fit(self, X, is_target, sample_weight):
-        self._check_scores(X)
-        if sample_weight is not None and not (sample_weight > 0).all():
-            keep = sample_weight > 0
-            X, is_target, sample_weight = X[keep], is_target[keep], sample_weight[keep]
+    def _fit(self, data):
+        self._check_scores(data.arrays(all_rows=True)[0])
+        X, is_target, sample_weight = data.arrays()
         k = X.shape[1]
         coef = np.zeros((k, 2))
         intercept = np.empty(k)

@@ -23,7 +23,7 @@ from ._affine import (
 )
 from ._base import BaseCalibrator
 from ._dask import is_dask_collection
-from ._solver import DEFAULT_L2, MAX_LLR_RANGE, ArrayData, fit_standardizer, minimize
+from ._solver import DEFAULT_L2, MAX_LLR_RANGE, fit_standardizer, minimize
 from ._special import logit, rule_terms, scaled_affine, uninformative_objective
 from .utils._sklearn_compat import Interval
 from .utils._stats import class_totals
@@ -390,16 +390,10 @@ class ProperScoringFusion(BaseCalibrator):
         self.tol = tol
         self.max_iter = max_iter
 
-    def _fit(self, X, is_target, sample_weight):
-        if sample_weight is not None and not (sample_weight > 0).all():
-            keep = sample_weight > 0
-            X, is_target, sample_weight = X[keep], is_target[keep], sample_weight[keep]
-        return self._fit_source(ArrayData(X, is_target, sample_weight))
-
-    def _fit_source(self, data):
-        """Fit on a data source of ``(X, is_target, sample_weight)`` chunks."""
+    def _fit(self, data):
+        # one model of all the columns: one source of them side by side
         coef, intercept, res = fit_linear_rule(
-            data,
+            data.stacked(),
             alpha=self.alpha,
             beta=self.beta,
             p_target=self.p_target,

@@ -40,6 +40,7 @@ from .utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
+from .utils._stats import drop_zero_weights
 from .utils._validation import check_class_y, check_weights, plain_value
 
 __all__ = ["MulticlassAffineCalibrator"]
@@ -465,10 +466,7 @@ class MulticlassAffineCalibrator(
                 "class needs samples with positive weight."
             )
         p_classes = self._check_p_classes(K, totals)
-        if sample_weight is not None and not (sample_weight > 0).all():
-            keep = sample_weight > 0
-            X, y_idx, sample_weight = X[keep], y_idx[keep], sample_weight[keep]
-        data = ArrayData(X, y_idx.astype(np.intp), sample_weight)
+        data = ArrayData(*drop_zero_weights(sample_weight, X, y_idx.astype(np.intp)))
         # one power of two for all columns keeps W's structure (W = I / T)
         exponent = int(np.frexp(data.reduce(_max_abs, max))[1])
         obj = MulticlassObjective(

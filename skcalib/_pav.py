@@ -32,6 +32,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import isotonic_regression
 
+from .utils._stats import drop_zero_weights
+
 __all__ = [
     "BlockSummary",
     "pav_points",
@@ -238,11 +240,9 @@ _SMALL_N = 500
 def _points_weighted(
     scores: np.ndarray, is_target: np.ndarray, sample_weight: np.ndarray
 ) -> BlockSummary:
-    positive = sample_weight > 0
-    if not positive.all():
-        scores = scores[positive]
-        is_target = is_target[positive]
-        sample_weight = sample_weight[positive]
+    scores, is_target, sample_weight = drop_zero_weights(
+        sample_weight, scores, is_target
+    )
     order = np.argsort(scores)
     s = scores[order]
     t = is_target[order]

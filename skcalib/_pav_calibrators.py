@@ -15,10 +15,8 @@ from ._pav import (
     _run_starts,
     block_llr,
     block_proba,
-    pav_blocks,
 )
 from .utils._sklearn_compat import Interval, StrOptions
-from .utils._stats import class_totals
 
 __all__ = ["PAVCalibrator", "PAVLLRCalibrator"]
 
@@ -155,22 +153,14 @@ class _BasePAVCalibrator(BaseCalibrator):
             llr = np.clip(llr, -self.max_abs_llr, self.max_abs_llr)
         return llr
 
-    def _fit(self, X, is_target, sample_weight):
-        n_tar, n_non = class_totals(is_target, sample_weight)
+    def _fit(self, data):
+        # Only the blocks of every column (in memory or distributed) and the
+        # real class totals are needed.
+        n_tar, n_non = data.n_tar, data.n_non
         blocks = [
-            pav_blocks(
-                X[:, j], is_target, sample_weight, pseudo_count=self._pseudo_count
-            )
-            for j in range(X.shape[1])
+            data.blocks(j, pseudo_count=self._pseudo_count)
+            for j in range(data.n_columns)
         ]
-        return self._fit_from_blocks(blocks, n_tar, n_non)
-
-    def _fit_from_blocks(self, blocks, n_tar, n_non):
-        """Set the fitted attributes from one block summary per column.
-
-        Shared by the in-memory fit and the distributed one (``_dask``): only
-        the blocks, and the real class totals ``n_tar``, ``n_non``, are needed.
-        """
         self.blocks_ = []
         self.X_thresholds_ = []
         self.y_thresholds_ = []

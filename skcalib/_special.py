@@ -63,7 +63,7 @@ import numbers
 import numpy as np
 from scipy.special import betainc, betaln, expit, hyp2f1, log_expit, logit
 
-from .utils._stats import class_totals
+from .utils._stats import class_totals, drop_zero_weights
 
 __all__ = [
     "check_rule_params",
@@ -469,13 +469,7 @@ def prior_weighted_objective(
     is_target = np.asarray(is_target, dtype=bool)
     if sample_weight is not None:
         sample_weight = np.asarray(sample_weight, dtype=np.float64)
-        keep = sample_weight > 0
-        if not keep.all():
-            llr, is_target, sample_weight = (
-                llr[keep],
-                is_target[keep],
-                sample_weight[keep],
-            )
+        llr, is_target, sample_weight = drop_zero_weights(sample_weight, llr, is_target)
     n_tar, n_non = class_totals(is_target, sample_weight)
     if n_tar <= 0 or n_non <= 0:
         raise ValueError(

@@ -54,6 +54,7 @@ import numpy as np
 
 from ._base import BaseCalibrator, _needs_single_column
 from ._pav import BlockSummary, _run_starts, pav_merge
+from .utils._stats import drop_zero_weights
 
 __all__ = [
     "VennAbersCalibrator",
@@ -188,11 +189,9 @@ def _run_ends(pos, W, k, targets):
 
 def _groups_weighted(scores, is_target, sample_weight):
     """:func:`_groups` of weighted scores, from one argsort."""
-    positive = sample_weight > 0
-    if not positive.all():
-        scores = scores[positive]
-        is_target = is_target[positive]
-        sample_weight = sample_weight[positive]
+    scores, is_target, sample_weight = drop_zero_weights(
+        sample_weight, scores, is_target
+    )
     order = np.argsort(scores)
     s = scores[order]
     w = sample_weight[order]
@@ -683,7 +682,8 @@ class VennAbersCalibrator(BaseCalibrator):
     def __init__(self, *, prior=None):
         self.prior = prior
 
-    def _fit(self, X, is_target, sample_weight):
+    def _fit(self, data):
+        X, is_target, sample_weight = data.arrays()
         tables = [
             venn_abers_tables(
                 X[:, j], is_target, sample_weight, self._virtual_trial_weight

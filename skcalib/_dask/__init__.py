@@ -10,8 +10,10 @@ imports them. The package imports downward only and knows no estimator:
   and the validating first pass over them;
 * :mod:`._blocks` -- the distributed PAV block summary;
 * :mod:`._source` -- the Newton solver's data source on persisted partitions;
+* :mod:`._training` -- a calibrator's training data on Dask (validated in
+  one pass; solver sources and PAV blocks on demand);
 * :mod:`._metrics` -- per-partition reductions of the actual metrics;
-* :mod:`._fit` -- fitting a calibrator through its hooks, lazy ``transform``.
+* :mod:`._fit` -- lazy ``transform`` of a fitted calibrator.
 """
 
 from ._detect import any_dask_collection, is_dask_collection

@@ -51,16 +51,18 @@ from .._pav import BlockSummary, pav_finish, pav_merge, pav_points
 from ._detect import is_dask_collection
 from ._partitions import (
     DaskInputSummary,
-    _as_1d,
-    _as_float,
     _first_pass,
     _partitions,
+    clean_partition,
     resolve_pos_label,
 )
 
 __all__ = [
+    "cache_key",
     "clear_block_cache",
     "dask_block_summary",
+    "kept_ranges",
+    "validated_ranges",
     "dask_validated_blocks",
     "dask_pav_blocks",
 ]
@@ -75,7 +77,7 @@ def clear_block_cache() -> None:
     _BLOCK_CACHE.clear()
 
 
-def _cache_key(y_true, y_score, sample_weight, n_ranges):
+def cache_key(y_true, y_score, sample_weight, n_ranges=None):
     """The names of the three collections, or None if one is in memory."""
     if not all(
         is_dask_collection(x) for x in (y_true, y_score, sample_weight) if x is not None
@@ -91,8 +93,12 @@ def _cache_key(y_true, y_score, sample_weight, n_ranges):
     )
 
 
-def _cached(key, pos_label, y_name, require_both, allow_inf):
-    """``(range blocks, summary)`` kept for ``key`` if they answer this call."""
+def kept_ranges(key, pos_label, y_name, require_both, allow_inf):
+    """``(range blocks, summary)`` kept for ``key`` if they answer this call.
+
+    The range blocks are a copy: the caller may own what ``pav_finish``
+    returns.
+    """
     entry = _BLOCK_CACHE.get(key) if key is not None else None
     if entry is None:
         return None
@@ -104,19 +110,13 @@ def _cached(key, pos_label, y_name, require_both, allow_inf):
             return None  # computed afresh, to raise with this call's message
         if same == summary.pos_label:
             _BLOCK_CACHE.move_to_end(key)
-            return blocks, summary
+            return BlockSummary(*(a.copy() for a in blocks)), summary
     return None
 
 
 def _split_partition(y, s, w, pos_label, boundaries):
     """Split one partition into its score ranges: a tuple of (s, t, w)."""
-    s = _as_float(s, "scores")
-    t = _as_1d(y) == pos_label
-    if w is not None:
-        w = _as_float(w, "sample_weight")
-        keep = w > 0  # the kernel drops zero weights too
-        if not keep.all():
-            s, t, w = s[keep], t[keep], w[keep]
+    s, t, w = clean_partition(y, s, w, pos_label)
     n_ranges = boundaries.shape[0] + 1
     # Boundaries are values: range r holds b[r-1] <= s < b[r], so ties stay
     # together. Range ids fit in 16 bits, where the stable sort is a radix sort.
@@ -233,12 +233,10 @@ def dask_block_summary(
     summary : DaskInputSummary
         Labels, class totals and the range boundaries used.
     """
-    key = _cache_key(y_true, y_score, sample_weight, n_ranges)
-    kept = _cached(key, pos_label, y_name, require_both, allow_inf)
+    key = cache_key(y_true, y_score, sample_weight, n_ranges)
+    kept = kept_ranges(key, pos_label, y_name, require_both, allow_inf)
     if kept is not None:
         ranges, summary = kept
-        # a copy: the caller may own what pav_finish returns
-        ranges = BlockSummary(*(a.copy() for a in ranges))
         return pav_finish(ranges, pseudo_count), summary
     # The scores are the reference for chunking.
     parts = _partitions(
@@ -255,13 +253,27 @@ def dask_block_summary(
         weighted=sample_weight is not None,
         allow_inf=allow_inf,
     )
+    ranges = validated_ranges(
+        parts, summary, key, allow_inf=allow_inf, require_both=require_both
+    )
+    return pav_finish(ranges, pseudo_count), summary
+
+
+def validated_ranges(parts, summary, key=None, *, allow_inf, require_both):
+    """The range blocks of validated ``(y, scores, weights)`` partitions.
+
+    ``summary`` comes from the first pass over them (its ``boundaries`` are
+    those of these scores), run with ``allow_inf`` and ``require_both``;
+    the blocks are kept for ``key`` (:func:`cache_key`). ``pav_finish`` of
+    them is the block summary.
+    """
     ranges = _concat(_range_blocks(parts, summary))
     if key is not None:
         _BLOCK_CACHE[key] = (ranges, summary, not allow_inf, require_both)
         _BLOCK_CACHE.move_to_end(key)
         while len(_BLOCK_CACHE) > BLOCK_CACHE_SIZE:
             _BLOCK_CACHE.popitem(last=False)
-    return pav_finish(ranges, pseudo_count), summary
+    return ranges
 
 
 def dask_validated_blocks(

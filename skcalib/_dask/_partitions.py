@@ -15,11 +15,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..utils._stats import cumulative_quantiles, sorted_cumulative
+from ..utils._stats import cumulative_quantiles, drop_zero_weights, sorted_cumulative
 from ..utils._validation import check_binary_target, show_labels
 from ._detect import is_dask_collection
 
-__all__ = ["DaskInputSummary", "ESTIMATOR_LABELS"]
+__all__ = ["DaskInputSummary", "ESTIMATOR_LABELS", "clean_partition"]
 
 # Scores sampled per partition for the range boundaries (pass 1).
 _SAMPLES_PER_PARTITION = 2048
@@ -146,18 +146,22 @@ def _label_stats(y: np.ndarray, w: np.ndarray | None):
 def _summarize_partition(y, s, w, score_name, n_sample, reduce=None, target=None):
     """Validation summary and score sample of one partition.
 
-    With ``reduce``, also ``reduce(s_tar, w_tar, s_non, w_non)`` where the
-    targets are ``y == target`` and zero-weight samples are dropped (weights
-    are None for unweighted data).
+    ``s`` is one score partition, or a tuple of them (the columns of one
+    ``X``, validated and sampled together with their one ``y`` and ``w``).
+    With ``reduce`` (one column), also ``reduce(s_tar, w_tar, s_non, w_non)``
+    where the targets are ``y == target`` and zero-weight samples are
+    dropped (weights are None for unweighted data).
     """
-    s = _as_float(s, score_name)
+    columns = [_as_float(c, score_name) for c in (s if isinstance(s, tuple) else (s,))]
+    s = columns[0]
     y = _as_1d(y)
     out = {"n": s.shape[0], "n_y": y.shape[0], "nan": False, "inf": False}
-    if s.shape[0] and not np.isfinite(s).all():
-        out["nan"] = bool(np.isnan(s).any())
-        out["inf"] = True
-        if out["nan"]:
-            return out
+    for c in columns:
+        if c.shape[0] and not np.isfinite(c).all():
+            out["nan"] = bool(np.isnan(c).any())
+            out["inf"] = True
+            if out["nan"]:
+                return out
     if w is not None:
         w = _as_float(w, "sample_weight")
         out["n_w"] = w.shape[0]
@@ -173,10 +177,7 @@ def _summarize_partition(y, s, w, score_name, n_sample, reduce=None, target=None
             return out
         out["classes"], out["stats"] = _label_stats(y, w)
     if reduce is not None:
-        t = y == target
-        if w is not None:
-            keep = w > 0
-            s, t, w = s[keep], t[keep], w[keep]
+        s, t, w = drop_zero_weights(w, s, y == target)
         out["reduced"] = np.asarray(
             reduce(
                 s[t],
@@ -188,9 +189,19 @@ def _summarize_partition(y, s, w, score_name, n_sample, reduce=None, target=None
         )
     if n_sample:
         step = max(1, s.shape[0] // n_sample)
-        out["sample"] = np.sort(s[::step])
-        out["sample_weight"] = s.shape[0] / max(out["sample"].shape[0], 1)
+        out["samples"] = [np.sort(c[::step]) for c in columns]
+        out["sample_weight"] = s.shape[0] / max(out["samples"][0].shape[0], 1)
     return out
+
+
+def clean_partition(y, s, w, pos_label):
+    """``(scores, is_target, weights)`` of one validated partition, the rows
+    of zero weight dropped (the one place the Dask layer drops them)."""
+    s = _as_float(s, "X")
+    t = np.asarray(_as_1d(y) == pos_label, dtype=bool)
+    if w is not None:
+        w = _as_float(w, "sample_weight")
+    return drop_zero_weights(w, s, t)
 
 
 class DaskInputSummary(NamedTuple):
@@ -206,7 +217,10 @@ class DaskInputSummary(NamedTuple):
     n_tar, n_non : float
         Total target and non-target weight (sample counts if unweighted).
     boundaries : ndarray
-        Range boundaries for the block summary (distinct, increasing).
+        Range boundaries for the block summary (distinct, increasing), of
+        the first score column.
+    column_boundaries : tuple of ndarray
+        The range boundaries of every score column.
     """
 
     pos_label: Any
@@ -215,6 +229,7 @@ class DaskInputSummary(NamedTuple):
     n_tar: float
     n_non: float
     boundaries: np.ndarray
+    column_boundaries: tuple = ()
 
 
 def _weighted_quantiles(samples, weights, n_ranges):
@@ -352,9 +367,15 @@ def _first_pass(
     if reduce is not None:
         reduced = sum(p["reduced"] for p in present)
         return DaskInputSummary(pos_label, classes, n, n_tar, n_non, None), reduced
-    boundaries = _weighted_quantiles(
-        [p["sample"] for p in present if p["sample"].shape[0]],
-        [p["sample_weight"] for p in present if p["sample"].shape[0]],
-        n_ranges,
+    boundaries = tuple(
+        _weighted_quantiles(
+            [p["samples"][j] for p in present if p["samples"][j].shape[0]],
+            [p["sample_weight"] for p in present if p["samples"][j].shape[0]],
+            n_ranges,
+        )
+        for j in range(len(present[0]["samples"]))
     )
-    return DaskInputSummary(pos_label, classes, n, n_tar, n_non, boundaries), None
+    summary = DaskInputSummary(
+        pos_label, classes, n, n_tar, n_non, boundaries[0], boundaries
+    )
+    return summary, None

@@ -14,21 +14,8 @@ from functools import reduce as _fold
 import numpy as np
 
 from .._solver import ArrayData
-from ._partitions import _as_1d, _as_float, _first_pass, _partitions
 
-__all__ = ["DaskData", "column_source", "stack_sources"]
-
-
-def _prepare_partition(y, s, w, pos_label):
-    """Clean (scores, is_target, weights) of one partition, zero weights dropped."""
-    s = _as_float(s, "X")
-    t = np.asarray(_as_1d(y) == pos_label, dtype=bool)
-    if w is not None:
-        w = _as_float(w, "sample_weight")
-        keep = w > 0
-        if not keep.all():
-            s, t, w = s[keep], t[keep], w[keep]
-    return s, t, w
+__all__ = ["DaskData"]
 
 
 def _length(part):
@@ -119,56 +106,3 @@ class DaskData:
             ]
             self._subsamples[key] = ArrayData(*arrays)
         return self._subsamples[key]
-
-
-def column_source(y, col, sample_weight, pos_label):
-    """Validate one score column and persist its cleaned partitions.
-
-    Returns the :class:`DaskData` of ``(scores, is_target, weights)``
-    partitions (zero weights dropped) and the :class:`DaskInputSummary`.
-    """
-    import dask
-
-    parts = _partitions({"X": col, "y": y, "sample_weight": sample_weight})
-    parts = [(yp, sp, wp) for sp, yp, wp in parts]
-    summary, _ = _first_pass(
-        parts,
-        pos_label=pos_label,
-        score_name="X",
-        y_name="y",
-        require_both=True,
-        n_ranges=1,
-        weighted=sample_weight is not None,
-        allow_inf=False,
-    )
-    prepared = dask.persist(
-        *[
-            dask.delayed(_prepare_partition, pure=True)(yp, sp, wp, summary.pos_label)
-            for yp, sp, wp in parts
-        ]
-    )
-    return DaskData(prepared), summary
-
-
-def _stack_partitions(*parts):
-    """``(X (n, k), is_target, weights)`` from the cleaned partitions of k columns."""
-    X = np.column_stack([p[0] for p in parts])
-    return X, parts[0][1], parts[0][2]
-
-
-def stack_sources(sources):
-    """One :class:`DaskData` of all columns side by side.
-
-    The column sources come from :func:`column_source` on the same ``y`` and
-    ``sample_weight``, so their partitions hold the same rows (the same zero
-    weights are dropped from each) and stack row by row.
-    """
-    import dask
-
-    parts = dask.persist(
-        *[
-            dask.delayed(_stack_partitions, pure=True)(*column_parts)
-            for column_parts in zip(*(s.parts for s in sources), strict=True)
-        ]
-    )
-    return DaskData(parts, sources[0]._n)

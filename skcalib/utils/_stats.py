@@ -1,7 +1,8 @@
 """Weighted counts and quantiles shared by the metrics, estimators and Dask code.
 
-One place per idea: class totals, the weighted error counts of threshold
-decisions, and weighted quantiles. The functions take validated arrays
+One place per idea: class totals, dropping zero-weight rows, the weighted
+error counts of threshold decisions, and weighted quantiles. The functions
+take validated arrays
 (boolean ``is_target``, float64 scores, float64 weights or ``None`` for unit
 weights) and return raw weighted sums, so that the sums of the partitions of
 a distributed collection add up to the sums of the whole. Design note:
@@ -15,6 +16,7 @@ import numpy as np
 __all__ = [
     "class_totals",
     "cumulative_quantiles",
+    "drop_zero_weights",
     "error_counts",
     "sorted_cumulative",
     "weighted_quantiles",
@@ -33,6 +35,42 @@ def class_totals(is_target, sample_weight) -> tuple[float, float]:
         float(sample_weight[is_target].sum()),
         float(sample_weight[~is_target].sum()),
     )
+
+
+def drop_zero_weights(sample_weight, *arrays):
+    """``arrays`` and ``sample_weight`` without the rows of zero weight.
+
+    Zero-weight rows change no weighted sum, but they would reach kernels
+    that need positive weights (scipy's ``isotonic_regression``) or multiply
+    an infinite cost by zero. Nothing is copied when no weight is zero (or
+    ``sample_weight`` is None).
+
+    Parameters
+    ----------
+    sample_weight : ndarray of shape (n_samples,) or None
+        Validated non-negative weights.
+    *arrays : ndarray
+        Arrays of ``n_samples`` rows.
+
+    Returns
+    -------
+    arrays : tuple
+        ``(*arrays, sample_weight)`` restricted to the rows of positive weight.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.utils._stats import drop_zero_weights
+    >>> s, w = drop_zero_weights(np.array([1.0, 0.0, 2.0]), np.array([0.1, 0.2, 0.3]))
+    >>> s.tolist(), w.tolist()
+    ([0.1, 0.3], [1.0, 2.0])
+    """
+    if sample_weight is None:
+        return (*arrays, None)
+    keep = sample_weight > 0
+    if keep.all():
+        return (*arrays, sample_weight)
+    return (*(a[keep] for a in arrays), sample_weight[keep])
 
 
 def error_counts(is_target, scores, sample_weight, thresholds):

@@ -1,0 +1,177 @@
+"""The training data of a calibrator on Dask collections.
+
+:class:`DaskTrainingData` is the :class:`~skcalib._training.TrainingData` of
+Dask inputs: one validating pass over all score columns, the labels and the
+weights (on the workers, with the in-memory checks and messages) gives the
+classes and class totals; a fit then asks for what it is made of, and gets
+it computed where the data live:
+
+* ``column(j)`` and ``stacked()``: a :class:`~skcalib._dask._source.DaskData`
+  source of cleaned partitions persisted on the workers, for the Newton
+  solver (each pass evaluates the objective on the workers and sums on the
+  client);
+* ``blocks(j)``: the distributed PAV block summary of column ``j``
+  (:mod:`skcalib._dask._blocks`), equal to the in-memory kernel's; only the
+  blocks reach the client. They are kept (by the names of the collections)
+  for the metrics on the same columns, and a later fit on the same data
+  reuses them without a pass.
+
+It knows no estimator: a fit that needs the data in memory (``arrays()``)
+gets a ``TypeError``.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from .._pav import pav_finish
+from .._training import TrainingData
+from ._blocks import cache_key, kept_ranges, validated_ranges
+from ._detect import is_dask_collection
+from ._partitions import ESTIMATOR_LABELS, _first_pass, _partitions, clean_partition
+from ._source import DaskData
+
+__all__ = ["DaskTrainingData"]
+
+
+def _columns(X) -> tuple[list, list | None]:
+    """The score columns of ``X`` as 1-D Dask collections, and feature names."""
+    import dask.dataframe as dd
+
+    if isinstance(X, dd.DataFrame):
+        names = list(X.columns)
+        feature_names = names if all(isinstance(c, str) for c in names) else None
+        return [X[c] for c in names], feature_names
+    if isinstance(X, dd.Series):
+        return [X], None
+    if not is_dask_collection(X):
+        X = np.asarray(X)
+    if X.ndim == 1:
+        return [X], None
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 1-D or 2-D array for X; got {X.ndim}-D.")
+    return [X[:, j] for j in range(X.shape[1])], None
+
+
+def _stacked_partition(y, columns, w, pos_label):
+    """``(X (n, k), is_target, weights)`` of one partition of k columns."""
+    parts = [clean_partition(y, s, w, pos_label) for s in columns]
+    return np.column_stack([p[0] for p in parts]), parts[0][1], parts[0][2]
+
+
+class DaskTrainingData(TrainingData):
+    """:class:`~skcalib._training.TrainingData` of Dask collections.
+
+    Nothing is computed until a fit asks for the classes, the class totals,
+    a source or the blocks; then one pass validates every column with the
+    labels and the weights.
+
+    Parameters
+    ----------
+    X : Dask array of shape (n_samples,) or (n_samples, k), Dask Series or DataFrame
+        Scores; NaN and +/-inf are rejected, as in memory.
+    y : Dask array or Dask Series of shape (n_samples,)
+        Two distinct labels; the larger is the target.
+    sample_weight : Dask array, Dask Series or None
+        Non-negative weights (not rescaled: ``weight_exponent`` is 0).
+    owner : str
+        Name of the estimator, for error messages.
+
+    Attributes
+    ----------
+    feature_names : list of str or None
+        The column names of a Dask DataFrame ``X`` (if all are strings).
+    """
+
+    def __init__(self, X, y, sample_weight, *, owner: str):
+        self._columns, self.feature_names = _columns(X)
+        self._y, self._w = y, sample_weight
+        super().__init__(n_columns=len(self._columns), weight_exponent=0, owner=owner)
+
+    @cached_property
+    def _keys(self):
+        """The block-cache key of every column (see :mod:`._blocks`)."""
+        return [cache_key(self._y, c, self._w) for c in self._columns]
+
+    def _kept(self, j):
+        """Range blocks and first pass kept from a fit on column ``j``, or None."""
+        return kept_ranges(self._keys[j], ESTIMATOR_LABELS, "y", True, False)
+
+    @cached_property
+    def _parts(self):
+        """The aligned ``(y, columns, w)`` partitions."""
+        arrays = {"X": self._columns[0]}
+        arrays.update({f"X[:, {j}]": c for j, c in enumerate(self._columns) if j})
+        arrays.update({"y": self._y, "sample_weight": self._w})
+        k = self.n_columns
+        return [(p[k], p[:k], p[k + 1]) for p in _partitions(arrays)]
+
+    @cached_property
+    def _summary(self):
+        """The first pass over all columns, labels and weights (one pass; none
+        if every column was validated by an earlier fit on the same data)."""
+        kept = [self._kept(j) for j in range(self.n_columns)]
+        if all(k is not None for k in kept):
+            summary = kept[0][1]
+            bounds = tuple(k[1].boundaries for k in kept)
+            return summary._replace(column_boundaries=bounds)
+        summary, _ = _first_pass(
+            self._parts,
+            pos_label=ESTIMATOR_LABELS,
+            score_name="X",
+            y_name="y",
+            require_both=True,
+            n_ranges=None,
+            weighted=self._w is not None,
+            allow_inf=False,
+        )
+        return summary
+
+    @property
+    def classes(self):
+        return self._summary.classes
+
+    @property
+    def n_tar(self):
+        return self._summary.n_tar
+
+    @property
+    def n_non(self):
+        return self._summary.n_non
+
+    def _persist(self, fn, scores):
+        import dask
+
+        pos_label = self._summary.pos_label
+        return DaskData(
+            dask.persist(
+                *[
+                    dask.delayed(fn, pure=True)(y, scores(s), w, pos_label)
+                    for y, s, w in self._parts
+                ]
+            )
+        )
+
+    def column(self, j: int):
+        return self._persist(clean_partition, lambda s: s[j])
+
+    def stacked(self):
+        return self._persist(_stacked_partition, lambda s: s)
+
+    def blocks(self, j: int, pseudo_count: float = 0.0):
+        summary = self._summary
+        kept = self._kept(j)
+        if kept is not None:
+            ranges = kept[0]
+        else:
+            summary = summary._replace(boundaries=summary.column_boundaries[j])
+            ranges = validated_ranges(
+                [(y, s[j], w) for y, s, w in self._parts],
+                summary,
+                self._keys[j],
+                allow_inf=False,
+                require_both=True,
+            )
+        return pav_finish(ranges, pseudo_count)
