@@ -233,16 +233,18 @@ class Standardizer:
         width[constant] = 1.0
         return cls(exponent, center, scale, constant, width)
 
-    def transform(self, x, *, copy=True):
+    def transform(self, x, *, copy=True, column=0):
         """``u`` of ``x`` (shape (m,) for one column, else (m, n_columns)).
 
-        With ``copy=False`` a float64 ``x`` is overwritten.
+        With ``copy=False`` a float64 ``x`` is overwritten. A vector ``x`` is
+        taken as column ``column``.
         """
         # np.asarray copies only if needed (numpy 1.x has no copy=None)
         x = np.array(x, dtype=np.float64) if copy else np.asarray(x, np.float64)
         e, c, d = self.exponent, self.center, self.scale
         if x.ndim == 1:
-            e, c, d = int(e[0]), float(c[0]), float(d[0])
+            j = column
+            e, c, d = int(e[j]), float(c[j]), float(d[j])
             exact = abs(e) <= 1000
         else:
             exact = np.all(np.abs(e) <= 1000)
@@ -448,9 +450,18 @@ def _newton(fun, theta, *, span, tol, max_iter):
     eigenvalues, which keeps the direction a descent direction; an Armijo
     backtracking line search guarantees decrease; flat directions (a
     constant input) get no step.
+
+    Converged when the step, or the step after it, is at most ``tol``: from
+    two full steps in a row, ``s_k = rate * s_{k-1}^2`` (quadratic, or
+    ``rate * s_{k-1}`` with ``rate = s_k / s_{k-1}^2``, linear) predicts the
+    next one, ``rate * s_k^2``; a step whose successor is predicted below
+    ``tol / 1000`` (a margin for the estimated rate) is applied without
+    another pass over the data. On large data, started near the optimum,
+    this saves one of three or four passes.
     """
     theta = np.array(theta, dtype=np.float64)
     evals0 = fun.n_evals
+    last = None  # size of the previous step if it was a full Newton step
 
     def result(status, it):
         return SolverResult(theta, it, fun.n_evals - evals0, status)
@@ -468,8 +479,11 @@ def _newton(fun, theta, *, span, tol, max_iter):
         if size > cap:
             step *= cap / size
             size = cap
-        if convex and size <= tol:
-            # the remaining quadratic error is ~size**2: apply without a pass
+        if convex and (
+            size <= tol or (last is not None and size**3 <= 1e-3 * tol * last**2)
+        ):
+            # the error left, the next step, is ~size**2 or predicted far
+            # below tol: apply without a pass
             theta = theta + step
             return result("converged", it)
         slope = float(g @ step)
@@ -489,6 +503,7 @@ def _newton(fun, theta, *, span, tol, max_iter):
         if gn is None:
             fn, gn, hn = fun(new)
         theta, f, g, hess = new, fn, gn, hn
+        last = size if convex and t == 1.0 else None
         if span is not None and span(theta) > MAX_LLR_RANGE:
             return result("unbounded", it)
     return result("max_iter", max_iter)
