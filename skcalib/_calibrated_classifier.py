@@ -338,8 +338,9 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     calibrator : skcalib calibrator, default=None
         Cloned and fitted on the out-of-fold scores (one column; one clone
         per class with K > 2 classes, unless it is multiclass). ``None``
-        means ``AutoCalibrator()``: the candidate of lowest cross-validated
-        log loss on the calibration scores (see Notes for why).
+        means ``AutoCalibrator()``: a few candidates stacked with the weights
+        of least cross-validated log loss on the calibration scores (see
+        Notes for why).
     cv : int, cross-validation generator or iterable, default=5
         Splits for the out-of-fold scores, as in ``CalibratedClassifierCV``:
         an int is the number of folds of a ``StratifiedKFold``; a splitter or
