@@ -35,7 +35,17 @@ from .utils._sklearn_compat import (
     validate_estimator_params,
 )
 
-__all__ = ["BaseCalibrator", "SingleColumnError"]
+__all__ = ["BaseCalibrator", "SingleColumnError", "set_dask_features"]
+
+
+def set_dask_features(estimator, data):
+    """``n_features_in_`` and ``feature_names_in_`` of a fit on Dask
+    ``data``, as ``validate_data`` sets them in memory."""
+    estimator.n_features_in_ = data.n_columns
+    if data.feature_names is not None:
+        estimator.feature_names_in_ = np.asarray(data.feature_names, dtype=object)
+    elif hasattr(estimator, "feature_names_in_"):
+        del estimator.feature_names_in_
 
 
 def _as_2d(X):
@@ -195,11 +205,7 @@ class BaseCalibrator(
             from ._dask._training import DaskTrainingData
 
             data = DaskTrainingData(X, y, sample_weight, owner=owner)
-            self.n_features_in_ = data.n_columns
-            if data.feature_names is not None:
-                self.feature_names_in_ = np.asarray(data.feature_names, dtype=object)
-            elif hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
+            set_dask_features(self, data)
             return data
         X, _ = _as_2d(X)
         X, y = validate_data(

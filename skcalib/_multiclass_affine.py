@@ -32,16 +32,17 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted
 
 from ._affine import ProperScoringAffineCalibrator, _warn_convergence
-from ._solver import DEFAULT_L2, MAX_LLR_RANGE, ArrayData, minimize
+from ._base import set_dask_features
+from ._dask import any_dask_collection, is_dask_collection
+from ._solver import DEFAULT_L2, MAX_LLR_RANGE, minimize
 from ._special import scaled_affine
+from ._training import ArrayClassTrainingData
 from .utils._sklearn_compat import (
     ClassifierTags,
     StrOptions,
     _fit_context,
     validate_data,
 )
-from .utils._stats import drop_zero_weights
-from .utils._validation import check_class_y, check_weights, plain_value
 
 __all__ = ["MulticlassAffineCalibrator"]
 
@@ -441,34 +442,19 @@ class MulticlassAffineCalibrator(
         self : object
             The fitted calibrator.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
-        # one label check with the other estimators: labels of types that
-        # cannot be compared (0, 'a', 2.5) are a ValueError naming them
-        y, classes, y_idx = check_class_y(y, owner=type(self).__name__)
-        K, d = classes.shape[0], X.shape[1]
-        if K < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes in "
-                f"`y`; got 1 class ({plain_value(classes[0])!r})."
-            )
+        data = self._training_data(X, y, sample_weight)
+        classes, totals = data.classes, data.totals
+        K, d = classes.shape[0], data.n_columns
         if self.kind != "matrix" and d != K:
             raise ValueError(
                 f"kind={self.kind!r} needs one score column per class: `y` has "
                 f"{K} classes but `X` has {d} columns. Use kind='matrix' for "
                 "other numbers of columns."
             )
-        sample_weight = check_weights(sample_weight, X.shape[0])
-        totals = np.bincount(y_idx, weights=sample_weight, minlength=K)
-        if not (totals > 0).all():
-            empty = classes[np.flatnonzero(totals <= 0)[0]].item()
-            raise ValueError(
-                f"`sample_weight` gives class {empty!r} zero total weight; every "
-                "class needs samples with positive weight."
-            )
         p_classes = self._check_p_classes(K, totals)
-        data = ArrayData(*drop_zero_weights(sample_weight, X, y_idx.astype(np.intp)))
+        source = data.source()
         # one power of two for all columns keeps W's structure (W = I / T)
-        exponent = int(np.frexp(data.reduce(_max_abs, max))[1])
+        exponent = int(np.frexp(source.reduce(_max_abs, max))[1])
         obj = MulticlassObjective(
             self.kind,
             d,
@@ -484,7 +470,7 @@ class MulticlassAffineCalibrator(
             # 1e3, ...) already spans more than the bound where the fit counts
             # as unbounded, with saturated posteriors: shrink it
             start = _shrink_coef(self.kind, start, d, K, START_SPAN / span)
-        res = minimize(obj, data, start, tol=self.tol, max_iter=self.max_iter)
+        res = minimize(obj, source, start, tol=self.tol, max_iter=self.max_iter)
         if res.status != "converged":
             _warn_convergence(self, None, res, self.max_iter)
         theta = _scale_coef(self.kind, res.theta, d, K, -exponent)
@@ -499,6 +485,20 @@ class MulticlassAffineCalibrator(
         self._n_evals, self._n_sub_evals = res.n_evals, res.n_sub_evals
         self._n_features_out = K
         return self
+
+    def _training_data(self, X, y, sample_weight):
+        """The validated :class:`~skcalib._training.ClassTrainingData` of
+        ``fit``: in memory, or on Dask (validated in one distributed pass
+        when ``fit`` first asks for the classes)."""
+        owner = type(self).__name__
+        if any_dask_collection(X, y, sample_weight):
+            from ._dask._training import DaskClassTrainingData
+
+            data = DaskClassTrainingData(X, y, sample_weight, owner=owner)
+            set_dask_features(self, data)
+            return data
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
+        return ArrayClassTrainingData(X, y, sample_weight, owner=owner)
 
     def _check_p_classes(self, K, totals):
         if self.p_classes is None:
@@ -556,8 +556,11 @@ class MulticlassAffineCalibrator(
         Returns
         -------
         log_proba : ndarray of shape (n_samples, n_classes)
-            ``log softmax(W s + b)``, columns in the order of ``classes_``.
+            ``log softmax(W s + b)``, columns in the order of ``classes_``;
+            a lazy Dask array for a Dask ``X``.
         """
+        if is_dask_collection(X):
+            return self._dask_apply("transform", X)
         return log_softmax(self._shifted_logits(X), axis=1)
 
     def predict_proba(self, X):
@@ -572,8 +575,10 @@ class MulticlassAffineCalibrator(
         -------
         proba : ndarray of shape (n_samples, n_classes)
             ``softmax(W s + b)``, columns in the order of ``classes_``; rows
-            sum to 1.
+            sum to 1. A lazy Dask array for a Dask ``X``.
         """
+        if is_dask_collection(X):
+            return self._dask_apply("predict_proba", X)
         return softmax(self._shifted_logits(X), axis=1)
 
     def predict(self, X):
@@ -587,10 +592,19 @@ class MulticlassAffineCalibrator(
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
-            Labels from ``classes_``.
+            Labels from ``classes_``; a lazy Dask array for a Dask ``X``.
         """
+        if is_dask_collection(X):
+            return self._dask_apply("predict", X)
         Z, _ = self._logits(X)  # checks that the estimator is fitted
         return self.classes_[np.argmax(Z, axis=1)]
+
+    def _dask_apply(self, method, X):
+        """Lazy ``map_blocks`` of ``method`` over a Dask collection."""
+        from ._dask._fit import dask_apply
+
+        check_is_fitted(self)
+        return dask_apply(self, method, X, n_out=self.classes_.shape[0])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -1,4 +1,4 @@
-"""The validated training data of a binary calibrator: what every ``fit`` gets.
+"""The validated training data of a calibrator: what every ``fit`` gets.
 
 ``BaseCalibrator.fit`` validates ``(X, y, sample_weight)`` once into a
 :class:`TrainingData` and hands it to the calibrator's ``_fit``: the labels
@@ -9,6 +9,9 @@ business, not the calibrator's: :class:`ArrayTrainingData` holds NumPy
 arrays, :class:`skcalib._dask._training.DaskTrainingData` partitions on Dask
 workers, and both give the same sources to the Newton solver
 (:mod:`skcalib._solver`) and the same PAV blocks (:mod:`skcalib._pav`).
+:class:`ClassTrainingData` is the same idea for ``K`` classes (the data of
+:class:`~skcalib.MulticlassAffineCalibrator`): the classes, their totals and
+one solver source of ``(X, class_index, weights)``.
 Design note: docs/design/evaluation_objects.rst.
 """
 
@@ -19,9 +22,15 @@ import numpy as np
 from ._pav import BlockSummary, pav_blocks
 from ._solver import ArrayData
 from .utils._stats import class_totals, drop_zero_weights
-from .utils._validation import check_binary_y, check_weights
+from .utils._validation import check_binary_y, check_class_y, check_weights
 
-__all__ = ["TrainingData", "ArrayTrainingData"]
+__all__ = [
+    "TrainingData",
+    "ArrayTrainingData",
+    "ClassTrainingData",
+    "ArrayClassTrainingData",
+    "check_class_totals",
+]
 
 
 class TrainingData:
@@ -150,3 +159,91 @@ class ArrayTrainingData(TrainingData):
     def blocks(self, j: int, pseudo_count: float = 0.0) -> BlockSummary:
         X, is_target, sample_weight = self.arrays()
         return pav_blocks(X[:, j], is_target, sample_weight, pseudo_count=pseudo_count)
+
+
+def check_class_totals(classes, totals):
+    """Every class needs a positive total weight (as the in-memory fit checks).
+
+    Parameters
+    ----------
+    classes : ndarray of shape (n_classes,)
+        The sorted labels.
+    totals : ndarray of shape (n_classes,)
+        Total weight of each class.
+    """
+    if not (totals > 0).all():
+        empty = classes[np.flatnonzero(totals <= 0)[0]].item()
+        raise ValueError(
+            f"`sample_weight` gives class {empty!r} zero total weight; every "
+            "class needs samples with positive weight."
+        )
+
+
+class ClassTrainingData:
+    """Validated training data of ``K >= 2`` classes (the interface a fit uses).
+
+    Parameters
+    ----------
+    n_columns : int
+        Number of score columns.
+    owner : str
+        Name of the estimator, for error messages.
+
+    Attributes
+    ----------
+    classes : ndarray of shape (n_classes,)
+        The sorted labels; class index ``k`` is ``classes[k]``.
+    totals : ndarray of shape (n_classes,)
+        Total weight of each class (counts if unweighted), each positive.
+    """
+
+    def __init__(self, *, n_columns: int, owner: str):
+        self.n_columns = n_columns
+        self.owner = owner
+
+    def source(self):
+        """Data source of ``(X, class_index, weights)`` chunks for the Newton
+        solver (``class_index`` of dtype intp), zero-weight rows dropped."""
+        raise NotImplementedError
+
+
+class ArrayClassTrainingData(ClassTrainingData):
+    """:class:`ClassTrainingData` of in-memory arrays.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_columns), float64
+        Validated finite scores.
+    y : array-like of shape (n_samples,)
+        At least two distinct labels.
+    sample_weight : array-like of shape (n_samples,) or None
+        Non-negative weights.
+    owner : str
+        Name of the estimator, for error messages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib._training import ArrayClassTrainingData
+    >>> X = np.zeros((4, 3))
+    >>> y, w = ["b", "c", "a", "b"], [1, 2, 3, 0]
+    >>> data = ArrayClassTrainingData(X, y, w, owner="cal")
+    >>> data.classes.tolist(), data.totals.tolist()
+    (['a', 'b', 'c'], [3.0, 1.0, 2.0])
+    >>> data.source().arrays[1].tolist()   # class indices, zero-weight row dropped
+    [1, 2, 0]
+    """
+
+    def __init__(self, X, y, sample_weight, *, owner: str):
+        _, self.classes, y_index = check_class_y(y, owner=owner)
+        sample_weight = check_weights(sample_weight, X.shape[0])
+        self.totals = np.bincount(
+            y_index, weights=sample_weight, minlength=self.classes.shape[0]
+        ).astype(np.float64, copy=False)
+        check_class_totals(self.classes, self.totals)
+        super().__init__(n_columns=X.shape[1], owner=owner)
+        self._arrays = X, y_index, sample_weight
+
+    def source(self):
+        X, y_index, sample_weight = self._arrays
+        return ArrayData(*drop_zero_weights(sample_weight, X, y_index))

@@ -775,3 +775,113 @@ def test_kept_blocks_never_skip_a_check():
             PAVLLRCalibrator().fit(ds, dy)
         flipped = min_dcf(dy, ds, p_target=0.1, pos_label=0)
     assert np.isclose(flipped, min_dcf(y, s, p_target=0.1, pos_label=0))
+
+
+# --------------------------------------------- multiclass affine: K classes on Dask
+
+
+def class_data(n, K, seed):
+    """K-class log-scores (too sharp), string labels and weights with zeros."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, K, n)
+    X = 2.0 * (np.eye(K)[y] + rng.normal(0, 0.8, (n, K)))
+    labels = np.array([f"c{k:02d}" for k in range(K)])[y]
+    w = rng.integers(0, 3, n).astype(float)
+    return X, labels, w
+
+
+@pytest.mark.parametrize("K", [3, 10])
+@pytest.mark.parametrize("kind", ["temperature", "vector", "matrix"])
+def test_multiclass_affine_fit_on_dask_equals_in_memory(client, K, kind):
+    from skcalib import MulticlassAffineCalibrator
+
+    n = 6000
+    X, y, w = class_data(n, K, seed=K)
+    dX = da.from_array(X, chunks=((1500, 0, 2500, 2000), (K,)))
+    dy = chunked(y, [n // 3, n - n // 3])
+    for weights in (None, w):
+        ref = MulticlassAffineCalibrator(kind=kind).fit(X, y, sample_weight=weights)
+        got = MulticlassAffineCalibrator(kind=kind).fit(
+            dX, dy, None if weights is None else chunked(weights, [n])
+        )
+        assert got.classes_.tolist() == ref.classes_.tolist()
+        assert got.n_features_in_ == K
+        np.testing.assert_allclose(got.p_classes_, ref.p_classes_, rtol=1e-12)
+        np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            got.intercept_, ref.intercept_, rtol=1e-9, atol=1e-12
+        )
+    X_new = X[::7] * 1.5
+    dX_new = da.from_array(X_new, chunks=(300, K))
+    for method in ("transform", "predict_proba"):
+        out = getattr(got, method)(dX_new)
+        assert isinstance(out, da.Array)  # lazy
+        assert out.shape == X_new.shape
+        np.testing.assert_allclose(
+            out.compute(), getattr(ref, method)(X_new), rtol=1e-9, atol=1e-15
+        )
+    np.testing.assert_array_equal(got.predict(dX_new).compute(), ref.predict(X_new))
+
+
+@SYNCHRONOUS
+def test_multiclass_affine_fit_on_dask_dataframe():
+    """K columns of a Dask DataFrame (feature names kept), a Series of labels;
+    the matrix kind with fewer columns than classes."""
+    from skcalib import MulticlassAffineCalibrator
+
+    X, y, w = class_data(4000, 4, seed=3)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"]).assign(y=y, w=w)
+    ddf = dd.from_pandas(frame, npartitions=3)
+    with dask.config.set(scheduler="synchronous"):
+        for cols in (["a", "b", "c", "d"], ["a", "c"]):
+            ref = MulticlassAffineCalibrator().fit(frame[cols], y, sample_weight=w)
+            got = MulticlassAffineCalibrator().fit(
+                ddf[cols], ddf["y"], sample_weight=ddf["w"]
+            )
+            assert got.feature_names_in_.tolist() == cols
+            np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(
+                got.intercept_, ref.intercept_, rtol=1e-9, atol=1e-12
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # no feature-name warning
+                proba = got.predict_proba(ddf[cols]).compute()
+            assert proba.shape == (4000, 4)
+            np.testing.assert_allclose(proba, ref.predict_proba(frame[cols]), rtol=1e-9)
+
+
+@SYNCHRONOUS
+@pytest.mark.parametrize(
+    "X, y, w, kind, match",
+    [
+        (np.r_[[[np.nan, 0, 0]], np.zeros((5, 3))], np.arange(6) % 3, None,
+         "matrix", "Input X contains NaN"),
+        (np.r_[[[np.inf, 0, 0]], np.zeros((5, 3))], np.arange(6) % 3, None,
+         "matrix", "Input X contains infinity"),
+        (np.zeros((6, 3)), np.arange(6) % 2, None, "vector",
+         "one score column per class"),
+        (np.zeros((6, 3)), np.zeros(6, int), None, "matrix", "got 1 class"),
+        (np.zeros((6, 3)), np.arange(7) % 3, None, "matrix",
+         "inconsistent numbers of samples"),
+        (np.zeros((6, 3)), np.arange(6) % 3, -np.ones(6), "matrix",
+         "Negative values in data passed to `sample_weight`"),
+        (np.zeros((6, 3)), np.arange(6) % 3, np.r_[1.0, 1, 0, 1, 1, 0], "matrix",
+         "class 2 zero total weight"),
+        (np.zeros((6, 3)), np.arange(6) % 3, np.zeros(6), "matrix",
+         "at least one non-zero number"),
+        (np.zeros((6, 3)), np.arange(6) % 3 + 0.5, None, "matrix", "continuous"),
+    ],
+)  # fmt: skip
+def test_multiclass_affine_dask_errors(X, y, w, kind, match):
+    from skcalib import MulticlassAffineCalibrator
+
+    def fit(X, y, w):
+        return MulticlassAffineCalibrator(kind=kind).fit(X, y, sample_weight=w)
+
+    with pytest.raises(ValueError, match=match):
+        fit(X, y, w)  # the in-memory message ...
+    dX = da.from_array(X, chunks=(4, 3))
+    dw = None if w is None else da.from_array(w, chunks=3)
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(ValueError, match=match):
+            fit(dX, da.from_array(y, chunks=2), dw)  # ... on Dask

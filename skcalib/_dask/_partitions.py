@@ -16,10 +16,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..utils._stats import cumulative_quantiles, drop_zero_weights, sorted_cumulative
-from ..utils._validation import check_binary_target, show_labels
+from ..utils._validation import check_binary_target, distinct_labels, show_labels
 from ._detect import is_dask_collection
 
-__all__ = ["DaskInputSummary", "ESTIMATOR_LABELS", "clean_partition"]
+__all__ = [
+    "DaskInputSummary",
+    "ESTIMATOR_LABELS",
+    "clean_partition",
+    "class_totals_pass",
+]
 
 # Scores sampled per partition for the range boundaries (pass 1).
 _SAMPLES_PER_PARTITION = 2048
@@ -143,14 +148,30 @@ def _label_stats(y: np.ndarray, w: np.ndarray | None):
     return classes, (count, wsum, positive)
 
 
-def _summarize_partition(y, s, w, score_name, n_sample, reduce=None, target=None):
+def _class_stats(y: np.ndarray, w: np.ndarray | None):
+    """Every distinct label and per label (count, weight, any > 0)."""
+    classes = distinct_labels(y, "y")
+    index = np.searchsorted(classes, y)
+    K = classes.shape[0]
+    count = np.bincount(index, minlength=K).astype(np.float64)
+    if w is None:
+        return classes, (count, count, count > 0)
+    wsum = np.bincount(index, weights=w, minlength=K)
+    positive = np.bincount(index, weights=w > 0, minlength=K) > 0
+    return classes, (count, wsum, positive)
+
+
+def _summarize_partition(
+    y, s, w, score_name, n_sample, reduce=None, target=None, all_labels=False
+):
     """Validation summary and score sample of one partition.
 
     ``s`` is one score partition, or a tuple of them (the columns of one
     ``X``, validated and sampled together with their one ``y`` and ``w``).
     With ``reduce`` (one column), also ``reduce(s_tar, w_tar, s_non, w_non)``
     where the targets are ``y == target`` and zero-weight samples are
-    dropped (weights are None for unweighted data).
+    dropped (weights are None for unweighted data). ``all_labels``: the
+    statistics of every distinct label (K classes), not of the first three.
     """
     columns = [_as_float(c, score_name) for c in (s if isinstance(s, tuple) else (s,))]
     s = columns[0]
@@ -175,7 +196,8 @@ def _summarize_partition(y, s, w, score_name, n_sample, reduce=None, target=None
         if y.dtype.kind == "f" and np.isnan(y).any():
             out["y_nan"] = True
             return out
-        out["classes"], out["stats"] = _label_stats(y, w)
+        stats = _class_stats if all_labels else _label_stats
+        out["classes"], out["stats"] = stats(y, w)
     if reduce is not None:
         s, t, w = drop_zero_weights(w, s, y == target)
         out["reduced"] = np.asarray(
@@ -271,6 +293,48 @@ def resolve_pos_label(classes, pos_label, y_name: str):
     return pos_label
 
 
+def _check_summaries(summaries, score_name, y_name, weighted, allow_inf) -> int:
+    """The in-memory checks of values and lengths on the partition summaries
+    of :func:`_summarize_partition`; returns the number of samples."""
+    n = sum(p["n"] for p in summaries)
+    if any(p["nan"] for p in summaries):
+        raise ValueError(f"Input {score_name} contains NaN.")
+    if not allow_inf and any(p["inf"] for p in summaries):
+        raise ValueError(
+            f"Input {score_name} contains infinity or a value too large for "
+            "dtype('float64')."
+        )
+    if n == 0:
+        raise ValueError(f"`{score_name}` is empty; at least one sample is required.")
+    n_y = sum(p["n_y"] for p in summaries)
+    if n_y != n or any(p["n_y"] != p["n"] for p in summaries):
+        raise ValueError(
+            "Found input variables with inconsistent numbers of samples: "
+            f"[{n_y}, {n}] (`{y_name}`, `{score_name}`)."
+        )
+    if weighted:
+        n_w = sum(p["n_w"] for p in summaries)
+        if n_w != n or any(p["n_w"] != p["n"] for p in summaries):
+            raise ValueError(
+                f"`sample_weight`.shape == ({n_w},), expected ({n},)! "
+                "Found input variables with inconsistent numbers of samples."
+            )
+        if not all(p["w_finite"] for p in summaries):
+            raise ValueError("`sample_weight` contains NaN or infinity.")
+        if any(p["w_negative"] for p in summaries):
+            raise ValueError("Negative values in data passed to `sample_weight`.")
+    if any(p.get("y_nan") for p in summaries):
+        raise ValueError(f"Input {y_name} contains NaN.")
+    return n
+
+
+def _raise_all_zero_weights():
+    raise ValueError(
+        "Sample weights must contain at least one non-zero number "
+        "(`sample_weight` is all zero)."
+    )
+
+
 def _first_pass(
     parts,
     *,
@@ -305,36 +369,7 @@ def _first_pass(
         for y, s, w in parts
     ]
     (summaries,) = dask.compute(tasks)
-
-    n = sum(p["n"] for p in summaries)
-    if any(p["nan"] for p in summaries):
-        raise ValueError(f"Input {score_name} contains NaN.")
-    if not allow_inf and any(p["inf"] for p in summaries):
-        raise ValueError(
-            f"Input {score_name} contains infinity or a value too large for "
-            "dtype('float64')."
-        )
-    if n == 0:
-        raise ValueError(f"`{score_name}` is empty; at least one sample is required.")
-    n_y = sum(p["n_y"] for p in summaries)
-    if n_y != n or any(p["n_y"] != p["n"] for p in summaries):
-        raise ValueError(
-            "Found input variables with inconsistent numbers of samples: "
-            f"[{n_y}, {n}] (`{y_name}`, `{score_name}`)."
-        )
-    if weighted:
-        n_w = sum(p["n_w"] for p in summaries)
-        if n_w != n or any(p["n_w"] != p["n"] for p in summaries):
-            raise ValueError(
-                f"`sample_weight`.shape == ({n_w},), expected ({n},)! "
-                "Found input variables with inconsistent numbers of samples."
-            )
-        if not all(p["w_finite"] for p in summaries):
-            raise ValueError("`sample_weight` contains NaN or infinity.")
-        if any(p["w_negative"] for p in summaries):
-            raise ValueError("Negative values in data passed to `sample_weight`.")
-    if any(p.get("y_nan") for p in summaries):
-        raise ValueError(f"Input {y_name} contains NaN.")
+    n = _check_summaries(summaries, score_name, y_name, weighted, allow_inf)
 
     present = [p for p in summaries if "classes" in p]
     classes = np.unique(np.concatenate([p["classes"] for p in present]))
@@ -350,10 +385,7 @@ def _first_pass(
         has_tar |= bool(positive[is_tar].any())
         has_non |= bool(positive[~is_tar].any())
     if weighted and not (has_tar or has_non):
-        raise ValueError(
-            "Sample weights must contain at least one non-zero number "
-            "(`sample_weight` is all zero)."
-        )
+        _raise_all_zero_weights()
     if require_both and not (has_tar and has_non):
         missing = "target" if not has_tar else "non-target"
         raise ValueError(
@@ -379,3 +411,36 @@ def _first_pass(
         pos_label, classes, n, n_tar, n_non, boundaries[0], boundaries
     )
     return summary, None
+
+
+def class_totals_pass(parts, *, weighted: bool):
+    """One validating pass over the partitions of K-class inputs.
+
+    ``parts`` holds ``(y, columns, w)`` partitions (``columns`` a tuple of
+    score partitions). The scores are checked as in memory (finite), the
+    lengths and the weights too; the labels are reduced to their distinct
+    values, on which the caller runs the in-memory label checks.
+
+    Returns
+    -------
+    classes : ndarray
+        The sorted distinct labels.
+    totals : ndarray of shape (n_classes,)
+        Total weight of each class (counts if unweighted).
+    """
+    import dask
+
+    tasks = [
+        dask.delayed(_summarize_partition, pure=True)(y, s, w, "X", 0, all_labels=True)
+        for y, s, w in parts
+    ]
+    (summaries,) = dask.compute(tasks)
+    _check_summaries(summaries, "X", "y", weighted, allow_inf=False)
+    present = [p for p in summaries if "classes" in p]
+    classes = distinct_labels(np.concatenate([p["classes"] for p in present]), "y")
+    totals = np.zeros(classes.shape[0])
+    for p in present:
+        np.add.at(totals, np.searchsorted(classes, p["classes"]), p["stats"][1])
+    if weighted and not totals.any():
+        _raise_all_zero_weights()
+    return classes, totals

@@ -18,6 +18,11 @@ it computed where the data live:
 
 It knows no estimator: a fit that needs the data in memory (``arrays()``)
 gets a ``TypeError``.
+
+:class:`DaskClassTrainingData` is the :class:`~skcalib._training.ClassTrainingData`
+of ``K``-class Dask inputs: one validating pass gives the distinct labels
+(checked as in memory) and the class totals; ``source()`` persists
+``(X, class_index, weights)`` partitions on the workers.
 """
 
 from __future__ import annotations
@@ -27,13 +32,23 @@ from functools import cached_property
 import numpy as np
 
 from .._pav import pav_finish
-from .._training import TrainingData
+from .._training import ClassTrainingData, TrainingData, check_class_totals
+from ..utils._stats import drop_zero_weights
+from ..utils._validation import check_class_y
 from ._blocks import cache_key, kept_ranges, validated_ranges
 from ._detect import is_dask_collection
-from ._partitions import ESTIMATOR_LABELS, _first_pass, _partitions, clean_partition
+from ._partitions import (
+    ESTIMATOR_LABELS,
+    _as_1d,
+    _as_float,
+    _first_pass,
+    _partitions,
+    class_totals_pass,
+    clean_partition,
+)
 from ._source import DaskData
 
-__all__ = ["DaskTrainingData"]
+__all__ = ["DaskTrainingData", "DaskClassTrainingData"]
 
 
 def _columns(X) -> tuple[list, list | None]:
@@ -53,6 +68,16 @@ def _columns(X) -> tuple[list, list | None]:
     if X.ndim != 2:
         raise ValueError(f"Expected a 1-D or 2-D array for X; got {X.ndim}-D.")
     return [X[:, j] for j in range(X.shape[1])], None
+
+
+def _aligned_parts(columns, y, w):
+    """The aligned ``(y, columns, w)`` partitions of score columns, labels and
+    weights (``columns`` a tuple of partitions)."""
+    arrays = {"X": columns[0]}
+    arrays.update({f"X[:, {j}]": c for j, c in enumerate(columns) if j})
+    arrays.update({"y": y, "sample_weight": w})
+    k = len(columns)
+    return [(p[k], p[:k], p[k + 1]) for p in _partitions(arrays)]
 
 
 def _stacked_partition(y, columns, w, pos_label):
@@ -102,11 +127,7 @@ class DaskTrainingData(TrainingData):
     @cached_property
     def _parts(self):
         """The aligned ``(y, columns, w)`` partitions."""
-        arrays = {"X": self._columns[0]}
-        arrays.update({f"X[:, {j}]": c for j, c in enumerate(self._columns) if j})
-        arrays.update({"y": self._y, "sample_weight": self._w})
-        k = self.n_columns
-        return [(p[k], p[:k], p[k + 1]) for p in _partitions(arrays)]
+        return _aligned_parts(self._columns, self._y, self._w)
 
     @cached_property
     def _summary(self):
@@ -175,3 +196,80 @@ class DaskTrainingData(TrainingData):
                 require_both=True,
             )
         return pav_finish(ranges, pseudo_count)
+
+
+def _class_partition(y, columns, w, classes):
+    """``(X (n, k), class_index, weights)`` of one validated partition, the
+    rows of zero weight dropped."""
+    X = np.column_stack([_as_float(c, "X") for c in columns])
+    index = np.searchsorted(classes, _as_1d(y)).astype(np.intp, copy=False)
+    if w is not None:
+        w = _as_float(w, "sample_weight")
+    return drop_zero_weights(w, X, index)
+
+
+class DaskClassTrainingData(ClassTrainingData):
+    """:class:`~skcalib._training.ClassTrainingData` of Dask collections.
+
+    Nothing is computed until a fit asks for the classes, the totals or the
+    source; then one pass validates the score columns, the labels and the
+    weights, and the in-memory label checks run on the distinct labels.
+
+    Parameters
+    ----------
+    X : Dask array of shape (n_samples, k) or Dask DataFrame of k columns
+        Scores; NaN and +/-inf are rejected, as in memory.
+    y : Dask array or Dask Series of shape (n_samples,)
+        Class labels (at least two distinct).
+    sample_weight : Dask array, Dask Series or None
+        Non-negative weights.
+    owner : str
+        Name of the estimator, for error messages.
+
+    Attributes
+    ----------
+    feature_names : list of str or None
+        The column names of a Dask DataFrame ``X`` (if all are strings).
+    """
+
+    def __init__(self, X, y, sample_weight, *, owner: str):
+        if len(getattr(X, "shape", ())) != 2:
+            raise ValueError(
+                "Expected a 2-D Dask array or a Dask DataFrame for X (one "
+                "column per class); reshape a single column to (n_samples, 1)."
+            )
+        self._columns, self.feature_names = _columns(X)
+        self._y, self._w = y, sample_weight
+        super().__init__(n_columns=len(self._columns), owner=owner)
+
+    @cached_property
+    def _parts(self):
+        return _aligned_parts(self._columns, self._y, self._w)
+
+    @cached_property
+    def _summary(self):
+        classes, totals = class_totals_pass(self._parts, weighted=self._w is not None)
+        _, classes, _ = check_class_y(classes, owner=self.owner)
+        check_class_totals(classes, totals)
+        return classes, totals
+
+    @property
+    def classes(self):
+        return self._summary[0]
+
+    @property
+    def totals(self):
+        return self._summary[1]
+
+    def source(self):
+        import dask
+
+        classes = self.classes
+        return DaskData(
+            dask.persist(
+                *[
+                    dask.delayed(_class_partition, pure=True)(y, s, w, classes)
+                    for y, s, w in self._parts
+                ]
+            )
+        )
