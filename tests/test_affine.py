@@ -69,9 +69,7 @@ def test_bad_input():
 def test_logistic_rule_equals_sklearn_logistic_regression(prior, weights):
     """(1,1): prior-weighted LR, class weights prior/N_tar, (1-prior)/N_non."""
     s, y, w = _data(3000, seed=1, weights=weights)
-    cal = ProperScoringAffineCalibrator(p_target=prior, l2=0).fit(
-        s, y, sample_weight=w
-    )
+    cal = ProperScoringAffineCalibrator(p_target=prior, l2=0).fit(s, y, sample_weight=w)
     ww = np.ones_like(s) if w is None else w
     n_tar, n_non = ww[y].sum(), ww[~y].sum()
     lr = LogisticRegression(
@@ -306,9 +304,9 @@ def test_rule_without_finite_minimizer_on_these_data_warns():
     finite slope (bounded target cost, unbounded non-target cost)."""
     s, y, _ = _data(1500, seed=2)
     with pytest.warns(ConvergenceWarning, match="no finite minimizer"):
-        cal = ProperScoringAffineCalibrator(
-            alpha=3, beta=0.5, p_target=0.05, l2=0
-        ).fit(s, y)
+        cal = ProperScoringAffineCalibrator(alpha=3, beta=0.5, p_target=0.05, l2=0).fit(
+            s, y
+        )
     A, B = cal.coef_[0], cal.intercept_[0]
     # the objective really keeps falling along the ray the solver followed
     f = [

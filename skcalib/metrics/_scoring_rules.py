@@ -16,6 +16,7 @@ _POS_LABEL = [Real, str, "boolean", None]
 _PROB = Interval(Real, 0, 1, closed="neither")
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 
+
 @validate_params(
     {
         "y_true": ["array-like"],
