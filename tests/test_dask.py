@@ -845,6 +845,10 @@ def test_multiclass_affine_fit_on_dask_dataframe():
             )
             with warnings.catch_warnings():
                 warnings.simplefilter("error")  # no feature-name warning
+                # (dask 2024.1, the floor, warns about the module's client)
+                warnings.filterwarnings(
+                    "ignore", "Running on a single-machine scheduler", UserWarning
+                )
                 proba = got.predict_proba(ddf[cols]).compute()
             assert proba.shape == (4000, 4)
             np.testing.assert_allclose(proba, ref.predict_proba(frame[cols]), rtol=1e-9)
