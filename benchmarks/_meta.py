@@ -30,3 +30,23 @@ def git_commit(short: bool = False) -> str:
 def utc_now() -> str:
     """The current time, UTC, ISO 8601."""
     return datetime.datetime.now(datetime.timezone.utc).isoformat()
+
+
+def write_json(path: str, record) -> None:
+    """Write ``record`` as indented JSON to ``path``, whole or not at all.
+
+    The text goes to a temporary file in the same folder, renamed over
+    ``path`` once complete; NumPy scalars are written as floats.
+    """
+    import json
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(record, fh, indent=2, default=float)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise

@@ -40,12 +40,11 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import time
 import warnings
 
 import numpy as np
-from _meta import git_commit, utc_now
+from _meta import git_commit, utc_now, write_json
 from scipy.optimize import minimize as scipy_minimize
 from scipy.special import logit
 from sklearn.calibration import _sigmoid_calibration
@@ -311,13 +310,7 @@ def main(argv=None):
             "commit": commit,
             "date": utc_now(),
         }
-        with open(args.json, "w") as fh:
-            json.dump(
-                {"meta": meta, "rows": rows, "solvers": solver_rows},
-                fh,
-                indent=2,
-                default=float,
-            )
+        write_json(args.json, {"meta": meta, "rows": rows, "solvers": solver_rows})
     return 0
 
 

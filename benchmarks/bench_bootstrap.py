@@ -32,13 +32,12 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 import tracemalloc
 
 import numpy as np
-from _meta import git_commit, utc_now
+from _meta import git_commit, utc_now, write_json
 
 from skcalib.metrics import bootstrap_ci, min_dcf
 
@@ -173,17 +172,15 @@ def main(argv=None):
     print(f"load after: {load}")
     if args.json:
         commit = git_commit()
-        with open(args.json, "w") as fh:
-            json.dump(
-                {
-                    "commit": commit,
-                    "date": utc_now(),
-                    "load": load,
-                    "results": results,
-                },
-                fh,
-                indent=2,
-            )
+        write_json(
+            args.json,
+            {
+                "commit": commit,
+                "date": utc_now(),
+                "load": load,
+                "results": results,
+            },
+        )
 
 
 if __name__ == "__main__":

@@ -41,12 +41,11 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from functools import partial
 
 import numpy as np
-from _meta import git_commit, utc_now
+from _meta import git_commit, utc_now, write_json
 from sklearn.base import clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.isotonic import IsotonicRegression
@@ -277,8 +276,7 @@ def main(argv=None):
             "date": utc_now(),
             "args": vars(args),
         }
-        with open(args.json, "w") as fh:
-            json.dump({"meta": meta, "rows": rows}, fh, indent=2)
+        write_json(args.json, {"meta": meta, "rows": rows})
     return 0
 
 

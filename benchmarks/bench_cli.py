@@ -24,7 +24,6 @@ decimals (many ties, short lines).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -32,7 +31,7 @@ import tempfile
 import time
 
 import numpy as np
-from _meta import git_commit, utc_now
+from _meta import git_commit, utc_now, write_json
 
 _METRICS = """
 import sys, time
@@ -263,8 +262,7 @@ def main(argv=None) -> int:
             date=utc_now(),
             load=load,
         )
-        with open(args.json, "w") as f:
-            json.dump(r, f, indent=2)
+        write_json(args.json, r)
     return 0
 
 

@@ -30,7 +30,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import shutil
@@ -40,7 +39,7 @@ import time
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from _meta import git_commit, utc_now
+from _meta import git_commit, utc_now, write_json
 
 
 def make_scores(n, rng, decimals=None):
@@ -237,8 +236,7 @@ def main(argv=None):
             "commit": commit,
             "date": utc_now(),
         }
-        with open(args.json, "w") as f:
-            json.dump(result, f, indent=2)
+        write_json(args.json, result)
     return 0
 
 

@@ -42,13 +42,12 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 import warnings
 
 import numpy as np
-from _meta import git_commit, utc_now
+from _meta import git_commit, utc_now, write_json
 from scipy.special import expit
 from sklearn.calibration import _SigmoidCalibration
 from sklearn.isotonic import IsotonicRegression
@@ -235,8 +234,7 @@ def main(argv=None):
             "threads": args.threads,
             "cpus": os.cpu_count(),
         }
-        with open(args.json, "w") as fh:
-            json.dump({"meta": meta, "rows": rows}, fh, indent=2)
+        write_json(args.json, {"meta": meta, "rows": rows})
     return 0
 
 

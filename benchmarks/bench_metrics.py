@@ -32,13 +32,12 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 import tracemalloc
 
 import numpy as np
-from _meta import git_commit, utc_now
+from _meta import git_commit, utc_now, write_json
 from scipy.special import expit
 from sklearn.metrics import brier_score_loss, log_loss, roc_curve
 
@@ -223,18 +222,16 @@ def main(argv=None):
                 )
     if args.json:
         commit = git_commit()
-        with open(args.json, "w") as fh:
-            json.dump(
-                {
-                    "date": utc_now(),
-                    "commit": commit,
-                    "python": sys.version.split()[0],
-                    "numpy": np.__version__,
-                    "results": results,
-                },
-                fh,
-                indent=1,
-            )
+        write_json(
+            args.json,
+            {
+                "date": utc_now(),
+                "commit": commit,
+                "python": sys.version.split()[0],
+                "numpy": np.__version__,
+                "results": results,
+            },
+        )
     return 0
 
 

@@ -33,13 +33,12 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 import warnings
 
 import numpy as np
-from _meta import git_commit, utc_now
+from _meta import git_commit, utc_now, write_json
 from scipy.special import log_softmax
 from sklearn.linear_model import LogisticRegression
 
@@ -278,13 +277,9 @@ def main(argv=None):
             "date": utc_now(),
             "load_average_1min": load,
         }
-        with open(args.json, "w") as fh:
-            json.dump(
-                {"meta": meta, "fusion": fusion_rows, "matrix": matrix_rows},
-                fh,
-                indent=2,
-                default=float,
-            )
+        write_json(
+            args.json, {"meta": meta, "fusion": fusion_rows, "matrix": matrix_rows}
+        )
     return 0
 
 

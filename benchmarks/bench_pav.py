@@ -21,12 +21,11 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import time
 import tracemalloc
 
 import numpy as np
-from _meta import git_commit, utc_now
+from _meta import git_commit, utc_now, write_json
 from sklearn.isotonic import IsotonicRegression
 
 from skcalib import PAVCalibrator
@@ -170,8 +169,7 @@ def main(argv=None):
             "commit": commit,
             "date": utc_now(),
         }
-        with open(args.json, "w") as fh:
-            json.dump({"meta": meta, "rows": rows}, fh, indent=2)
+        write_json(args.json, {"meta": meta, "rows": rows})
     return 0
 
 

@@ -84,7 +84,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
-from _meta import git_commit, utc_now
+from _meta import git_commit, utc_now, write_json
 from joblib import Parallel, delayed
 from scipy.special import expit, softmax
 from sklearn.calibration import CalibratedClassifierCV
@@ -962,12 +962,10 @@ def _output(args, meta, cells, pairs, rank_summary, registry):
         root = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
         update_docs(root, cells, method_names, pairs, repeats, meta)
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(
-                {"meta": meta, "cells": cells, "pairs": pairs, "ranks": rank_summary},
-                fh,
-                indent=2,
-            )
+        write_json(
+            args.json,
+            {"meta": meta, "cells": cells, "pairs": pairs, "ranks": rank_summary},
+        )
 
 
 def main(argv=None):

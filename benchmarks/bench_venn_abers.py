@@ -32,13 +32,12 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
-import json
 import os
 import time
 import tracemalloc
 
 import numpy as np
-from _meta import git_commit, utc_now
+from _meta import git_commit, utc_now, write_json
 from scipy.special import expit
 
 from skcalib import VennAbersCalibrator
@@ -239,8 +238,7 @@ def main(argv=None):
             "load_average": load,
             "cpus": os.cpu_count(),
         }
-        with open(args.json, "w") as fh:
-            json.dump({"meta": meta, "rows": rows}, fh, indent=2)
+        write_json(args.json, {"meta": meta, "rows": rows})
     return 0
 
 

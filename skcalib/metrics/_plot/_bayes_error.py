@@ -12,8 +12,12 @@ __all__ = ["BayesErrorDisplay"]
 _REFERENCE_GID = "skcalib-bayes-error-uninformative"
 
 
-def _default_prior_log_odds() -> np.ndarray:
-    return np.linspace(-6.0, 6.0, 121)
+def _prior_log_odds_grid(prior_log_odds=None) -> np.ndarray:
+    """The grid to draw on: ``prior_log_odds`` as floats, by default 121
+    points from -6 to 6."""
+    if prior_log_odds is None:
+        return np.linspace(-6.0, 6.0, 121)
+    return np.asarray(prior_log_odds, dtype=float)
 
 
 class BayesErrorDisplay(_DisplayMixin):
@@ -303,9 +307,7 @@ default=None
         from .._bootstrap import _bayes_error_bands
         from .._trials import check_prior_log_odds
 
-        if prior_log_odds is None:
-            prior_log_odds = _default_prior_log_odds()
-        prior_log_odds = np.asarray(prior_log_odds, dtype=float)
+        prior_log_odds = _prior_log_odds_grid(prior_log_odds)
         plo = check_prior_log_odds(prior_log_odds)
         trials = cls._validated_trials(
             y_true, llr, sample_weight, pos_label, score_name="llr"
@@ -371,9 +373,7 @@ default=None
         -------
         display : BayesErrorDisplay
         """
-        if prior_log_odds is None:
-            prior_log_odds = _default_prior_log_odds()
-        prior_log_odds = np.asarray(prior_log_odds, dtype=float)
+        prior_log_odds = _prior_log_odds_grid(prior_log_odds)
         actual, minimum = trials.bayes_error_curve(prior_log_odds)
         return cls._from_curves(
             prior_log_odds,
