@@ -121,9 +121,9 @@ def test_binary_selection_is_the_cv_argmin(weighted):
         ("sigmoid", PlattCalibrator()),
         ("affine", ProperScoringAffineCalibrator(l2=1e-3)),
     ]
-    cal = AutoCalibrator(candidates=candidates, combine="select").fit(
-        s, y, sample_weight=w
-    )
+    cal = AutoCalibrator(
+        candidates=candidates, combine="select", uninformative_weight=0
+    ).fit(s, y, sample_weight=w)
     oof = np.array([_binary_oof(c, s, y, w) for _, c in candidates])
     expected, best = _one_se_choice(oof, w)
     assert_allclose(cal.cv_log_loss_[0], expected, rtol=1e-10)
@@ -139,7 +139,7 @@ def test_binary_selection_is_the_cv_argmin(weighted):
 def test_multiclass_selection_is_the_cv_argmin():
     X, y = _multiclass(300, K=3, seed=1)
     K = 3
-    cal = AutoCalibrator(combine="select").fit(X, y)
+    cal = AutoCalibrator(combine="select", uninformative_weight=0).fit(X, y)
     ovr = one_vs_rest_log_odds(X)  # the columns are log-probabilities
 
     def proba(name, c, train, rows):
@@ -200,7 +200,9 @@ def test_decision_function_scores_are_used_as_they_are():
     the one-vs-rest candidates unchanged."""
     X, y = _multiclass(300, seed=4)
     D = 3.0 * X + 1.0  # logsumexp of a row is not 0
-    cal = AutoCalibrator(candidates=[("ovr-sigmoid", PlattCalibrator())]).fit(D, y)
+    cal = AutoCalibrator(
+        candidates=[("ovr-sigmoid", PlattCalibrator())], uninformative_weight=0
+    ).fit(D, y)
     fits = [PlattCalibrator().fit(D[:, k], (y == k).astype(int)) for k in range(3)]
     cols = [f.predict_proba(D[:, k])[:, 1] for k, f in enumerate(fits)]
     assert_allclose(cal.predict_proba(D), normalize_one_vs_rest(np.column_stack(cols)))
@@ -368,7 +370,9 @@ def test_binary_stacking_mixes_the_refitted_candidates(weighted):
         ("sigmoid", PlattCalibrator()),
         ("affine", ProperScoringAffineCalibrator(l2=1e-3)),
     ]
-    cal = AutoCalibrator(candidates=candidates).fit(s, y, sample_weight=w)
+    cal = AutoCalibrator(candidates=candidates, uninformative_weight=0).fit(
+        s, y, sample_weight=w
+    )
     oof = np.array([_binary_oof(c, s, y, w) for _, c in candidates])
     from skcalib._auto import stacking_weights
 
@@ -394,12 +398,62 @@ def test_binary_stacking_llrs_stay_exact_far_out():
         ("a", ProperScoringAffineCalibrator(l2=1e-3)),
         ("b", PlattCalibrator()),
     ]
-    cal = AutoCalibrator(candidates=candidates).fit(s, y)
+    cal = AutoCalibrator(candidates=candidates, uninformative_weight=0).fit(s, y)
     assert (cal.weights_ > 0).all()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         far = cal.decision_function([-1e4, 1e4])
     assert np.isfinite(far).all() and far[0] < -1000 and far[1] > 1000
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binary_uninformative_share(weighted):
+    """``(1 - e)`` times the candidates' posteriors plus ``e`` times the
+    calibration prior, ``e = 0.05 / n``; the LLRs are bounded accordingly
+    and stay finite, without warnings, for scores of +/-1e4 and +/-1e300."""
+    s, y = _binary(300, seed=3)
+    w = np.random.default_rng(1).uniform(0.2, 3.0, y.shape[0]) if weighted else None
+    n = y.shape[0] if w is None else w.sum()
+    cal = AutoCalibrator().fit(s, y, sample_weight=w)
+    raw = AutoCalibrator(uninformative_weight=0).fit(s, y, sample_weight=w)
+    e = 0.05 / n
+    assert cal.uninformative_weight_ == pytest.approx(e, rel=1e-15)
+    assert raw.uninformative_weight_ == 0
+    assert_allclose(cal.weights_, raw.weights_)
+    prior = raw.calibration_prior_
+    grid = np.linspace(-8, 8, 33)
+    p = (1 - e) * raw.predict_proba(grid)[:, 1] + e * prior
+    assert_allclose(cal.predict_proba(grid)[:, 1], p, rtol=1e-12)
+    assert_allclose(cal.decision_function(grid), logit(p) - logit(prior), rtol=1e-9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        extreme = np.array([-1e300, -1e4, 1e4, 1e300])
+        far = cal.decision_function(extreme)
+        p = (1 - e) * raw.predict_proba(extreme)[:, 1] + e * prior
+    assert_allclose(far, logit(p) - logit(prior), rtol=1e-9)
+    low = np.log(e * prior / (1 - e * prior)) - logit(prior)
+    high = np.log((1 - e * (1 - prior)) / (e * (1 - prior))) - logit(prior)
+    assert np.all((far >= low) & (far <= high))
+    fixed = AutoCalibrator(uninformative_weight=0.25).fit(s, y, sample_weight=w)
+    assert fixed.uninformative_weight_ == 0.25
+    p = 0.75 * raw.predict_proba(grid)[:, 1] + 0.25 * prior
+    assert_allclose(fixed.predict_proba(grid)[:, 1], p, rtol=1e-12)
+
+
+def test_multiclass_uninformative_share():
+    """K classes: the class proportions of the calibration data, share ``0.05 / n``,
+    also when one candidate has all the weight."""
+    X, y = _multiclass(300, K=3, seed=1)
+    for combine in ("stack", "select"):
+        cal = AutoCalibrator(combine=combine).fit(X, y)
+        raw = AutoCalibrator(combine=combine, uninformative_weight=0).fit(X, y)
+        e = 0.05 / 300
+        assert cal.uninformative_weight_ == pytest.approx(e, rel=1e-15)
+        proportions = np.bincount(y, minlength=3) / 300
+        expected = (1 - e) * raw.predict_proba(X) + e * proportions
+        assert_allclose(cal.predict_proba(X), expected, rtol=1e-12)
+        assert_allclose(cal.transform(X), np.log(expected), rtol=1e-12)
+        assert_allclose(cal.predict_proba(X).sum(axis=1), 1.0)
 
 
 def test_multiclass_stacking_mixes_the_probabilities():
