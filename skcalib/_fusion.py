@@ -122,9 +122,8 @@ class FusionObjective(_RuleObjective):
         n = X.shape[0]
         X = X.reshape(n, -1)
         Ut = np.empty((n, self.n_params), order="F")
-        Ut[:, :-1] = X
         for j in range(self.n_params - 1):
-            self.standardizer.transform(Ut[:, j], copy=False, column=j)
+            self.standardizer.transform(X[:, j], column=j, out=Ut[:, j])
         Ut[:, -1] = 1.0
         v = np.where(t, self.class_factors[0], self.class_factors[1])
         if w is not None:
@@ -133,13 +132,13 @@ class FusionObjective(_RuleObjective):
 
     def terms(self, theta, chunk, order):
         """Sums over one prepared chunk: value and, up to ``order``, derivatives."""
-        Ut, sign, t, v = chunk
+        Ut = chunk[0]
         theta = np.asarray(theta, dtype=np.float64)
         out = [0.0, np.zeros(self.n_params), np.zeros((self.n_params,) * 2)]
         # Blocks of rows keep every temporary in cache (see _RuleObjective).
         for start in range(0, Ut.shape[0], self.chunk_size):
             rows = slice(start, start + self.chunk_size)
-            parts = self._block(theta, Ut[rows], sign[rows], t[rows], v[rows], order)
+            parts = self._block(theta, *(a[rows] for a in chunk), order)
             for j in range(order + 1):
                 out[j] += parts[j]
         return out[0] if order == 0 else tuple(out[: order + 1])
@@ -167,12 +166,12 @@ class FusionObjective(_RuleObjective):
         if order == 0:
             return (value,)
         # d/dtheta G(s (U~ theta + tau)) = s G' U~, d2/dtheta2 = G'' U~ U~^T
-        q = d1 * v
+        q = np.multiply(d1, v, out=d1)
         q *= sign
         grad = q @ Ut
         if order == 1:
             return value, grad
-        h = d2 * v
+        h = np.multiply(d2, v, out=d2)
         return value, grad, Ut.T @ (Ut * h[:, None])
 
     def penalty(self, theta, order):
