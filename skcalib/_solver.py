@@ -329,9 +329,9 @@ def _pack(out, order):
     return np.concatenate([np.ravel(v) for v in ((out[0],), *out[1:])])
 
 
-def _packed_terms(objective, theta, order, chunk):
+def _packed_terms(objective, theta, order, chunk, **kwargs):
     """``objective.terms`` of one chunk, packed."""
-    return _pack(objective.terms(theta, chunk, order), order)
+    return _pack(objective.terms(theta, chunk, order, **kwargs), order)
 
 
 class _Passes:
@@ -351,22 +351,27 @@ class _Passes:
         chunks = getattr(data, "chunks", None)
         self.chunk = chunks[0] if chunks is not None and len(chunks) == 1 else None
 
-    def __call__(self, theta, order=2):
+    def __call__(self, theta, order=2, value=True):
+        """``f``, ``(f, g)`` or ``(f, g, H)``; with ``value=False`` (for
+        objectives whose ``terms`` take it) ``f`` is None, not computed."""
         self.n_evals += 1
         extra = None if self.penalty is None else self.penalty(theta, order)
+        kwargs = {} if value else {"value": False}
         if self.chunk is not None:
-            out = self.objective.terms(theta, self.chunk, order)
-            if extra is None:
-                return out
-            if order == 0:
-                return float(out + extra)
-            pairs = zip(out[1:], extra[1:], strict=True)
-            return (float(out[0] + extra[0]), *(a + b for a, b in pairs))
+            out = self.objective.terms(theta, self.chunk, order, **kwargs)
+            if extra is not None:
+                if order == 0:
+                    return float(out + extra)
+                pairs = zip(out[1:], extra[1:], strict=True)
+                out = (float(out[0] + extra[0]), *(a + b for a, b in pairs))
+            return out if value else (None, *out[1:])
         k = self.k
-        total = self.data.reduce(partial(_packed_terms, self.objective, theta, order))
+        total = self.data.reduce(
+            partial(_packed_terms, self.objective, theta, order, **kwargs)
+        )
         if extra is not None:
             total = total + _pack(extra, order)
-        f = float(total[0])
+        f = float(total[0]) if value else None
         if order == 0:
             return f
         g = total[1 : 1 + k]
@@ -448,7 +453,7 @@ def _direction(hess, g):
     return -vec @ coef, lam.min() > -1e-12 * lam_max
 
 
-def _newton(fun, theta, *, span, tol, max_iter):
+def _newton(fun, theta, *, span, tol, max_iter, cold=True):
     """Minimize ``fun`` by damped (saddle-free) Newton from ``theta``.
 
     The parameters are in standardized units, where ``tol`` is measured.
@@ -464,6 +469,14 @@ def _newton(fun, theta, *, span, tol, max_iter):
     ``tol / 1000`` (a margin for the estimated rate) is applied without
     another pass over the data. On large data, started near the optimum,
     this saves one of three or four passes.
+
+    An objective with ``hessian_growth(step)`` (``R``: the second derivative
+    along the step grows at most as ``exp(R t)``) gets the step's Armijo
+    test decided before the pass (:func:`_certified`); a certified step's
+    pass skips the value (``terms(..., value=False)``), and a value needed
+    later costs a pass of ``order=0``. ``cold``: whether ``theta`` is far
+    from the optimum (a first step rarely certified: the first pass then
+    computes the value).
     """
     theta = np.array(theta, dtype=np.float64)
     evals0 = fun.n_evals
@@ -472,8 +485,13 @@ def _newton(fun, theta, *, span, tol, max_iter):
     def result(status, it):
         return SolverResult(theta, it, fun.n_evals - evals0, status)
 
-    f, g, hess = fun(theta)
-    if not np.isfinite(f):
+    # With the objective's hessian_growth, a step whose decrease is
+    # certified in advance (_certified) needs no values: the pass after it
+    # skips them (f is None). A cold start's first step rarely is.
+    growth = getattr(fun.objective, "hessian_growth", None)
+    value = growth is None or cold
+    f, g, hess = fun(theta, 2, value)
+    if not (np.isfinite(f) if value else np.isfinite(g).all()):
         return result("stalled", 0)
     for it in range(1, max_iter + 1):
         direction = _direction(hess, g)
@@ -495,19 +513,27 @@ def _newton(fun, theta, *, span, tol, max_iter):
         slope = float(g @ step)
         if not slope < 0:
             return result("stalled", it)
-        slack = 8.0 * _EPS * abs(f)
         t = 1.0
         new = theta + step
-        fn, gn, hn = fun(new)
-        while not (fn <= f + 1e-4 * t * slope + slack):
-            t *= 0.5
-            if t < 1e-12:
-                return result("stalled", it)
-            new = theta + t * step
-            fn = fun(new, 0)
-            gn = None
-        if gn is None:
-            fn, gn, hn = fun(new)
+        value = not (
+            growth is not None
+            and convex
+            and _certified(slope, float(step @ hess @ step), growth(step))
+        )
+        if value and f is None:
+            f = fun(theta, 0)
+        fn, gn, hn = fun(new, 2, value)
+        if value:
+            slack = 8.0 * _EPS * abs(f)
+            while not (fn <= f + 1e-4 * t * slope + slack):
+                t *= 0.5
+                if t < 1e-12:
+                    return result("stalled", it)
+                new = theta + t * step
+                fn = fun(new, 0)
+                gn = None
+            if gn is None:
+                fn, gn, hn = fun(new)
         theta, f, g, hess = new, fn, gn, hn
         last = size if convex and t == 1.0 else None
         if span is not None and span(theta) > MAX_LLR_RANGE:
@@ -516,6 +542,26 @@ def _newton(fun, theta, *, span, tol, max_iter):
 
 
 _EPS = float(np.finfo(np.float64).eps)
+
+
+def _certified(slope, curvature, growth):
+    """Whether a full step surely passes Armijo's test ``f(new) <= f +
+    1e-4 slope``, from the slope ``g @ s``, the curvature ``s @ H @ s`` and
+    ``R``: the second derivative along the step grows at most as
+    ``exp(R t)``.
+
+    Taylor's theorem then bounds ``f(new) - f`` by ``slope + curvature *
+    (e^R - 1 - R) / R^2`` (the integral of ``(1 - t) e^(R t)``), which is
+    about ``slope / 2`` for a Newton step (``curvature = -slope``) with a
+    small ``R``.
+    """
+    if not growth < 50.0:
+        return False
+    if growth < 1e-4:
+        kappa = 0.5 + growth / 6.0
+    else:
+        kappa = (math.expm1(growth) - growth) / growth**2
+    return slope + curvature * kappa <= 1e-4 * slope
 
 
 def _max_abs(x):
@@ -607,26 +653,38 @@ def minimize(objective, data, theta0, *, tol=1e-8, max_iter=100, presolve=()):
     theta = np.asarray(theta0, dtype=np.float64)
     todo = stages
     sub_evals = 0
+    cold = True  # theta is theta0
     for sub in _warm_start_samples(data):
         sub = sub.map(prepare)
-        t_sub = theta
+        t_sub, t_cold = theta, cold
         for stage in todo:
             res = _newton(
-                _Passes(stage, sub), t_sub, span=span, tol=1e-6, max_iter=max_iter
+                _Passes(stage, sub),
+                t_sub,
+                span=span,
+                tol=1e-6,
+                max_iter=max_iter,
+                cold=t_cold,
             )
             sub_evals += res.n_evals
             if res.status != "converged":
                 break
-            t_sub = res.theta
+            t_sub, t_cold = res.theta, False
         else:
-            theta = t_sub
+            theta, cold = t_sub, False
             todo = stages[-1:]
     prepared = data.map(prepare)
     n_iter = n_evals = 0
     for stage in todo:
         res = _newton(
-            _Passes(stage, prepared), theta, span=span, tol=tol, max_iter=max_iter
+            _Passes(stage, prepared),
+            theta,
+            span=span,
+            tol=tol,
+            max_iter=max_iter,
+            cold=cold,
         )
+        cold = False
         theta = res.theta
         n_iter += res.n_iter
         n_evals += res.n_evals

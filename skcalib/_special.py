@@ -255,7 +255,7 @@ def _sigmoid(z, sign):
     return np.reciprocal(e, out=e)
 
 
-def rule_terms(z, p, r, order=2):
+def rule_terms(z, p, r, order=2, *, value=True):
     """Per-sample ``G(z; p, r)`` and, for ``order >= 1``, ``G'`` and ``G''``.
 
     ``G`` is the target cost of the Beta rule ``(p, r)`` at posterior
@@ -275,11 +275,16 @@ def rule_terms(z, p, r, order=2):
         Rule parameters, ``(alpha, beta)`` for targets.
     order : {0, 1, 2}, default=2
         Highest derivative computed.
+    value : bool, default=True
+        Whether ``G`` is needed when ``order > 0``; without it the
+        logarithmic rule on long arrays skips it (``g`` is None; the
+        logarithm is a third of the cost), the others compute it anyway.
 
     Returns
     -------
     g, d1, d2 : ndarray of shape (n,) or None
-        ``G``, ``G'`` and ``G''``; ``None`` beyond ``order``.
+        ``G``, ``G'`` and ``G''``; ``None`` beyond ``order`` (and ``g``
+        possibly without ``value``).
 
     Notes
     -----
@@ -288,7 +293,7 @@ def rule_terms(z, p, r, order=2):
     """
     if p == 1.0 and r == 1.0:
         if order > 0 and z.size >= _STEPS_MIN_SIZE:
-            return _logistic_terms(z)
+            return _logistic_terms(z, value)
         loss = log1pexp(np.negative(z), overwrite_x=True)
         if order == 0:
             return loss, None, None
@@ -314,8 +319,9 @@ def rule_terms(z, p, r, order=2):
     return g, d1, d2
 
 
-def _logistic_terms(z):
-    """``G``, ``G'``, ``G''`` of the logarithmic rule from one ``exp``.
+def _logistic_terms(z, value=True):
+    """``G`` (None without ``value``), ``G'``, ``G''`` of the logarithmic
+    rule from one ``exp``.
 
     With ``e = exp(-|z|)`` (never overflows) and ``m = e / (1 + e)``
     (``sigmoid(-|z|)``): ``G = log1p(e) + max(-z, 0)`` (the expression of
@@ -328,8 +334,10 @@ def _logistic_terms(z):
     e = np.abs(z)
     np.negative(e, out=e)
     np.exp(e, out=e)
-    loss = np.log1p(e)
-    loss += np.maximum(np.negative(z), 0.0)
+    loss = None
+    if value:
+        loss = np.log1p(e)
+        loss += np.maximum(np.negative(z), 0.0)
     inv = e + 1.0
     np.reciprocal(inv, out=inv)  # 1 / (1 + e)
     m = np.multiply(e, inv, out=e)

@@ -14,7 +14,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from skcalib import ProperScoringAffineCalibrator, ProperScoringFusion
 from skcalib._affine import penalty_variance
 from skcalib._fusion import FusionObjective
-from skcalib._solver import ArrayData, Standardizer
+from skcalib._solver import ArrayData, Standardizer, _certified, minimize
 from skcalib._special import prior_weighted_objective
 
 RULES = [(1.0, 1.0), (2.0, 2.0), (2.0, 1.0), (0.5, 0.5), (1.5, 3.2)]
@@ -416,3 +416,38 @@ def test_scores_near_the_float_maximum():
     assert llr[3] == np.array([1.0, 2.0]) @ c + fus.intercept_
     proba = fus.predict_proba(np.array([[big, big], [-big, -big]]))
     assert not np.isnan(proba).any()
+
+
+@pytest.mark.parametrize("weights", [False, True])
+def test_certified_steps_pass_armijo(weights):
+    # A step the solver takes without values (the logistic objective's
+    # hessian_growth) decreases the objective as Armijo's test demands; the
+    # value-free pass has the same gradient and Hessian.
+    X, y, w = _data(10_000, weights=weights)  # above the kernel's short path
+    obj = FusionObjective(
+        standardizer=_standardizer(X), tau=0.4, class_factors=(0.7, 0.2), l2=0.01
+    )
+    assert obj.with_rule(2.0, 2.0).hessian_growth is None
+    chunk = obj.prepare((X, y, w))
+    best = minimize(obj, ArrayData(X, y, w), np.zeros(4)).theta
+    rng = np.random.default_rng(3)
+    n_certified = 0
+    for _ in range(100):
+        theta = best + rng.normal(0, 0.1, 4)
+        f, g, h = (
+            a + b
+            for a, b in zip(
+                obj.terms(theta, chunk, 2), obj.penalty(theta, 2), strict=True
+            )
+        )
+        step = -np.linalg.solve(h, g) * rng.uniform(0.02, 1.5)
+        slope, curvature = float(g @ step), float(step @ h @ step)
+        if _certified(slope, curvature, obj.hessian_growth(step)):
+            n_certified += 1
+            new = theta + step
+            f_new = obj.terms(new, chunk, 0) + obj.penalty(new, 0)
+            assert f_new <= f + 1e-4 * slope
+        free = obj.terms(theta, chunk, 2, value=False)
+        np.testing.assert_array_equal(free[1], obj.terms(theta, chunk, 2)[1])
+        np.testing.assert_array_equal(free[2], obj.terms(theta, chunk, 2)[2])
+    assert n_certified > 20
