@@ -220,9 +220,11 @@ class Standardizer:
         # xs.mean(axis=0) and xs.std(axis=0), the same operations without
         # computing the mean twice
         center = xs.sum(axis=0) / xs.shape[0]
-        dev = xs - center
-        dev *= dev
-        scale = np.sqrt(dev.sum(axis=0) / xs.shape[0])
+        # in place: a second array of the sample's size costs its page
+        # faults again on every fit (several times the arithmetic)
+        xs -= center
+        xs *= xs
+        scale = np.sqrt(xs.sum(axis=0) / xs.shape[0])
         constant = ~(hi_s > lo_s)
         if constant.any() or not (scale > 0).all():
             # a subsample may miss the spread of the data: half the range then
