@@ -138,8 +138,8 @@ class FusionObjective(_RuleObjective):
 
         Each trial's ``G''(z) = sigmoid(z) sigmoid(-z)`` is at least the
         absolute value of its derivative, and ``z`` moves by at most
-        ``R = sum_j |step_j| width_j + |step_b|`` over the data (``width``:
-        the range of each standardized column), so ``G''`` grows at most as
+        ``R = sum_j |step_j| reach_j + |step_b|`` over the data (``reach``:
+        the largest ``|u|`` of each standardized column), so ``G''`` grows at most as
         ``exp(R t)``, and so does their weighted sum (the penalty's part is
         constant). The solver certifies its Newton steps with it and skips
         the values (:meth:`terms` with ``value=False``): the logarithm is a
@@ -150,7 +150,7 @@ class FusionObjective(_RuleObjective):
         return self._logistic_growth
 
     def _logistic_growth(self, step):
-        return self.span(step) + abs(float(step[-1]))
+        return float(np.abs(step) @ np.append(self.standardizer.reach, 1.0))
 
     def terms(self, theta, chunk, order, value=True):
         """Sums over one prepared chunk: value and, up to ``order``, derivatives.

@@ -179,6 +179,9 @@ class Standardizer:
     width : ndarray of shape (n_columns,), default=None
         Range of each column over all the data in standardized units (1 for
         a constant column); defaults to 1.
+    reach : ndarray of shape (n_columns,), default=None
+        Largest ``|u|`` of each column over all the data (0 for a constant
+        column); defaults to ``width``, a bound on it.
 
     Examples
     --------
@@ -193,12 +196,13 @@ class Standardizer:
     1.224745
     """
 
-    def __init__(self, exponent, center, scale, constant, width=None):
+    def __init__(self, exponent, center, scale, constant, width=None, reach=None):
         self.exponent = np.asarray(exponent, dtype=np.int64)
         self.center = np.asarray(center, dtype=np.float64)
         self.scale = np.asarray(scale, dtype=np.float64)
         self.constant = np.asarray(constant, dtype=bool)
         self.width = np.ones_like(self.scale) if width is None else width
+        self.reach = self.width if reach is None else reach
 
     @classmethod
     def fit(cls, sample, lo, hi):
@@ -233,7 +237,9 @@ class Standardizer:
             center = np.where(constant, lo_s, center)
         width = (hi_s - lo_s) / scale
         width[constant] = 1.0
-        return cls(exponent, center, scale, constant, width)
+        reach = np.maximum(hi_s - center, center - lo_s) / scale
+        reach[constant] = 0.0
+        return cls(exponent, center, scale, constant, width, reach)
 
     def transform(self, x, *, copy=True, column=0, out=None):
         """``u`` of ``x`` (shape (m,) for one column, else (m, n_columns)).
