@@ -15,8 +15,8 @@ peers, which take seconds at n = 1e7, at most ``--peer-repeats`` times):
   only as the reference), with the parameter differences;
 - the number of objective evaluations (fused value/gradient/Hessian passes)
   of every fit, as ``full+sub``: passes over the full data plus passes over
-  the warm-start subsample of about 2**16 samples (each of those costs
-  ``2**16 / n`` of a full pass);
+  the warm-start subsamples of about 2**14 and 2**16 samples (each of those
+  costs ``2**14 / n`` or ``2**16 / n`` of a full pass);
 - for (1,1), ``obj(LR) - obj``: the prior-weighted log-loss of scikit-learn's
   parameters minus that of ours (>= 0 when ours is the better optimum; the
   parameter differences are lbfgs' default tolerance, not ours);

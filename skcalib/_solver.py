@@ -15,9 +15,12 @@ beside its estimator (:mod:`skcalib._affine`, :mod:`skcalib._fusion`,
   standardize, copy), ``penalty(theta, order)`` (terms added once, not per
   chunk; None when there are none), ``span(theta)`` (how far the fitted
   LLRs spread over the data: beyond :data:`MAX_LLR_RANGE` the objective is
-  taken to have no finite minimizer) and ``limit(data)`` (the parameters
+  taken to have no finite minimizer), ``limit(data)`` (the parameters
   at that bound when the data show without solving that there is no finite
-  minimizer, e.g. perfectly separated classes; else None);
+  minimizer, e.g. perfectly separated classes; else None) and
+  ``hessian_growth`` (a bound on how fast the second derivative grows along
+  a step, or None; with it ``terms`` takes ``value=False``, see
+  :func:`_newton`);
 * a **data source**, with ``n_samples``, ``reduce(fn, combine=operator.add)``
   (``fn`` of every chunk, combined: summed by default), ``map(fn)`` (a
   source of ``fn`` of every chunk, kept where the chunks are) and
@@ -29,13 +32,16 @@ Why it is fast at large n
 -------------------------
 Every pass over the data costs the same, so the solver minimizes passes:
 
-* warm start: on more than ``4 * WARM_START_SIZE`` samples the problem is
-  first solved on a systematic subsample of about ``WARM_START_SIZE``
-  samples; its optimum is within sampling error (~1e-2) of the full
-  optimum, where Newton converges quadratically, so the full data typically
-  take 3 passes (the last Newton step, below ``tol``, is applied without
-  another pass);
-* fused passes: each pass returns the value, the gradient and the Hessian.
+* warm start: on more than ``WARM_START_SIZE`` samples the problem is
+  first solved on a systematic subsample of about ``WARM_START_SIZE // 4``
+  samples, and on more than ``4 * WARM_START_SIZE`` then on one of about
+  ``WARM_START_SIZE``; each optimum is within sampling error (~1e-2) of
+  the next, where Newton converges quadratically, so the full data
+  typically take 3 passes (the last Newton step, below ``tol``, is applied
+  without another pass);
+* fused passes: each pass returns the value, the gradient and the Hessian
+  (without the value when the objective certifies the step's decrease in
+  advance, ``hessian_growth``: the logistic fusion).
 
 The answer is the exact optimum of the full-data objective (to ``tol``); the
 subsample only chooses the starting point.
@@ -316,7 +322,7 @@ def fit_standardizer(data, lo=None, hi=None):
 class SolverResult:
     """Parameters found and how: ``theta``, ``n_iter`` (Newton iterations on
     the full data), ``n_evals`` / ``n_sub_evals`` (passes over the full data
-    and over the warm-start subsample) and ``status``: ``"converged"``,
+    and over the warm-start subsamples) and ``status``: ``"converged"``,
     ``"max_iter"``, ``"unbounded"`` (no finite minimizer) or ``"stalled"``
     (the line search could not decrease the objective)."""
 
@@ -627,9 +633,10 @@ def minimize(objective, data, theta0, *, tol=1e-8, max_iter=100, presolve=()):
     -------
     SolverResult
         The last objective's result, with the iterations and passes of the
-        whole sequence. With more than ``4 * WARM_START_SIZE`` samples the
-        sequence is first solved on a subsample (``n_sub_evals`` passes over
-        it) and, if that converged, only ``objective`` on the full data.
+        whole sequence. With more than ``WARM_START_SIZE`` samples the
+        sequence is first solved on one or two subsamples
+        (:func:`_warm_start_samples`; ``n_sub_evals`` passes over them)
+        and, if that converged, only ``objective`` on the full data.
 
     Examples
     --------

@@ -255,11 +255,11 @@ def _unchanged_by_validation(
         return False
     if type(X) is not np.ndarray or X.dtype != np.float64 or X.ndim != 2:
         return False
-    if not (X.shape[0] and X.shape[1]) or not np.isfinite(X.sum()):
-        return False
     if (order == "F" and not X.flags.f_contiguous) or (
         order == "C" and not X.flags.c_contiguous
     ):
+        return False
+    if not (X.shape[0] and X.shape[1]) or not np.isfinite(X.sum()):
         return False
     if not reset and getattr(estimator, "feature_names_in_", None) is not None:
         return False  # scikit-learn's warning about the missing names
