@@ -111,24 +111,30 @@ class FusionObjective(_RuleObjective):
         self.n_params = self.standardizer.scale.shape[0] + 1
 
     def prepare(self, chunk):
-        """``[U, 1]`` (standardized scores and a column of ones), the class
-        signs, the target mask and the weights times the class factors.
+        """``s [U, 1]`` (the standardized scores and a column of ones, times
+        the class sign ``s``), the target mask and the weights times the
+        class factors.
 
-        ``[U, 1]`` is column-major, as the validated ``X``: the columns are
-        standardized as contiguous vectors, and the products with blocks of
-        its rows are as fast as with row-major blocks.
+        With the signs in the rows, ``s [U, 1] (c, b + tau)`` is the
+        argument of ``G`` (:meth:`terms`), and the products need no sign
+        array (a pass reads 8 bytes less per trial). The array is
+        column-major, as the validated ``X``: the columns are standardized
+        as contiguous vectors, and the products with blocks of its rows are
+        as fast as with row-major blocks.
         """
         X, t, w = chunk[:3]
         n = X.shape[0]
         X = X.reshape(n, -1)
-        Ut = np.empty((n, self.n_params), order="F")
+        Us = np.empty((n, self.n_params), order="F")
+        sign = Us[:, -1]
+        np.copyto(sign, np.where(t, 1.0, -1.0))
         for j in range(self.n_params - 1):
-            self.standardizer.transform(X[:, j], column=j, out=Ut[:, j])
-        Ut[:, -1] = 1.0
+            u = self.standardizer.transform(X[:, j], column=j, out=Us[:, j])
+            u *= sign
         v = np.where(t, self.class_factors[0], self.class_factors[1])
         if w is not None:
             v *= w
-        return Ut, np.where(t, 1.0, -1.0), t, v
+        return Us, t, v
 
     @property
     def hessian_growth(self):
@@ -158,22 +164,22 @@ class FusionObjective(_RuleObjective):
         With ``value=False`` (``order > 0``, the logarithmic rule) the value
         is not computed (0.0; see :attr:`hessian_growth`).
         """
-        Ut = chunk[0]
-        theta = np.asarray(theta, dtype=np.float64)
+        Us = chunk[0]
+        # z = s (U c + b + tau) = s [U, 1] (c, b + tau): +x for targets, -x
+        # for non-targets, the argument of G
+        shifted = np.array(theta, dtype=np.float64)
+        shifted[-1] += self.tau
         out = [0.0, np.zeros(self.n_params), np.zeros((self.n_params,) * 2)]
         # Blocks of rows keep every temporary in cache (see _RuleObjective).
-        for start in range(0, Ut.shape[0], self.chunk_size):
+        for start in range(0, Us.shape[0], self.chunk_size):
             rows = slice(start, start + self.chunk_size)
-            parts = self._block(theta, *(a[rows] for a in chunk), order, value)
+            parts = self._block(shifted, *(a[rows] for a in chunk), order, value)
             for j in range(order + 1):
                 out[j] += parts[j]
         return out[0] if order == 0 else tuple(out[: order + 1])
 
-    def _block(self, theta, Ut, sign, t, v, order, value):
-        # z = +x for targets, -x for non-targets: the argument of G
-        z = Ut @ theta
-        z += self.tau
-        z *= sign
+    def _block(self, shifted, Us, t, v, order, value):
+        z = Us @ shifted
         with np.errstate(over="ignore"):
             if self.alpha == self.beta:
                 g, d1, d2 = rule_terms(z, self.alpha, self.beta, order, value=value)
@@ -191,14 +197,13 @@ class FusionObjective(_RuleObjective):
         total = 0.0 if g is None else float(g @ v)
         if order == 0:
             return (total,)
-        # d/dtheta G(s (U~ theta + tau)) = s G' U~, d2/dtheta2 = G'' U~ U~^T
-        q = np.multiply(d1, v, out=d1)
-        q *= sign
-        grad = q @ Ut
+        # d/dtheta G(s (U~ theta + tau)) = G' s U~, d2/dtheta2 = G'' U~ U~^T
+        # (s^2 = 1)
+        grad = np.multiply(d1, v, out=d1) @ Us
         if order == 1:
             return total, grad
         h = np.multiply(d2, v, out=d2)
-        return total, grad, Ut.T @ (Ut * h[:, None])
+        return total, grad, Us.T @ (Us * h[:, None])
 
     def penalty(self, theta, order):
         """``lambda sum_j (coef_j sigma_j)^2`` and, up to ``order``, derivatives."""
