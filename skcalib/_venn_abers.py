@@ -421,10 +421,12 @@ def venn_abers_tables(
     return VennAbersTables(c, p0, p1)
 
 
-#: A bucket of the lookup index holds fewer than ``2**_MAX_DEPTH`` distinct
-#: scores; tables crowded into fewer buckets are searched with
-#: ``np.searchsorted``.
+#: A bucket of the lookup index holds fewer than ``2**_MAX_DEPTH`` edges;
+#: tables crowded into fewer buckets are searched with ``np.searchsorted``.
 _MAX_DEPTH = 8
+
+#: Buckets of the lookup index per edge.
+_BUCKETS_PER_EDGE = 8
 
 
 class _BucketIndex(NamedTuple):
@@ -438,6 +440,23 @@ class _BucketIndex(NamedTuple):
     depth: int  # every bucket holds fewer than 2**depth scores
 
 
+class _Lookup(NamedTuple):
+    """:class:`VennAbersTables` cut down to the scores where the pair changes.
+
+    ``edges`` are the distinct calibration scores after which ``p0`` or
+    ``p1`` changes (compared bit for bit), ``p0[j]`` and ``p1[j]`` the pair
+    above ``j`` edges and below the others: a test score above ``j`` edges
+    reads ``p1[j]``, ``p0[j]`` too unless it equals ``edges[j]``, then
+    ``p0[j + 1]``. A few thousand edges for 1e5 calibration scores, so the
+    lookups stay in cache.
+    """
+
+    edges: np.ndarray
+    p0: np.ndarray
+    p1: np.ndarray
+    index: _BucketIndex | None  # None: searched with np.searchsorted
+
+
 def _bucket_of(index, x, out):
     """The bucket of every value, as a float to round down into ``out``:
     non-decreasing in the value, rounding included."""
@@ -447,35 +466,28 @@ def _bucket_of(index, x, out):
     return out
 
 
-def _bucket_index(c):
+def _bucket_index(c, buckets):
     """The index of :func:`_ranks` for the scores ``c``, or None if crowded.
 
-    The range of the finite scores is cut into ``len(c) / 2`` equal buckets
-    (two scores a bucket on average: half the index of one score a bucket,
-    and mostly the same depth of search); the bucket of a value is a
-    non-decreasing function of it, rounding included, so a score in a lower
-    (higher) bucket than a value is below (above) it.
+    The range of the finite scores is cut into ``buckets`` equal buckets;
+    the bucket of a value is a non-decreasing function of it, rounding
+    included, so a score in a lower (higher) bucket than a value is below
+    (above) it.
     """
     k = c.shape[0]
+    if not k:
+        return None
     # the finite range: +/-inf can only be the ends
     lo = c[0] if c[0] > -np.inf else c[min(1, k - 1)]
     hi = c[-1] if c[-1] < np.inf else c[max(k - 2, 0)]
     with np.errstate(over="ignore"):
-        scale = (k + 1) // 2 / (hi - lo) if hi > lo else 0.0
+        scale = buckets / (hi - lo) if hi > lo else 0.0
     if not 0.0 < scale < np.inf:
         return None
     index = _BucketIndex(c, float(lo), float(hi), float(scale), None, 0)
-    # the buckets of the sorted scores are sorted: count them chunk by chunk
-    # (each chunk covers a contiguous range of buckets)
-    buffer = np.empty(min(_CHUNK, k))
-    count = None
-    for start in range(0, k, buffer.shape[0]):
-        stop = min(start + buffer.shape[0], k)
-        b = _bucket_of(index, c[start:stop], buffer[: stop - start]).astype(np.intp)
-        if count is None:
-            count = np.zeros(int(_bucket_of(index, c[-1:], buffer[:1])[0]) + 2, np.intp)
-        part = np.bincount(b - b[0])
-        count[b[0] + 1 : b[0] + 1 + part.shape[0]] += part
+    b = _bucket_of(index, c, np.empty(k)).astype(np.intp)
+    count = np.zeros(b[-1] + 2, np.intp)
+    count[1:] = np.bincount(b, minlength=b[-1] + 1)
     depth = int(count.max()).bit_length()
     if depth > _MAX_DEPTH:  # outliers, heavy tails
         return None
@@ -484,53 +496,65 @@ def _bucket_index(c):
 
 
 def _ranks(index, x, pos, probe, value, below):
-    """``np.searchsorted(c, x)`` into ``pos``; the others are work buffers.
+    """``np.searchsorted(c, x)`` into ``pos``, or more than ``len(c)`` for a
+    value above the last score; the others are work buffers.
 
     The number of scores in the buckets below the value's, plus a
     branch-free binary search in its bucket: no bucket ends needed, since
     the scores past them belong to higher buckets (and past the last score,
-    the search reads the last score again: a value above it counts too many,
-    clipped at the end).
+    the search reads the last score again: a value above it counts too many).
     """
     np.copyto(probe, _bucket_of(index, x, value), casting="unsafe")  # floor
     np.take(index.first, probe, out=pos, mode="clip")
     for level in range(index.depth - 1, -1, -1):
         # pos += 2**level where the score at pos + 2**level - 1 is below x
-        np.add(pos, (1 << level) - 1, out=probe)
-        np.take(index.c, probe, out=value, mode="clip")
+        step = 1 << level
+        np.take(index.c[step - 1 :], pos, out=value, mode="clip")
         np.less(value, x, out=below)
-        pos += below.view(np.uint8) << np.uint8(level)
-    np.minimum(pos, index.c.shape[0], out=pos)
+        np.add(pos, step, out=pos, where=below)
     return pos
 
 
-def _interval(tables: VennAbersTables, x: np.ndarray) -> np.ndarray:
+def _lookup(tables: VennAbersTables) -> _Lookup:
+    """The :class:`_Lookup` of the tables."""
+    c, p0, p1 = tables
+    bits0, bits1 = p0.view(np.int64), p1.view(np.int64)
+    change = bits0[1:] != bits0[:-1]
+    change |= bits1[1:] != bits1[:-1]
+    after = np.flatnonzero(change)
+    del change
+    edges = c[after]
+    rows = np.empty(after.shape[0] + 1, dtype=np.intp)
+    rows[0] = 0
+    np.add(after, 1, out=rows[1:])
+    index = _bucket_index(edges, _BUCKETS_PER_EDGE * edges.shape[0])
+    return _Lookup(edges, p0[rows], p1[rows], index)
+
+
+def _interval(lookup: _Lookup, x: np.ndarray) -> np.ndarray:
     """``(p0, p1)`` of test scores ``x`` (float64, no NaN), shape ``(m, 2)``
     (a transposed view).
 
     ``np.searchsorted`` of unsorted values is a binary search per value whose
-    branches the processor cannot predict, slower than sorting the values
-    first, and that sort would be most of the work. Many values are located
-    with a bucket index instead (:func:`_ranks`), chunk by chunk in reused
-    buffers.
+    branches the processor cannot predict. Many values are located with a
+    bucket index instead (:func:`_ranks`), chunk by chunk in reused buffers.
     """
-    c, p0, p1 = tables
-    k, m = c.shape[0], x.shape[0]
+    edges, p0, p1, index = lookup
+    k, m = edges.shape[0], x.shape[0]
     # filled by rows, each written contiguously, and returned transposed
     out = np.empty((2, m))
-    index = _bucket_index(c) if m > 1024 and 16 * m >= k else None
-    if index is None:
-        if m > 1024:
+    if index is None or m <= 1024:
+        if m > 1024 and k > 1024:
             # sorted values: np.searchsorted then walks the table in cache
             order = np.argsort(x)
             left = np.empty(m, dtype=np.intp)
-            left[order] = np.searchsorted(c, x[order])
+            left[order] = np.searchsorted(edges, x[order])
             del order
         else:
-            left = np.searchsorted(c, x)
+            left = np.searchsorted(edges, x)
         np.take(p1, left, out=out[1])
-        # a score tied with c[left] reads p0 one position up
-        left += np.take(np.append(c, np.nan), left) == x
+        # a score tied with edges[left] reads p0 one position up
+        left += np.take(np.append(edges, np.nan), left) == x
         np.take(p0, left, out=out[0])
         return out.T
     size = min(_CHUNK, m)
@@ -541,10 +565,10 @@ def _interval(tables: VennAbersTables, x: np.ndarray) -> np.ndarray:
         n = stop - start
         xx = x[start:stop]
         left = _ranks(index, xx, pos[:n], probe[:n], value[:n], below[:n])
+        # left >= k only above the last edge, which is then not tied
         np.take(p1, left, out=out[1, start:stop], mode="clip")
-        # a score tied with c[left] reads p0 one position up (left = k only
-        # above the last score, which is then not tied)
-        np.take(c, left, out=value[:n], mode="clip")
+        # a score tied with edges[left] reads p0 one position up
+        np.take(edges, left, out=value[:n], mode="clip")
         left += np.equal(value[:n], xx, out=below[:n])
         np.take(p0, left, out=out[0, start:stop], mode="clip")
     return out.T
@@ -552,7 +576,7 @@ def _interval(tables: VennAbersTables, x: np.ndarray) -> np.ndarray:
 
 def venn_abers_lookup(tables: VennAbersTables, x: np.ndarray):
     """``(p0, p1)`` of test scores ``x`` (float64, no NaN) from the tables."""
-    interval = _interval(tables, x)
+    interval = _interval(_lookup(tables), x)
     return interval[:, 0], interval[:, 1]
 
 
@@ -693,10 +717,11 @@ class VennAbersCalibrator(BaseCalibrator):
         self.scores_ = [t.scores for t in tables]
         self.p0_ = [t.p0 for t in tables]
         self.p1_ = [t.p1 for t in tables]
+        self._lookups = [_lookup(t) for t in tables]
         return self
 
     def _interval(self, j, x):
-        return _interval(VennAbersTables(self.scores_[j], self.p0_[j], self.p1_[j]), x)
+        return _interval(self._lookups[j], x)
 
     def _transform(self, X):
         out = np.empty_like(X)
