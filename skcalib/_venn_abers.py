@@ -98,8 +98,8 @@ class VennAbersTables(NamedTuple):
 
 def _groups(scores, is_target, sample_weight):
     """Distinct scores ``c``, the cumulative sum diagram ``(W, T)`` of length
-    K+1, and the diagram indices where the points for PAV end (see
-    :func:`_run_ends`; None for weighted data).
+    K+1, and the diagram indices where the points for PAV end (None: read
+    them off the diagram, :func:`_diagram_run_ends`).
 
     ``W`` is None when every group is one unweighted score: then ``W[k] = k``,
     never stored.
@@ -107,94 +107,60 @@ def _groups(scores, is_target, sample_weight):
     if sample_weight is not None:
         return _groups_weighted(scores, is_target, sample_weight)
     n = scores.shape[0]
-    s = np.sort(scores)
-    changed = s[1:] != s[:-1]
-    if changed.all():
-        c, W = s, None
-    else:
-        starts = _run_starts(changed)
-        c = s[starts]
-        W = np.empty(c.shape[0] + 1)
-        W[0] = 0.0
-        W[1:-1] = starts[1:]
-        W[-1] = n
-        del starts
-    del changed, s
-    k = c.shape[0]
-    # the group of every score of the minority class, located in sorted
-    # order, which keeps np.searchsorted in cache (random look-ups into 1e7
-    # scores cost more than the sort)
-    minority = 2 * np.count_nonzero(is_target) <= n
-    x = np.compress(is_target if minority else ~is_target, scores)
-    x.sort()
-    pos = np.searchsorted(c, x)
-    del x
-    # the minority count of the first g groups, g = 0 .. K: i from the group
-    # after the i-th minority score's up to the (i+1)-th's
-    m = pos.shape[0]
-    length = np.empty(m + 1, dtype=np.intp)
-    length[-1] = k - pos[-1] if m else 0
-    length[0] = pos[0] + 1 if m else k + 1
-    np.subtract(pos[1:], pos[:-1], out=length[1:-1])
-    T = np.repeat(np.arange(m + 1.0), length)
-    del length
-    if not minority:
-        np.subtract(np.arange(k + 1.0) if W is None else W, T, out=T)
-    return c, W, T, _run_ends(pos, W, k, minority)
+    # each class sorted on its own: the label of every sorted score then
+    # comes from merging the two runs, without locating one class among all
+    # the scores
+    nt = int(np.count_nonzero(is_target))
+    runs = np.empty(n)
+    np.compress(is_target, scores, out=runs[:nt])
+    np.compress(np.logical_not(is_target), scores, out=runs[nt:])
+    tar, non = runs[:nt], runs[nt:]
+    tar.sort()
+    non.sort()
+    if (tar[1:] != tar[:-1]).all() and (non[1:] != non[:-1]).all():
+        # a stable argsort of two sorted runs is a timsort merge: linear
+        order = np.argsort(runs, kind="stable")
+        s = np.take(runs, order)
+        if (s[1:] != s[:-1]).all():
+            del runs, tar, non
+            target = order < nt
+            del order
+            T = np.empty(n + 1)
+            T[0] = 0.0
+            np.copyto(T[1:], target)
+            np.cumsum(T[1:], out=T[1:])
+            # a run of targets and the run of non-targets after it are one
+            # point: the diagram is concave where they meet, never a vertex
+            # of its convex minorant. The points end where a target follows
+            # a non-target, and at n.
+            ends = np.flatnonzero(target[1:] > target[:-1])
+            del target
+            ends += 1
+            return s, None, T, np.append(ends, n)
+        del order, s
+    # ties: the distinct scores of each class, with their counts as weights
+    distinct = [_distinct(tar), _distinct(non)]
+    del runs, tar, non
+    values = np.concatenate([v for v, _ in distinct])
+    counts = np.concatenate([w for _, w in distinct])
+    is_tar = np.arange(values.shape[0]) < distinct[0][0].shape[0]
+    del distinct
+    # a merge again
+    return _diagram(values, counts, is_tar, np.argsort(values, kind="stable"))
 
 
-def _run_ends(pos, W, k, targets):
-    """Diagram indices where the points handed to PAV end.
-
-    ``pos``: the group of every score of the minority class (the targets if
-    ``targets``), sorted. A run of groups that hold the minority class only,
-    a run of groups without it, and every group that holds both classes (a
-    tie) is one point; the last point ends at ``k``. Without ties, a run of
-    targets and the run of non-targets after it are one point: the diagram
-    is concave where they meet, never a vertex of its convex minorant.
-    """
-    if not pos.shape[0]:
-        return np.array([k])
-    if W is None:  # one score per group: none is mixed
-        u, mixed = pos, None
-    else:
-        first = _run_starts(pos[1:] != pos[:-1])
-        u = pos[first]
-        mixed = np.diff(first, append=pos.shape[0]) < W[u + 1] - W[u]
-        del first
-    # an end before group u[i] if a group without the minority class
-    # precedes it, or a mixed group is on either side; after u[i] if the
-    # next group is without the minority class
-    step = np.diff(u, append=k + 1)
-    keep = np.empty((u.shape[0], 2), dtype=bool)
-    keep[0, 0] = u[0] > 0
-    np.greater(step[:-1], 1, out=keep[1:, 0])
-    np.greater(step, 1, out=keep[:, 1])
-    keep[-1, 1] = u[-1] + 1 < k
-    del step
-    if mixed is not None:
-        mixed[1:] |= mixed[:-1] & (u[1:] == u[:-1] + 1)
-        keep[:, 0] |= mixed & (u > 0)
-    else:
-        # keep the ends of the non-target runs only
-        keep[:, 1 if targets else 0] = False
-    flat = np.flatnonzero(keep)
-    del keep
-    ends = np.empty(flat.shape[0] + 1, dtype=np.intp)
-    np.take(u, flat >> 1, out=ends[:-1])
-    ends[:-1] += flat & 1
-    ends[-1] = k
-    return ends
+def _distinct(run):
+    """Distinct values of a sorted run and their counts, as floats."""
+    if not run.shape[0]:
+        return run, np.empty(0)
+    starts = _run_starts(run[1:] != run[:-1])
+    return run[starts], np.diff(starts, append=run.shape[0]).astype(np.float64)
 
 
-def _groups_weighted(scores, is_target, sample_weight):
-    """:func:`_groups` of weighted scores, from one argsort."""
-    scores, is_target, sample_weight = drop_zero_weights(
-        sample_weight, scores, is_target
-    )
-    order = np.argsort(scores)
+def _diagram(scores, weights, is_target, order):
+    """:func:`_groups` of weighted scores, sorted by ``order``."""
     s = scores[order]
-    w = sample_weight[order]
+    w = weights[order]
     tw = np.where(is_target[order], w, 0.0)
     del order
     starts = _run_starts(s[1:] != s[:-1])
@@ -207,9 +173,22 @@ def _groups_weighted(scores, is_target, sample_weight):
     return c, W, T, None
 
 
+def _groups_weighted(scores, is_target, sample_weight):
+    """:func:`_groups` of weighted scores, from one argsort."""
+    scores, is_target, sample_weight = drop_zero_weights(
+        sample_weight, scores, is_target
+    )
+    return _diagram(scores, sample_weight, is_target, np.argsort(scores))
+
+
 def _diagram_run_ends(W, T):
-    """:func:`_run_ends` read off the diagram: a group is pure non-target
-    (T flat), pure target (T rises as W) or mixed."""
+    """Diagram indices where the points handed to PAV end.
+
+    A run of groups of targets only, a run of groups of non-targets only,
+    and every group that holds both (a tie) is one point; the last point
+    ends at ``k``. A group is pure non-target (T flat), pure target (T
+    rises as W) or mixed.
+    """
     dT = np.diff(T)
     kind = (dT > 0).view(np.int8)  # 0: non-target only
     mixed = kind.astype(bool)
@@ -455,6 +434,8 @@ class _Lookup(NamedTuple):
     p0: np.ndarray
     p1: np.ndarray
     index: _BucketIndex | None  # None: searched with np.searchsorted
+    rows: np.ndarray  # rows[j]: the first row of the tables that p0[j] stands for
+    size: int  # rows of the tables, K + 1
 
 
 def _bucket_of(index, x, out):
@@ -528,7 +509,13 @@ def _lookup(tables: VennAbersTables) -> _Lookup:
     rows[0] = 0
     np.add(after, 1, out=rows[1:])
     index = _bucket_index(edges, _BUCKETS_PER_EDGE * edges.shape[0])
-    return _Lookup(edges, p0[rows], p1[rows], index)
+    return _Lookup(edges, p0[rows], p1[rows], index, rows, p0.shape[0])
+
+
+def _expand(lookup: _Lookup, values: np.ndarray) -> np.ndarray:
+    """The table of length K + 1 that ``values`` (``lookup.p0`` or
+    ``lookup.p1``) was cut from."""
+    return np.repeat(values, np.diff(lookup.rows, append=lookup.size))
 
 
 def _interval(lookup: _Lookup, x: np.ndarray) -> np.ndarray:
@@ -539,7 +526,7 @@ def _interval(lookup: _Lookup, x: np.ndarray) -> np.ndarray:
     branches the processor cannot predict. Many values are located with a
     bucket index instead (:func:`_ranks`), chunk by chunk in reused buffers.
     """
-    edges, p0, p1, index = lookup
+    edges, p0, p1, index = lookup.edges, lookup.p0, lookup.p1, lookup.index
     k, m = edges.shape[0], x.shape[0]
     # filled by rows, each written contiguously, and returned transposed
     out = np.empty((2, m))
@@ -708,17 +695,30 @@ class VennAbersCalibrator(BaseCalibrator):
 
     def _fit(self, data):
         X, is_target, sample_weight = data.arrays()
-        tables = [
-            venn_abers_tables(
+        scores, lookups = [], []
+        for j in range(X.shape[1]):
+            tables = venn_abers_tables(
                 X[:, j], is_target, sample_weight, self._virtual_trial_weight
             )
-            for j in range(X.shape[1])
-        ]
-        self.scores_ = [t.scores for t in tables]
-        self.p0_ = [t.p0 for t in tables]
-        self.p1_ = [t.p1 for t in tables]
-        self._lookups = [_lookup(t) for t in tables]
+            scores.append(tables.scores)
+            # only the cut tables are kept, a few thousand rows instead of
+            # K + 1: less fresh memory every fit, and lookups in cache
+            lookups.append(_lookup(tables))
+            del tables
+        self.scores_, self._lookups = scores, lookups
         return self
+
+    @property
+    def p0_(self):
+        """Per column, ``p0`` of a test score at every position (read from
+        the cut tables the calibrator keeps)."""
+        return [_expand(lookup, lookup.p0) for lookup in self._lookups]
+
+    @property
+    def p1_(self):
+        """Per column, ``p1`` of a test score at every position (read from
+        the cut tables the calibrator keeps)."""
+        return [_expand(lookup, lookup.p1) for lookup in self._lookups]
 
     def _interval(self, j, x):
         return _interval(self._lookups[j], x)

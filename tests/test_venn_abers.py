@@ -534,3 +534,19 @@ def test_cross_venn_abers_with_a_class_absent_from_a_calibration_fold():
     np.testing.assert_allclose(
         clf.predict_proba(X), merged / merged.sum(1, keepdims=True), rtol=1e-12
     )
+
+
+@pytest.mark.parametrize("kind", ["probabilities", "ties", "infinite", "signed_zeros"])
+def test_fitted_tables_are_the_kernel_tables(kind):
+    # the calibrator keeps the tables cut to the rows where the pair changes
+    # and gives back the whole tables, bit for bit
+    rng = np.random.default_rng(12)
+    s = _scores(kind, rng, 4000)
+    s[~np.isfinite(s)] = 0.0  # the estimator takes finite scores only
+    y = rng.random(4000) < 0.3
+    cal = VennAbersCalibrator().fit(s, y)
+    tables = venn_abers_tables(s, y)
+    np.testing.assert_array_equal(cal.scores_[0], tables.scores)
+    for got, expected in ((cal.p0_[0], tables.p0), (cal.p1_[0], tables.p1)):
+        assert got.shape == expected.shape
+        np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64))
