@@ -111,9 +111,7 @@ def _groups(scores, is_target, sample_weight):
     # comes from merging the two runs, without locating one class among all
     # the scores
     nt = int(np.count_nonzero(is_target))
-    runs = np.empty(n)
-    np.compress(is_target, scores, out=runs[:nt])
-    np.compress(np.logical_not(is_target), scores, out=runs[nt:])
+    runs = _split(scores, is_target, nt)
     tar, non = runs[:nt], runs[nt:]
     tar.sort()
     non.sort()
@@ -147,6 +145,20 @@ def _groups(scores, is_target, sample_weight):
     del distinct
     # a merge again
     return _diagram(values, counts, is_tar, np.argsort(values, kind="stable"))
+
+
+def _split(scores, is_target, nt):
+    """The ``nt`` target scores, then the others, each in their order; chunk
+    by chunk, without index arrays as long as the data."""
+    runs = np.empty(scores.shape[0])
+    tar, non = 0, nt
+    for start in range(0, scores.shape[0], _CHUNK):
+        x, t = scores[start : start + _CHUNK], is_target[start : start + _CHUNK]
+        k = int(np.count_nonzero(t))
+        np.compress(t, x, out=runs[tar : tar + k])
+        np.compress(np.logical_not(t), x, out=runs[non : non + x.shape[0] - k])
+        tar, non = tar + k, non + x.shape[0] - k
+    return runs
 
 
 def _distinct(run):
