@@ -291,25 +291,42 @@ def _tangents(W, T, gv, d_w, d_t, upward, out):
     bounds[-1] = n
     # the runs of chunk i: run_first[i] .. run_first[i + 1] - 1
     run_first = np.searchsorted(run_last, bounds - 1, side="right")
+    # Unweighted, with a whole test weight, every term is an integer below
+    # 2**53: the chord's sums are exact in any order, so the test weight and
+    # the start of the chunk are added to the vertex values once, and the
+    # point's W is its index in the chunk.
+    folded = W is None and float(d_w).is_integer() and float(d_t).is_integer()
+    folded &= n + abs(d_w) + abs(d_t) < 2.0**52
+    if folded:
+        sign = 1.0 if upward else -1.0
+        run_GT = run_GT + sign * d_t
+        run_GW = run_GW + sign * d_w - (run_last - run_last % _CHUNK)
+        index = np.arange(min(_CHUNK, n), dtype=np.float64)
     del run_last, vertex
     todo, todo_W, todo_T = [], [], []
     for i, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
         runs = slice(run_first[i], run_first[i + 1])
         counts = length[runs]
         Tx = T[start:stop]
-        Wx = np.arange(start, stop, dtype=np.float64) if W is None else W[start:stop]
         # the chord to the nearest vertex and its test, as chord() and
         # passes() compute them, vertex values repeated over their points
         dT = np.repeat(run_GT[runs], counts)
         dW = np.repeat(run_GW[runs], counts)
+        if folded:
+            Wx = index[: stop - start]
+        elif W is None:
+            Wx = np.arange(start, stop, dtype=np.float64)
+        else:
+            Wx = W[start:stop]
         if upward:
             dT -= Tx
             dW -= Wx
         else:
             np.subtract(Tx, dT, out=dT)
             np.subtract(Wx, dW, out=dW)
-        dT += d_t
-        dW += d_w
+        if not folded:
+            dT += d_t
+            dW += d_w
         lhs = np.repeat(run_eT[runs], counts)
         lhs *= dW
         rhs = np.repeat(run_eW[runs], counts)
@@ -320,7 +337,7 @@ def _tangents(W, T, gv, d_w, d_t, upward, out):
         del lhs, rhs
         if fail.shape[0]:
             todo.append(fail + start)
-            todo_W.append(Wx[fail])
+            todo_W.append(Wx[fail] + start if folded else Wx[fail])
             todo_T.append(Tx[fail])  # read before out, which may be T
         np.divide(dT, dW, out=out[start:stop])
     if not todo:
