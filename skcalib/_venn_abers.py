@@ -451,20 +451,20 @@ class _BucketIndex(NamedTuple):
 class _Lookup(NamedTuple):
     """:class:`VennAbersTables` cut down to the scores where the pair changes.
 
-    ``edges`` are the distinct calibration scores after which ``p0`` or
-    ``p1`` changes (compared bit for bit), ``p0[j]`` and ``p1[j]`` the pair
-    above ``j`` edges and below the others: a test score above ``j`` edges
-    reads ``p1[j]``, ``p0[j]`` too unless it equals ``edges[j]``, then
-    ``p0[j + 1]``. A few thousand edges for 1e5 calibration scores, so the
-    lookups stay in cache.
+    ``edges`` are distinct calibration scores, among them every one after
+    which ``p0`` or ``p1`` changes (compared bit for bit); ``p0[j]`` and
+    ``p1[j]`` are the pair above ``j`` edges and below the others: a test
+    score above ``j`` edges reads ``p1[j]``, and ``p0[j]`` too unless it
+    equals ``edges[j]``, then ``p0[j + 1]``. Typically a few thousand edges
+    for 1e5 calibration scores, so the lookups stay in cache; when the pair
+    changes after more than half of the scores, the edges are all of them
+    and the tables are kept whole.
     """
 
     edges: np.ndarray
     p0: np.ndarray
     p1: np.ndarray
     index: _BucketIndex | None  # None: searched with np.searchsorted
-    rows: np.ndarray  # rows[j]: the first row of the tables that p0[j] stands for
-    size: int  # rows of the tables, K + 1
 
 
 def _bucket_of(index, x, out):
@@ -495,9 +495,17 @@ def _bucket_index(c, buckets):
     if not 0.0 < scale < np.inf:
         return None
     index = _BucketIndex(c, float(lo), float(hi), float(scale), None, 0)
-    b = _bucket_of(index, c, np.empty(k)).astype(np.intp)
-    count = np.zeros(b[-1] + 2, np.intp)
-    count[1:] = np.bincount(b, minlength=b[-1] + 1)
+    # the buckets of the sorted scores are sorted: count them chunk by chunk
+    # (each chunk covers a contiguous range of buckets)
+    buffer = np.empty(min(_CHUNK, k))
+    count = None
+    for start in range(0, k, buffer.shape[0]):
+        stop = min(start + buffer.shape[0], k)
+        b = _bucket_of(index, c[start:stop], buffer[: stop - start]).astype(np.intp)
+        if count is None:
+            count = np.zeros(int(_bucket_of(index, c[-1:], buffer[:1])[0]) + 2, np.intp)
+        part = np.bincount(b - b[0])
+        count[b[0] + 1 : b[0] + 1 + part.shape[0]] += part
     depth = int(count.max()).bit_length()
     if depth > _MAX_DEPTH:  # outliers, heavy tails
         return None
@@ -531,20 +539,26 @@ def _lookup(tables: VennAbersTables) -> _Lookup:
     bits0, bits1 = p0.view(np.int64), p1.view(np.int64)
     change = bits0[1:] != bits0[:-1]
     change |= bits1[1:] != bits1[:-1]
-    after = np.flatnonzero(change)
+    edges = c
+    if 2 * np.count_nonzero(change) <= c.shape[0]:
+        after = np.flatnonzero(change)
+        edges = c[after]
+        rows = np.empty(after.shape[0] + 1, dtype=np.intp)
+        rows[0] = 0
+        np.add(after, 1, out=rows[1:])
+        p0, p1 = p0[rows], p1[rows]
     del change
-    edges = c[after]
-    rows = np.empty(after.shape[0] + 1, dtype=np.intp)
-    rows[0] = 0
-    np.add(after, 1, out=rows[1:])
-    index = _bucket_index(edges, _BUCKETS_PER_EDGE * edges.shape[0])
-    return _Lookup(edges, p0[rows], p1[rows], index, rows, p0.shape[0])
+    # more buckets than edges (a shallower search), but an index no larger
+    # than two scores a bucket would make of all the scores
+    buckets = min(_BUCKETS_PER_EDGE * edges.shape[0], (c.shape[0] + 1) // 2)
+    return _Lookup(edges, p0, p1, _bucket_index(edges, buckets))
 
 
-def _expand(lookup: _Lookup, values: np.ndarray) -> np.ndarray:
-    """The table of length K + 1 that ``values`` (``lookup.p0`` or
-    ``lookup.p1``) was cut from."""
-    return np.repeat(values, np.diff(lookup.rows, append=lookup.size))
+def _expand(lookup: _Lookup, scores: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The table of length K + 1 for the distinct calibration ``scores`` that
+    ``values`` (``lookup.p0`` or ``lookup.p1``) was cut from."""
+    rows = np.searchsorted(scores, lookup.edges, side="right")
+    return np.repeat(values, np.diff(rows, prepend=0, append=scores.shape[0] + 1))
 
 
 def _interval(lookup: _Lookup, x: np.ndarray) -> np.ndarray:
@@ -555,7 +569,7 @@ def _interval(lookup: _Lookup, x: np.ndarray) -> np.ndarray:
     branches the processor cannot predict. Many values are located with a
     bucket index instead (:func:`_ranks`), chunk by chunk in reused buffers.
     """
-    edges, p0, p1, index = lookup.edges, lookup.p0, lookup.p1, lookup.index
+    edges, p0, p1, index = lookup
     k, m = edges.shape[0], x.shape[0]
     # filled by rows, each written contiguously, and returned transposed
     out = np.empty((2, m))
@@ -741,13 +755,19 @@ class VennAbersCalibrator(BaseCalibrator):
     def p0_(self):
         """Per column, ``p0`` of a test score at every position (read from
         the cut tables the calibrator keeps)."""
-        return [_expand(lookup, lookup.p0) for lookup in self._lookups]
+        return self._whole_tables("p0")
 
     @property
     def p1_(self):
         """Per column, ``p1`` of a test score at every position (read from
         the cut tables the calibrator keeps)."""
-        return [_expand(lookup, lookup.p1) for lookup in self._lookups]
+        return self._whole_tables("p1")
+
+    def _whole_tables(self, field):
+        return [
+            _expand(lookup, scores, getattr(lookup, field))
+            for lookup, scores in zip(self._lookups, self.scores_, strict=True)
+        ]
 
     def _interval(self, j, x):
         return _interval(self._lookups[j], x)

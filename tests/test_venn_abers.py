@@ -536,17 +536,27 @@ def test_cross_venn_abers_with_a_class_absent_from_a_calibration_fold():
     )
 
 
-@pytest.mark.parametrize("kind", ["probabilities", "ties", "infinite", "signed_zeros"])
+@pytest.mark.parametrize(
+    "kind", ["probabilities", "ties", "infinite", "signed_zeros", "separable"]
+)
 def test_fitted_tables_are_the_kernel_tables(kind):
     # the calibrator keeps the tables cut to the rows where the pair changes
-    # and gives back the whole tables, bit for bit
+    # (whole when it changes nearly everywhere, as on separable classes) and
+    # gives back the whole tables, bit for bit
     rng = np.random.default_rng(12)
-    s = _scores(kind, rng, 4000)
+    s = _scores("probabilities" if kind == "separable" else kind, rng, 4000)
     s[~np.isfinite(s)] = 0.0  # the estimator takes finite scores only
     y = rng.random(4000) < 0.3
+    if kind == "separable":
+        y = s > np.median(s)
     cal = VennAbersCalibrator().fit(s, y)
     tables = venn_abers_tables(s, y)
     np.testing.assert_array_equal(cal.scores_[0], tables.scores)
     for got, expected in ((cal.p0_[0], tables.p0), (cal.p1_[0], tables.p1)):
         assert got.shape == expected.shape
         np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64))
+    x = np.concatenate([_scores("probabilities", rng, 3000), s])
+    p0, p1 = cal.predict_interval(x).T
+    np.testing.assert_array_equal(p1, tables.p1[np.searchsorted(tables.scores, x)])
+    right = np.searchsorted(tables.scores, x, side="right")
+    np.testing.assert_array_equal(p0, tables.p0[right])
