@@ -67,8 +67,8 @@ __all__ = [
     "venn_abers_tables",
 ]
 
-#: Points handled per vectorized pass of the tangent searches and the
-#: lookups: a few work arrays of this length (128 KiB of float64) are
+#: Points handled per vectorized pass of the class split, the tangent
+#: searches and the lookups: a few work arrays of this length (128 KiB of float64) are
 #: recycled by malloc from chunk to chunk, instead of temporaries as long as
 #: the data, which cost memory and, handed back to the operating system,
 #: page faults on the next allocation (several microseconds per 4 KiB page
