@@ -8,7 +8,10 @@ Measured, in one run on the same data (median of ``--repeats``):
 - ``PAVCalibrator.transform`` on unsorted new scores against one
   ``np.searchsorted`` of those scores into the fitted knots and against
   ``IsotonicRegression.predict``;
-- peak extra memory of ``fit`` (tracemalloc, bytes per sample).
+- peak extra memory of ``fit`` (tracemalloc, bytes per sample);
+- the kernel step that holds the sorts, ``skcalib._pav.pav_points`` (unweighted),
+  against one ``np.sort`` of the same scores: best of ``--repeats``, the two
+  timed alternately so that a changing load hits both alike.
 
 Data: Gaussian scores (targets shifted by 2), and a tie-heavy variant with
 scores rounded to 2 decimals.
@@ -29,6 +32,7 @@ from _meta import git_commit, utc_now, write_json
 from sklearn.isotonic import IsotonicRegression
 
 from skcalib import PAVCalibrator
+from skcalib._pav import pav_points
 
 
 def _median_time(fn, repeats):
@@ -38,6 +42,17 @@ def _median_time(fn, repeats):
         fn()
         times.append(time.perf_counter() - t0)
     return float(np.median(times))
+
+
+def _best_times(fns, repeats):
+    """Best time of each function, the functions timed in turn per repeat."""
+    best = [np.inf] * len(fns)
+    for _ in range(repeats):
+        for i, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            fn()
+            best[i] = min(best[i], time.perf_counter() - t0)
+    return best
 
 
 def _peak_bytes(fn):
@@ -67,6 +82,11 @@ def run(sizes, repeats, seed=0):
             new = rng.normal(size=n) + 0.2
             t_argsort = _median_time(lambda s=s: np.argsort(s), repeats)
             t_sort = _median_time(lambda s=s: np.sort(s), repeats)
+            is_target = y.astype(bool)
+            t_sort_best, t_points = _best_times(
+                [lambda s=s: np.sort(s), lambda s=s, t=is_target: pav_points(s, t)],
+                repeats,
+            )
             t_fit = _median_time(lambda s=s, y=y: PAVCalibrator().fit(s, y), repeats)
             t_fit_w = _median_time(
                 lambda s=s, y=y, w=w: PAVCalibrator().fit(s, y, sample_weight=w),
@@ -109,6 +129,9 @@ def run(sizes, repeats, seed=0):
                     "transform/searchsorted": t_transform / t_search,
                     "isotonic_predict/transform": t_iso_pred / t_transform,
                     "fit_peak_bytes_per_sample": peak / n,
+                    "sort_best_s": t_sort_best,
+                    "pav_points_best_s": t_points,
+                    "pav_points/sort": t_points / t_sort_best,
                 }
             )
     return rows
@@ -126,6 +149,7 @@ def _print_table(rows):
         ("transform/searchsorted", "{:>10.2f}"),
         ("isotonic_predict/transform", "{:>10.2f}"),
         ("fit_peak_bytes_per_sample", "{:>9.1f}"),
+        ("pav_points/sort", "{:>11.2f}"),
     ]
     heads = [
         "n",
@@ -138,6 +162,7 @@ def _print_table(rows):
         "tr/search",
         "sk-pred/tr",
         "B/sample",
+        "points/sort",
     ]
     widths = [len(f.format(rows[0][c])) for c, f in cols]
     print("  ".join(h.rjust(w) for h, w in zip(heads, widths, strict=True)))

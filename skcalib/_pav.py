@@ -9,12 +9,15 @@ validation lives in the public wrappers.
 How the O(n log n) part is kept to value sorts
 ----------------------------------------------
 For unweighted data the two classes are value-sorted separately (``np.sort``
-is several times faster than ``np.argsort``), and only the minority
-class is located in the majority class with ``np.searchsorted``. The majority-class
-samples between two consecutive minority values form a *pure run*, which can
-be pooled into one point without changing the isotonic solution (adjacent
-points with equal labels always end up in the same block). The sequence handed
-to PAV therefore has at most ``2 * min(n_tar, n_non) + 1`` points. Weighted
+is several times faster than ``np.argsort``), and only the distinct values of
+the minority class are located in the majority class with ``np.searchsorted``,
+chunk by chunk of the sorted values so that each search stays in a slice of
+the majority that fits in cache. The majority-class samples between two
+consecutive minority values form a *pure run*, which can be pooled into one
+point without changing the isotonic solution (adjacent points with equal
+labels always end up in the same block); so can consecutive minority values
+with no majority sample between or tied with them. The sequence handed to
+PAV therefore has at most ``2 * min(n_tar, n_non) + 1`` points. Weighted
 data take one ``np.argsort``.
 
 PAV proper runs in scipy's compiled ``isotonic_regression`` on that short
@@ -110,93 +113,150 @@ def _compress_pure_runs(points: BlockSummary) -> BlockSummary:
 
 
 def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
-    tar = scores[is_target]
-    non = scores[~is_target]
-    tar.sort()
-    non.sort()
+    n = scores.shape[0]
+    q_is_tar = 2 * np.count_nonzero(is_target) <= n
     # q: the minority class, located in b: the majority class.
-    q_is_tar = tar.shape[0] <= non.shape[0]
-    q, b = (tar, non) if q_is_tar else (non, tar)
-    del tar, non
-    nb = b.shape[0]
-    if q.shape[0] == 0:
+    q_mask = is_target if q_is_tar else ~is_target
+    q = np.compress(q_mask, scores)  # half the time of scores[q_mask]
+    b = scores[~q_mask]
+    del q_mask
+    q.sort()
+    b.sort()
+    nq, nb = q.shape[0], b.shape[0]
+    if nq == 0:
         one = np.array([float(nb)])
         zero = np.zeros(1)
         counts = (zero, one) if q_is_tar else (one, zero)
         return BlockSummary(b[:1].copy(), b[-1:].copy(), *counts)
 
-    # Distinct minority values, their counts, and where they fall in b.
-    q_starts = _run_starts(q[1:] != q[:-1])
-    uq = q[q_starts]
-    q_count = np.diff(q_starts, append=q.shape[0])
-    del q, q_starts
-    m = uq.shape[0]
-    left = np.searchsorted(b, uq, side="left")
-    # Majority samples tied with a minority value (rare for continuous
-    # scores) are kept sparse: index into uq and count; right = left + tie.
-    inside = np.flatnonzero(left < nb)
-    tied_idx = inside[b[left[inside]] == uq[inside]]
-    del inside
-    tie_cnt = np.searchsorted(b, uq[tied_idx], side="right") - left[tied_idx]
-    tied = np.zeros(m, dtype=bool)
-    tied[tied_idx] = True
-
-    def right_of(i):
-        """``right[i]`` for an index array ``i``."""
-        r = left[i]
-        if tied_idx.shape[0]:
-            j = np.searchsorted(tied_idx, i)
-            hit = (j < tied_idx.shape[0]) & (
-                tied_idx[np.minimum(j, len(tied_idx) - 1)] == i
-            )
-            r = r + np.where(hit, tie_cnt[np.minimum(j, len(tied_idx) - 1)], 0)
-        return r
-
-    # No majority sample between minority values i-1 and i.
-    no_gap = left[1:] == left[:-1]
-    inner = tied_idx[tied_idx < m - 1]
-    no_gap[inner] = left[inner + 1] == left[inner] + tie_cnt[: inner.shape[0]]
-    tail = nb - int(right_of(np.array([m - 1]))[0])
-
-    # Merge consecutive minority values into one point when they are pure
-    # (no tied majority sample) and nothing of the majority lies between.
-    run = np.empty(m, dtype=bool)
-    run[0] = True
-    run[1:] = ~(~tied[1:] & ~tied[:-1] & no_gap)
-    rs = np.flatnonzero(run)
-    del run, no_gap
-    re = np.empty_like(rs)
-    re[:-1] = rs[1:] - 1
-    re[-1] = m - 1
-    n_runs = rs.shape[0]
-
-    # Output: each run, preceded by its gap when that is not empty; then the
-    # tail gap. Position of run r = r + (number of non-empty gaps up to r).
-    prev_right = np.zeros(n_runs, dtype=left.dtype)
-    prev_right[1:] = right_of(rs[1:] - 1)
-    gap = left[rs] - prev_right
-    has_gap = gap > 0
-    pos = np.arange(n_runs) + np.cumsum(has_gap)
-    size = n_runs + int(np.count_nonzero(has_gap)) + int(tail > 0)
-    lo = np.empty(size)
-    hi = np.empty(size)
-    q_cnt = np.zeros(size)
-    b_cnt = np.empty(size)
-    lo[pos] = uq[rs]
-    hi[pos] = uq[re]
-    q_cnt[pos] = np.add.reduceat(q_count, rs)
-    b_cnt[pos] = right_of(rs) - left[rs]  # runs longer than one are pure
-    gpos = pos[has_gap] - 1
-    lo[gpos] = b[prev_right[has_gap]]
-    hi[gpos] = b[left[rs[has_gap]] - 1]
-    b_cnt[gpos] = gap[has_gap]
-    if tail > 0:
-        lo[-1] = b[nb - tail]
-        hi[-1] = b[nb - 1]
-        b_cnt[-1] = tail
+    # Distinct minority values uq; q_first[i]: where uq[i] starts in q.
+    new_value = q[1:] != q[:-1]
+    if np.count_nonzero(new_value) == nq - 1:
+        uq, q_first = q, None
+    else:
+        q_first = _run_starts(new_value)
+        uq = q[q_first]
+    del new_value
+    # left[i]: majority samples below uq[i]. A run of consecutive minority
+    # values with equal `left` has no majority sample between its values;
+    # only its last value can be tied with majority samples (at b[left]).
+    left = _searchsorted_sorted(b, uq)
+    rs = _run_starts(left[1:] != left[:-1])
+    points = _interleave_runs(b, uq, q_first, nq, rs, left[rs])
+    if points is None:
+        # Some run ends in a tied value: that value becomes a run of its own,
+        # holding its tied majority samples.
+        ends = np.empty_like(rs)
+        ends[:-1] = rs[1:] - 1
+        ends[-1] = uq.shape[0] - 1
+        tied_idx = ends[b.take(left[rs], mode="clip") == uq[ends]]
+        start = np.zeros(uq.shape[0], dtype=bool)
+        start[rs] = True
+        start[tied_idx] = True
+        rs = np.flatnonzero(start)
+        run_left = left[rs]
+        run_right = run_left.copy()
+        start[:] = False
+        start[tied_idx] = True
+        run_right[start[rs]] = np.searchsorted(b, uq[tied_idx], side="right")
+        points = _interleave_runs(b, uq, q_first, nq, rs, run_left, run_right)
+    lo, hi, q_cnt, b_cnt = points
     if q_is_tar:
         return BlockSummary(lo, hi, q_cnt, b_cnt)
     return BlockSummary(lo, hi, b_cnt, q_cnt)
+
+
+def _interleave_runs(b, uq, q_first, nq, rs, run_left, run_right=None):
+    """Points of :func:`_points_unweighted`: runs of minority values and the
+    gaps of majority samples between them.
+
+    Parameters
+    ----------
+    b : ndarray of shape (nb,)
+        Sorted majority scores.
+    uq : ndarray of shape (m,)
+        Distinct minority scores, sorted.
+    q_first : ndarray of shape (m,) or None
+        Index of the first minority sample of each ``uq`` value in the sorted
+        minority scores (None: they are all distinct).
+    nq : int
+        Number of minority samples.
+    rs : ndarray of shape (n_runs,)
+        Index into ``uq`` of the first value of each run.
+    run_left, run_right : ndarray of shape (n_runs,)
+        Majority samples below the run, and at or below it (they differ
+        only for a tied value alone in its run). ``run_right=None`` claims
+        that no run ends in a tied value; if one does, None is returned.
+
+    Returns
+    -------
+    lo, hi, q_cnt, b_cnt : ndarray of shape (n_points,)
+        The points ``[gap], run, gap, run, ..., run, [gap]`` where a gap
+        holds the majority samples between two runs; empty gaps left out.
+    """
+    nb, m, k = b.shape[0], uq.shape[0], rs.shape[0]
+    rr = run_left if run_right is None else run_right
+    first = int(run_left[0] > 0)
+    last = int(rr[-1] < nb)
+    size = first + 2 * k - 1 + last
+    lo, hi, q_cnt, b_cnt = (np.empty(size) for _ in range(4))
+    runs = slice(first, first + 2 * k - 1, 2)
+    gaps = slice(first + 1, first + 2 * k - 1, 2)  # between runs
+    uq.take(rs[1:] - 1, out=hi[runs][:-1])
+    hi[runs][-1] = uq[m - 1]
+    b.take(rr[:-1], out=lo[gaps], mode="clip")  # clip: empty gaps
+    if last:
+        lo[-1] = b[rr[-1]]
+    if run_right is None and (
+        np.any(lo[gaps] == hi[runs][:-1]) or (last and lo[-1] == uq[m - 1])
+    ):
+        return None
+    uq.take(rs, out=lo[runs])
+    q_start = rs if q_first is None else q_first.take(rs)
+    np.subtract(q_start[1:], q_start[:-1], out=q_cnt[runs][:-1])
+    q_cnt[runs][-1] = nq - q_start[-1]
+    q_cnt[gaps] = 0.0
+    if run_right is None:
+        b_cnt[runs] = 0.0
+    else:
+        np.subtract(run_right, run_left, out=b_cnt[runs])
+    b.take(run_left[1:] - 1, out=hi[gaps], mode="clip")
+    np.subtract(run_left[1:], rr[:-1], out=b_cnt[gaps])
+    if first:
+        lo[0], hi[0], q_cnt[0], b_cnt[0] = b[0], b[run_left[0] - 1], 0.0, run_left[0]
+    if last:
+        hi[-1], q_cnt[-1], b_cnt[-1] = b[nb - 1], 0.0, nb - rr[-1]
+    if run_right is not None and not np.all(b_cnt[gaps]):
+        keep = np.ones(size, dtype=bool)
+        keep[gaps] = b_cnt[gaps] > 0
+        return lo[keep], hi[keep], q_cnt[keep], b_cnt[keep]
+    return lo, hi, q_cnt, b_cnt
+
+
+#: Values per ``np.searchsorted`` call in :func:`_searchsorted_sorted`.
+_SEARCH_CHUNK = 4096
+
+
+def _searchsorted_sorted(a: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(a, v)`` for sorted ``v``, in chunks of ``v``.
+
+    The answers for a chunk of sorted values lie between those for its first
+    value and for the next chunk's first value, so each chunk is searched in
+    that slice of ``a`` only: binary searches in a slice that stays in cache
+    instead of in all of ``a`` (about 1.5x faster for 1e6 values in 1e7).
+    """
+    m = v.shape[0]
+    if m <= 2 * _SEARCH_CHUNK:
+        return np.searchsorted(a, v)
+    step = _SEARCH_CHUNK
+    bounds = np.searchsorted(a, v[::step]).tolist()
+    bounds.append(a.shape[0])
+    out = np.empty(m, dtype=np.intp)
+    for k in range(len(bounds) - 1):
+        lo = bounds[k]
+        chunk = slice(k * step, (k + 1) * step)
+        np.add(np.searchsorted(a[lo : bounds[k + 1]], v[chunk]), lo, out=out[chunk])
+    return out
 
 
 def _points_small(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:

@@ -114,6 +114,53 @@ def test_unweighted_and_unit_weight_paths_agree(minority, decimals):
             np.testing.assert_array_equal(x1, x2)
 
 
+def _brute_force_points(s, y):
+    """pav_points by definition: one point per distinct score (stable
+    argsort), then adjacent points that hold one class only pooled."""
+    order = np.argsort(s, kind="stable")
+    s, y = s[order], y[order]
+    points = []  # [lo, hi, tar, non]
+    for value, label in zip(s.tolist(), y.tolist(), strict=True):
+        if points and points[-1][1] == value:
+            points[-1][2 + (not label)] += 1
+        else:
+            points.append([value, value, float(label), float(not label)])
+    pooled = [points[0]]
+    for p in points[1:]:
+        last = pooled[-1]
+        if (p[2] == 0 and last[2] == 0) or (p[3] == 0 and last[3] == 0):
+            last[1], last[2], last[3] = p[1], last[2] + p[2], last[3] + p[3]
+        else:
+            pooled.append(p)
+    return BlockSummary(*(np.array(c, dtype=float) for c in zip(*pooled, strict=True)))
+
+
+@pytest.mark.parametrize("chunk", [1, 3, None])
+@pytest.mark.parametrize("seed", range(6))
+def test_unweighted_points_equal_brute_force(seed, chunk, monkeypatch):
+    """The value-sort path (class split, located minority, pure runs) equals
+    the definition, with ties within and across classes and +/-inf, also
+    below ``_SMALL_N``; a small ``_SEARCH_CHUNK`` exercises the chunked
+    search on small data."""
+    import skcalib._pav as kernel
+
+    if chunk is not None:
+        monkeypatch.setattr(kernel, "_SEARCH_CHUNK", chunk)
+    rng = np.random.default_rng(seed)
+    for n in (1, 2, 5, 40, 600, 5000):
+        y = rng.random(n) < rng.choice([0.0, 0.05, 0.3, 0.7, 0.95, 1.0])
+        s = rng.normal(size=n) + rng.uniform(0, 3) * y
+        decimals = rng.choice([-1, 0, 1, 3])
+        if decimals >= 0:
+            s = np.round(s, decimals)
+        special = rng.integers(0, n, size=rng.integers(0, 4))
+        s[special] = rng.choice([-np.inf, np.inf], size=special.shape[0])
+        ref = _brute_force_points(s, y)
+        for got in (pav_points(s, y), kernel._points_unweighted(s, y)):
+            for a, b in zip(got, ref, strict=True):
+                np.testing.assert_array_equal(a, b)
+
+
 def test_integer_weights_equal_repeated_rows_and_zero_weights_dropped():
     rng = np.random.default_rng(4)
     s, y, _ = _random_data(rng, 300)
