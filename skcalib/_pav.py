@@ -116,10 +116,11 @@ def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummar
     n = scores.shape[0]
     q_is_tar = 2 * np.count_nonzero(is_target) <= n
     # q: the minority class, located in b: the majority class.
-    q_mask = is_target if q_is_tar else ~is_target
+    is_non = ~is_target
+    q_mask, b_mask = (is_target, is_non) if q_is_tar else (is_non, is_target)
     q = np.compress(q_mask, scores)  # half the time of scores[q_mask]
-    b = scores[~q_mask]
-    del q_mask
+    b = scores[b_mask]  # faster than np.compress for the majority
+    del is_non, q_mask, b_mask
     q.sort()
     b.sort()
     nq, nb = q.shape[0], b.shape[0]
@@ -166,7 +167,15 @@ def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummar
     return BlockSummary(lo, hi, b_cnt, q_cnt)
 
 
-def _interleave_runs(b, uq, q_first, nq, rs, run_left, run_right=None):
+def _interleave_runs(
+    b: np.ndarray,
+    uq: np.ndarray,
+    q_first: np.ndarray | None,
+    nq: int,
+    rs: np.ndarray,
+    run_left: np.ndarray,
+    run_right: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """Points of :func:`_points_unweighted`: runs of minority values and the
     gaps of majority samples between them.
 
@@ -234,7 +243,7 @@ def _interleave_runs(b, uq, q_first, nq, rs, run_left, run_right=None):
 
 
 #: Values per ``np.searchsorted`` call in :func:`_searchsorted_sorted`.
-_SEARCH_CHUNK = 4096
+_SEARCH_CHUNK = 2048
 
 
 def _searchsorted_sorted(a: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -243,7 +252,8 @@ def _searchsorted_sorted(a: np.ndarray, v: np.ndarray) -> np.ndarray:
     The answers for a chunk of sorted values lie between those for its first
     value and for the next chunk's first value, so each chunk is searched in
     that slice of ``a`` only: binary searches in a slice that stays in cache
-    instead of in all of ``a`` (about 1.5x faster for 1e6 values in 1e7).
+    instead of in all of ``a`` (1e6 values in 9e6: about 1.25x faster than
+    one ``np.searchsorted``).
     """
     m = v.shape[0]
     if m <= 2 * _SEARCH_CHUNK:
