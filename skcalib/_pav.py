@@ -272,8 +272,9 @@ def _searchsorted_sorted(a: np.ndarray, v: np.ndarray) -> np.ndarray:
 def _points_small(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
     """:func:`_points_unweighted` for a few scores: the same points (counts
     are exact in float64), from one argsort and a handful of array
-    operations instead of that function's forty, which cost more than the
-    sorts below about ``_SMALL_N`` scores."""
+    operations instead of that function's dozens, which cost more than the
+    sorts below about ``_SMALL_N`` scores (the two took the same time at
+    3000 Gaussian scores, 10% targets; 10000 with ties)."""
     order = scores.argsort()  # the method: a third of np.argsort's overhead
     s = scores[order]
     t = is_target[order]
@@ -304,7 +305,7 @@ def _tie_points(s: np.ndarray, t: np.ndarray, new_score: np.ndarray) -> BlockSum
 
 
 #: Unweighted inputs up to this many scores take :func:`_points_small`.
-_SMALL_N = 500
+_SMALL_N = 2000
 
 
 def _points_weighted(
