@@ -146,7 +146,10 @@ def class_gap(data):
 
 def _chunk_moments(standardizer, class_factors, chunk):
     X, t, w = chunk[:3]
-    u = standardizer.transform(X).reshape(-1, standardizer.scale.shape[0])
+    # column-major as the sums over contiguous columns of the calibrators'
+    # own copies, whatever the layout of X
+    u = standardizer.transform(X, out=np.empty(X.shape, order="F"))
+    u = u.reshape(-1, standardizer.scale.shape[0])
     v = np.where(t, class_factors[0], class_factors[1])
     if w is not None:
         v = v * w

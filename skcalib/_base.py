@@ -152,6 +152,10 @@ class BaseCalibrator(
     #: ``decision_function`` is the calibrated natural-log LLR (the displays'
     #: ``from_estimator`` read it as such).
     _decision_function_is_llr = True
+    #: Memory order of the validated scores of ``fit``: column-major (each
+    #: column a contiguous vector) by default; ``None`` takes any layout
+    #: without a copy.
+    _fit_order = "F"
 
     _parameter_constraints: dict = {
         "prior": [Interval(Real, 0, 1, closed="neither"), None],
@@ -215,7 +219,7 @@ class BaseCalibrator(
             dtype=np.float64,
             ensure_all_finite=True,
             y_numeric=False,
-            order="F",
+            order=self._fit_order,
         )
         return ArrayTrainingData(X, y, sample_weight, owner=owner)
 

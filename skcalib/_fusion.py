@@ -393,6 +393,10 @@ class ProperScoringFusion(BaseCalibrator):
     """
 
     _output = "llr"
+    # The columns are read once, where prepare standardizes them (one copy
+    # of them in any case): a column-major copy of the scores first would
+    # cost a second copy and its page faults.
+    _fit_order = None
 
     _parameter_constraints: dict = {
         **BaseCalibrator._parameter_constraints,  # prior
