@@ -23,7 +23,13 @@ from ._affine import (
 )
 from ._base import BaseCalibrator
 from ._dask import is_dask_collection
-from ._solver import DEFAULT_L2, MAX_LLR_RANGE, fit_standardizer, minimize
+from ._solver import (
+    DEFAULT_L2,
+    MAX_LLR_RANGE,
+    fit_standardizer,
+    minimize,
+    row_blocks,
+)
 from ._special import logit, rule_terms, scaled_affine, uninformative_objective
 from .utils._sklearn_compat import Interval
 from .utils._stats import class_totals
@@ -126,15 +132,21 @@ class FusionObjective(_RuleObjective):
         n = X.shape[0]
         X = X.reshape(n, -1)
         Us = np.empty((n, self.n_params), order="F")
+        v = np.empty(n)
+        for rows in row_blocks(X):  # element-wise: the same in any blocks
+            wr = None if w is None else w[rows]
+            self._prepare_rows(X[rows], t[rows], wr, Us[rows], v[rows])
+        return Us, t, v
+
+    def _prepare_rows(self, X, t, w, Us, v):
         sign = Us[:, -1]
         np.copyto(sign, np.where(t, 1.0, -1.0))
         for j in range(self.n_params - 1):
             u = self.standardizer.transform(X[:, j], column=j, out=Us[:, j])
             u *= sign
-        v = np.where(t, self.class_factors[0], self.class_factors[1])
+        np.copyto(v, np.where(t, self.class_factors[0], self.class_factors[1]))
         if w is not None:
             v *= w
-        return Us, t, v
 
     @property
     def hessian_growth(self):

@@ -451,3 +451,17 @@ def test_certified_steps_pass_armijo(weights):
         np.testing.assert_array_equal(free[1], obj.terms(theta, chunk, 2)[1])
         np.testing.assert_array_equal(free[2], obj.terms(theta, chunk, 2)[2])
     assert n_certified > 20
+
+
+@pytest.mark.parametrize("weights", [False, True])
+def test_any_memory_order_gives_the_same_fit(weights):
+    # the scores are not copied to column-major order: a row-major X (read
+    # in blocks of rows) and a strided view give the fit of the F copy
+    X, y, w = _data(n=70_000, k=3, weights=weights)
+    fits = [
+        ProperScoringFusion().fit(Z, y, sample_weight=w)
+        for Z in (np.asfortranarray(X), np.ascontiguousarray(X), np.c_[X, X][:, :3])
+    ]
+    for fit in fits[1:]:
+        assert np.array_equal(fit.coef_, fits[0].coef_)
+        assert fit.intercept_ == fits[0].intercept_
