@@ -565,54 +565,66 @@ def cllr_sums(llr, is_target, w):
     losses). Empty inputs give zeros.
     """
     n = llr.shape[0]
-    size = max(min(_CHUNK, n), 1)
-    z, v, t, u = (np.empty(size) for _ in range(4))
-    loss_tar = loss_non = n_tar = n_non = 0.0
-    for start in range(0, n, size):
-        stop = min(start + size, n)
-        m = stop - start
-        zz, vv, tt, uu = z[:m], v[:m], t[:m], u[:m]
-        np.copyto(tt, is_target[start:stop])  # 1.0 for targets
-        np.subtract(1.0, tt, out=uu)  # 1.0 for non-targets
-        np.subtract(uu, tt, out=vv)
-        np.multiply(llr[start:stop], vv, out=zz)  # -l for targets, l otherwise
-        # the logarithmic rule's cost log(1 + e^z): the exact limits 0
-        # (z = -inf, confidently right) and inf (z = +inf, wrong)
-        loss = log1pexp(zz, out=vv, overwrite_x=True)
-        # In bits per trial, so that l = 0 costs exactly 1.0 and an all-zero
-        # system has a Cllr of exactly 1.
-        loss /= _LOG2
-        if w is not None:
-            ww = w[start:stop]
-            tt *= ww
-            uu *= ww
-        # The class masks as dot products; an infinite loss meets a 0 of the
-        # other class's mask (0 * inf = nan), which the rare fallback redoes
-        # with boolean masks. einsum, not np.dot: BLAS may hand each short dot
-        # product to a thread pool, which costs milliseconds per chunk on a
-        # busy machine.
-        with np.errstate(invalid="ignore"):
-            lt, ln = _dot(loss, tt), _dot(loss, uu)
-        if np.isnan(lt) or np.isnan(ln):
-            b = is_target[start:stop]
-            if w is None:
-                lt, ln = loss[b].sum(), loss[~b].sum()
-            else:  # zero weights count for nothing, even at an infinite loss
-                pos = ww > 0
-                tb, nb = b & pos, ~b & pos
-                lt, ln = _dot(loss[tb], ww[tb]), _dot(loss[nb], ww[nb])
-        loss_tar += float(lt)
-        loss_non += float(ln)
-        if w is not None:
-            # Totals by the same dot product as the losses: a system of
-            # all-zero LLRs then gets exactly 1.0 per class.
-            zz.fill(1.0)
-            n_tar += float(_dot(zz, tt))
-            n_non += float(_dot(zz, uu))
+    if n <= _CHUNK:  # one chunk: no slicing, one scratch allocation
+        sums = _cllr_chunk(llr, is_target, w, np.empty((4, n)))
+    else:
+        scratch = np.empty((4, _CHUNK))
+        sums = [0.0, 0.0, 0.0, 0.0]
+        for start in range(0, n, _CHUNK):
+            stop = min(start + _CHUNK, n)
+            part = _cllr_chunk(
+                llr[start:stop],
+                is_target[start:stop],
+                None if w is None else w[start:stop],
+                scratch[:, : stop - start],
+            )
+            for i in range(4):
+                sums[i] += part[i]
+    loss_tar, loss_non, n_tar, n_non = sums
     if w is None:
         n_tar = float(np.count_nonzero(is_target))
         n_non = float(n) - n_tar
     return loss_tar, loss_non, n_tar, n_non
+
+
+def _cllr_chunk(llr, is_target, w, scratch):
+    """:func:`cllr_sums` of one chunk, in the four rows of ``scratch``; the
+    weight totals are 0 when ``w`` is None."""
+    zz, vv, tt, uu = scratch
+    np.copyto(tt, is_target)  # 1.0 for targets
+    np.subtract(1.0, tt, out=uu)  # 1.0 for non-targets
+    np.subtract(uu, tt, out=vv)
+    np.multiply(llr, vv, out=zz)  # -l for targets, l otherwise
+    # the logarithmic rule's cost log(1 + e^z): the exact limits 0
+    # (z = -inf, confidently right) and inf (z = +inf, wrong)
+    loss = log1pexp(zz, out=vv, overwrite_x=True)
+    # In bits per trial, so that l = 0 costs exactly 1.0 and an all-zero
+    # system has a Cllr of exactly 1.
+    loss /= _LOG2
+    if w is not None:
+        tt *= w
+        uu *= w
+    # The class masks as dot products; an infinite loss meets a 0 of the
+    # other class's mask (0 * inf = nan), which the rare fallback redoes
+    # with boolean masks. einsum, not np.dot: BLAS may hand each short dot
+    # product to a thread pool, which costs milliseconds per chunk on a
+    # busy machine.
+    with np.errstate(invalid="ignore"):
+        lt, ln = float(_dot(loss, tt)), float(_dot(loss, uu))
+    if math.isnan(lt) or math.isnan(ln):
+        b = is_target
+        if w is None:
+            lt, ln = float(loss[b].sum()), float(loss[~b].sum())
+        else:  # zero weights count for nothing, even at an infinite loss
+            pos = w > 0
+            tb, nb = b & pos, ~b & pos
+            lt, ln = float(_dot(loss[tb], w[tb])), float(_dot(loss[nb], w[nb]))
+    if w is None:
+        return lt, ln, 0.0, 0.0
+    # Totals by the same dot product as the losses: a system of all-zero
+    # LLRs then gets exactly 1.0 per class.
+    zz.fill(1.0)
+    return lt, ln, float(_dot(zz, tt)), float(_dot(zz, uu))
 
 
 def scaled_affine(X, W, b):

@@ -263,6 +263,6 @@ def _nonnegative(p_miss, p_fa) -> bool:
         and type(p_fa) is np.ndarray
         and p_miss.shape == p_fa.shape
         and p_miss.shape != (0,)
-        and p_miss.min() >= 0.0
-        and p_fa.min() >= 0.0
+        and np.minimum.reduce(p_miss, axis=None) >= 0.0  # the ufunc: no
+        and np.minimum.reduce(p_fa, axis=None) >= 0.0  # method's wrappers
     )

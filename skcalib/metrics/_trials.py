@@ -571,4 +571,4 @@ def _eer_from_hull(pmiss: np.ndarray, pfa: np.ndarray) -> float:
         e = num / den
     else:
         e = np.divide(num, den, out=np.full_like(num, -np.inf), where=den > 0)
-    return min(max(float(e.max()), 0.0), 1.0)
+    return min(max(float(np.maximum.reduce(e)), 0.0), 1.0)

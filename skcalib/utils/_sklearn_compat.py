@@ -67,8 +67,20 @@ def _check_params(constraints, params, caller_name, valid):
     ``valid`` is the set of ``(name, type, value)`` that passed. Anything
     else, and every error, goes through scikit-learn.
     """
+    seen = _not_known_valid(constraints, params.items(), valid)
+    if seen == []:
+        return
+    validate_parameter_constraints(constraints, params, caller_name=caller_name)
+    if seen and len(valid) < _MAX_REMEMBERED:
+        valid.update(seen)
+
+
+def _not_known_valid(constraints, items, valid):
+    """The ``(name, type, value)`` of the ``(name, value)`` items that are
+    not known valid (see :func:`_check_params`); None if a value cannot be
+    remembered."""
     seen = []
-    for name, value in params.items():
+    for name, value in items:
         if constraints.get(name, "no_validation") == "no_validation":
             continue
         kind = type(value)
@@ -77,13 +89,8 @@ def _check_params(constraints, params, caller_name, valid):
             if key not in valid:
                 seen.append(key)
         elif not (kind is np.ndarray and "array-like" in constraints[name]):
-            seen = None
-            break
-    if seen == []:
-        return
-    validate_parameter_constraints(constraints, params, caller_name=caller_name)
-    if seen and len(valid) < _MAX_REMEMBERED:
-        valid.update(seen)
+            return None
+    return seen
 
 
 try:  # the per-thread configuration dict itself, not get_config's copy
@@ -93,14 +100,15 @@ except ImportError:  # pragma: no cover - moved in a later release
 
 
 def _binder(signature):
-    """A function mapping ``(args, kwargs)`` to the parameters of a call.
+    """Functions mapping ``(args, kwargs)`` to the parameters of a call.
 
-    Like ``signature.bind`` followed by ``apply_defaults``, without
+    ``bind``: like ``signature.bind`` followed by ``apply_defaults``, without
     ``self``, ``cls`` and ``*args``/``**kwargs``, in the order of the
     signature. A call that is not plainly valid (too many arguments, an
     unknown or duplicated name, a missing argument), or a signature with
     positional-only or variadic parameters, goes through ``signature.bind``,
-    which raises its usual ``TypeError``.
+    which raises its usual ``TypeError``. ``given``: the ``(name, value)``
+    pairs of the arguments given in a plainly valid call, None otherwise.
     """
     parameters = list(signature.parameters.values())
     ignored = {"self", "cls"} | {
@@ -113,12 +121,22 @@ def _binder(signature):
         return {k: v for k, v in bound.arguments.items() if k not in ignored}
 
     if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in parameters):
-        return bind_slowly
+        return bind_slowly, lambda args, kwargs: None
     positional = tuple(p.name for p in parameters if p.kind == p.POSITIONAL_OR_KEYWORD)
     names = frozenset(p.name for p in parameters)
     defaults = {p.name: p.default for p in parameters if p.default is not p.empty}
     required = names - defaults.keys()
     order = [p.name for p in parameters if p.name not in ignored]
+
+    def given(args, kwargs):
+        if len(args) > len(positional) or not kwargs.keys() <= names:
+            return None
+        by_position = positional[: len(args)]
+        if not kwargs.keys().isdisjoint(by_position):
+            return None
+        if not required <= kwargs.keys() | set(by_position):
+            return None
+        return [*zip(by_position, args, strict=True), *kwargs.items()]
 
     def bind(args, kwargs):
         if len(args) > len(positional) or not kwargs.keys() <= names:
@@ -131,7 +149,7 @@ def _binder(signature):
             return bind_slowly(args, kwargs)
         return {k: given[k] if k in given else defaults[k] for k in order}
 
-    return bind
+    return bind, given
 
 
 def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
@@ -149,8 +167,11 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
 
     def decorator(func):
         func._skl_parameter_constraints = parameter_constraints
-        bind = _binder(inspect.signature(func))
+        bind, given = _binder(inspect.signature(func))
         valid = set()
+        # whether a call with all its defaults passed: from then on a call
+        # whose given values are all known valid needs no binding
+        defaults_valid = False
 
         def call(args, kwargs):
             try:
@@ -171,8 +192,15 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
                 config = _get_threadlocal_config()
             if config["skip_parameter_validation"]:
                 return func(*args, **kwargs)
-            params = bind(args, kwargs)
-            _check_params(parameter_constraints, params, func.__qualname__, valid)
+            nonlocal defaults_valid
+            items = given(args, kwargs) if defaults_valid else None
+            if (
+                items is None
+                or _not_known_valid(parameter_constraints, items, valid) != []
+            ):
+                params = bind(args, kwargs)
+                _check_params(parameter_constraints, params, func.__qualname__, valid)
+                defaults_valid = True
             if _get_threadlocal_config is None:  # pragma: no cover
                 with config_context(
                     skip_parameter_validation=prefer_skip_nested_validation
