@@ -280,23 +280,63 @@ def _points_small(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
     operations instead of that function's dozens, which cost more than the
     sorts below about ``_SMALL_N`` scores (the two took the same time at
     3000 Gaussian scores, 10% targets; 10000 with ties)."""
+    s, t, new_score = _sorted_small(scores, is_target)
+    if new_score is not None:
+        return _compress_pure_runs(_tie_points(s, t, new_score))
+    bounds = _label_runs(t)
+    starts = bounds[:-1]
+    count = np.subtract(bounds[1:], starts, dtype=np.float64)
+    tar = count * t[starts]
+    return BlockSummary(s[starts], s[bounds[1:] - 1], tar, count - tar)
+
+
+def _sorted_small(scores, is_target):
+    """``(s, t, new_score)``: the sorted scores and their labels, and where
+    the score changes (``s[1:] != s[:-1]``) if some scores tie, else None."""
     order = scores.argsort()  # the method: a third of np.argsort's overhead
     s = scores[order]
     t = is_target[order]
     new_score = s[1:] != s[:-1]
     if np.count_nonzero(new_score) < new_score.shape[0]:
-        return _compress_pure_runs(_tie_points(s, t, new_score))
-    # No ties: a point is a run of equal labels; ``bounds`` holds the start
-    # of every run, then n.
-    n = s.shape[0]
+        return s, t, new_score
+    return s, t, None
+
+
+def _label_runs(t: np.ndarray) -> np.ndarray:
+    """Start of every run of equal labels in ``t``, then ``len(t)``."""
+    n = t.shape[0]
     edge = np.empty(n + 1, dtype=bool)
     edge[0] = edge[n] = True
     np.not_equal(t[1:], t[:-1], out=edge[1:n])
-    bounds = edge.nonzero()[0]
-    starts = bounds[:-1]
-    count = np.subtract(bounds[1:], starts, dtype=np.float64)
-    tar = count * t[starts]
-    return BlockSummary(s[starts], s[bounds[1:] - 1], tar, count - tar)
+    return edge.nonzero()[0]
+
+
+def _blocks_small(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
+    """:func:`pav_blocks` of a few unweighted scores: the same blocks.
+
+    Without ties every point of :func:`_points_small` is a run of one label,
+    so its target fraction is that label, and PAV's block weights are sums
+    of integer counts, exact in float64: the points' score ranges, their
+    class counts and the pooling of those are not formed, which on a hundred
+    scores is most of the cost of the kernel.
+    """
+    s, t, new_score = _sorted_small(scores, is_target)
+    if new_score is not None:
+        return pav_merge(_compress_pure_runs(_tie_points(s, t, new_score)))
+    bounds = _label_runs(t)
+    count = np.subtract(bounds[1:], bounds[:-1], dtype=np.float64)
+    if count.shape[0] <= 1:  # one class (or none): pav_merge's single point
+        tar = count * t[:1]
+        return BlockSummary(s[:1], s[-1:], tar, count - tar)
+    ratio = t[bounds[:-1]].astype(np.float64)
+    tar = count * ratio
+    r, b, total = _isotonic_blocks(ratio, count)
+    starts = r[:b]
+    tar = np.add.reduceat(tar, starts)
+    blocks = BlockSummary(
+        s[bounds[starts]], s[bounds[r[1 : b + 1]] - 1], tar, total[:b] - tar
+    )
+    return _pool_violators(blocks)
 
 
 def _tie_points(s: np.ndarray, t: np.ndarray, new_score: np.ndarray) -> BlockSummary:
@@ -381,8 +421,14 @@ def pav_merge(points: BlockSummary) -> BlockSummary:
     if n <= 1:
         return points
     total = points.tar + points.non
-    bounds = _isotonic_bounds(points.tar / total, total)  # block starts, then n
-    blocks = _pool(points, bounds[:-1], bounds[1:] - 1)
+    r, b, _ = _isotonic_blocks(points.tar / total, total)
+    return _pool_violators(_pool(points, r[:b], r[1 : b + 1] - 1))
+
+
+def _pool_violators(blocks: BlockSummary) -> BlockSummary:
+    """Pool adjacent blocks whose exact ratios ``tar / (tar + non)`` do not
+    strictly increase (equal ratios, or a rounding slip in the solver's
+    running means): the canonical partition."""
     while blocks.lo.shape[0] > 1:
         ratio = blocks.tar / (blocks.tar + blocks.non)
         not_increasing = ratio[1:] <= ratio[:-1]
@@ -392,19 +438,21 @@ def pav_merge(points: BlockSummary) -> BlockSummary:
     return blocks
 
 
-def _isotonic_bounds(y: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Block starts, then ``n``, of the increasing isotonic regression of
-    ``y`` (``n >= 1``) with positive ``weights``; both are overwritten.
+def _isotonic_blocks(y: np.ndarray, weights: np.ndarray):
+    """Increasing isotonic regression of ``y`` (``n >= 1``) with positive
+    ``weights``, both overwritten: ``(r, b, total)``, the ``b`` blocks being
+    ``r[i]:r[i + 1]`` and ``total[:b]`` their summed weights.
 
     scipy's ``isotonic_regression`` runs the same compiled routine after
     copying both arrays, checking the weights and building its result
     object: on a few dozen points that costs three times the PAV itself.
     """
     if _pava is None:  # pragma: no cover
-        return isotonic_regression(y, weights=weights).blocks
+        result = isotonic_regression(y, weights=weights)
+        return result.blocks, result.blocks.shape[0] - 1, result.weights
     r = np.full(y.shape[0] + 1, -1, dtype=np.intp)
-    r, b = _pava(y, weights, r)[2:]
-    return r[: b + 1]
+    _, total, r, b = _pava(y, weights, r)
+    return r, b, total
 
 
 def pav_blocks(
@@ -448,6 +496,8 @@ def pav_blocks(
     >>> b.lo.tolist(), b.hi.tolist()
     ([0.1, 0.2, 0.4], [0.1, 0.3, 0.4])
     """
+    if sample_weight is None and pseudo_count <= 0 and scores.shape[0] <= _SMALL_N:
+        return _blocks_small(scores, is_target)
     points = pav_points(scores, is_target, sample_weight)
     return pav_finish(points, pseudo_count)
 
