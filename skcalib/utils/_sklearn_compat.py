@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 from sklearn import config_context, get_config
-from sklearn.base import _fit_context
+from sklearn.base import _fit_context as _sklearn_fit_context
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -211,6 +211,47 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
                 return call(args, kwargs)
             finally:
                 config["skip_parameter_validation"] = False
+
+        return wrapper
+
+    return decorator
+
+
+def _fit_context(*, prefer_skip_nested_validation):
+    """scikit-learn's ``_fit_context`` decorator of ``fit`` methods, with
+    less work per call.
+
+    The same steps: ``estimator._validate_params()`` unless validation is
+    skipped, then ``fit`` with the nested-validation switch set. The switch
+    is set in scikit-learn's per-thread configuration directly (as in
+    :func:`validate_params`), not through ``get_config`` and
+    ``config_context``, which copy and set every option: about 30 us per
+    fit, a quarter of a PAV fit on a hundred scores. ``partial_fit``, an
+    estimator given scikit-learn callbacks, and a scikit-learn without the
+    per-thread configuration take scikit-learn's decorator.
+    """
+    sklearn_decorator = _sklearn_fit_context(
+        prefer_skip_nested_validation=prefer_skip_nested_validation
+    )
+
+    def decorator(fit_method):
+        slow = sklearn_decorator(fit_method)
+        if _get_threadlocal_config is None or fit_method.__name__ == "partial_fit":
+            return slow  # pragma: no cover - no such release or method
+
+        @functools.wraps(fit_method)
+        def wrapper(estimator, *args, **kwargs):
+            if getattr(estimator, "_skl_callbacks", None):
+                return slow(estimator, *args, **kwargs)
+            config = _get_threadlocal_config()
+            skip = config["skip_parameter_validation"]
+            if not skip:
+                estimator._validate_params()
+            config["skip_parameter_validation"] = prefer_skip_nested_validation or skip
+            try:
+                return fit_method(estimator, *args, **kwargs)
+            finally:
+                config["skip_parameter_validation"] = skip
 
         return wrapper
 
