@@ -199,7 +199,8 @@ class ScoredTrials:
     def _llr_of_blocks(self):
         blocks = self._summary()
         if self._block_llr is None:
-            n_tar, n_non = float(blocks.tar.sum()), float(blocks.non.sum())
+            n_tar = float(np.add.reduce(blocks.tar))  # .sum(), without its
+            n_non = float(np.add.reduce(blocks.non))  # Python wrapper
             self._block_llr = block_llr(blocks, n_tar, n_non)
         return self._block_llr
 
@@ -314,11 +315,14 @@ class ScoredTrials:
         llr_b = self._llr_of_blocks()
         # Each block as one weighted target trial and one weighted non-target
         # trial at its PAV-LLR; absent classes (weight 0) are left out.
-        has_tar, has_non = blocks.tar > 0, blocks.non > 0
-        x = np.concatenate([llr_b[has_tar], llr_b[has_non]])
-        w = np.concatenate([blocks.tar[has_tar], blocks.non[has_non]])
-        is_target = np.zeros(x.shape[0], dtype=bool)
-        is_target[: np.count_nonzero(has_tar)] = True
+        n_blocks = llr_b.shape[0]
+        w = np.concatenate((blocks.tar, blocks.non))
+        present = w > 0
+        w = w[present]
+        x = np.concatenate((llr_b, llr_b))[present]
+        is_target = np.zeros(2 * n_blocks, dtype=bool)
+        is_target[:n_blocks] = True
+        is_target = is_target[present]
         if p_target is not None:
             return _normalized_log_loss(x, is_target, w, p_target)
         return float(min(_cllr_bits(x, is_target, w), 1.0))

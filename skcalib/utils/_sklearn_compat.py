@@ -108,7 +108,8 @@ def _binder(signature):
     unknown or duplicated name, a missing argument), or a signature with
     positional-only or variadic parameters, goes through ``signature.bind``,
     which raises its usual ``TypeError``. ``given``: the ``(name, value)``
-    pairs of the arguments given in a plainly valid call, None otherwise.
+    pairs of the arguments given in a plainly valid call, as two iterables
+    (positional, keyword), None otherwise.
     """
     parameters = list(signature.parameters.values())
     ignored = {"self", "cls"} | {
@@ -128,15 +129,26 @@ def _binder(signature):
     required = names - defaults.keys()
     order = [p.name for p in parameters if p.name not in ignored]
 
+    shapes = {}
+
     def given(args, kwargs):
-        if len(args) > len(positional) or not kwargs.keys() <= names:
+        # the names of the positional arguments, per shape of call
+        key = (len(args), *kwargs)
+        if key not in shapes:
+            by_position = positional[: len(args)]
+            plain = (
+                len(args) <= len(positional)
+                and kwargs.keys() <= names
+                and kwargs.keys().isdisjoint(by_position)
+                and required <= kwargs.keys() | set(by_position)
+            )
+            if len(shapes) >= _MAX_REMEMBERED:
+                return None
+            shapes[key] = by_position if plain else None
+        by_position = shapes[key]
+        if by_position is None:
             return None
-        by_position = positional[: len(args)]
-        if not kwargs.keys().isdisjoint(by_position):
-            return None
-        if not required <= kwargs.keys() | set(by_position):
-            return None
-        return [*zip(by_position, args, strict=True), *kwargs.items()]
+        return (zip(by_position, args, strict=True), kwargs.items())
 
     def bind(args, kwargs):
         if len(args) > len(positional) or not kwargs.keys() <= names:
@@ -194,9 +206,9 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
                 return func(*args, **kwargs)
             nonlocal defaults_valid
             items = given(args, kwargs) if defaults_valid else None
-            if (
-                items is None
-                or _not_known_valid(parameter_constraints, items, valid) != []
+            if items is None or any(
+                _not_known_valid(parameter_constraints, part, valid) != []
+                for part in items
             ):
                 params = bind(args, kwargs)
                 _check_params(parameter_constraints, params, func.__qualname__, valid)
