@@ -136,9 +136,10 @@ class FusionObjective(_RuleObjective):
         With the signs in the rows, ``s [U, 1] (c, b + tau)`` is the
         argument of ``G`` (:meth:`terms`), and the products need no sign
         array (a pass reads 8 bytes less per trial). The array is
-        column-major, as the validated ``X``: the columns are standardized
-        as contiguous vectors, and the products with blocks of its rows are
-        as fast as with row-major blocks.
+        column-major: the columns are standardized into contiguous vectors
+        (``X`` in any memory order, a row-major one in blocks of rows,
+        :func:`~skcalib._solver.row_blocks`), and the products with blocks
+        of its rows are as fast as with row-major blocks.
         """
         X, t, w = chunk[:3]
         n = X.shape[0]
