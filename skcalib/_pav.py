@@ -20,12 +20,13 @@ with no majority sample between or tied with them. The sequence handed to
 PAV therefore has at most ``2 * min(n_tar, n_non) + 1`` points. Weighted
 data take one ``np.argsort``.
 
-PAV proper runs in scipy's compiled ``isotonic_regression`` on that short
-sequence. Block totals are then re-summed exactly from the points, and any
-adjacent blocks whose exact ratios are not strictly increasing (equal ratios,
-or a rounding slip in the solver's running means) are pooled again; pooling
-adjacent violators in any order converges to the same unique solution, so
-this yields the canonical block partition: maximal runs of equal fitted value.
+PAV proper runs in the compiled routine of scipy's ``isotonic_regression``
+on that short sequence. Block totals are then re-summed exactly from the
+points, and any adjacent blocks whose exact ratios are not strictly
+increasing (equal ratios, or a rounding slip in the solver's running means)
+are pooled again; pooling adjacent violators in any order converges to the
+same unique solution, so this yields the canonical block partition: maximal
+runs of equal fitted value.
 """
 
 from __future__ import annotations
@@ -33,14 +34,27 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from scipy.optimize import isotonic_regression
 
 from .utils._stats import drop_zero_weights
 
-try:  # scipy's compiled PAV, without the checks and copies of its wrapper
-    from scipy.optimize._pava_pybind import pava as _pava
-except ImportError:  # pragma: no cover - moved in a later scipy
-    _pava = None
-    from scipy.optimize import isotonic_regression
+
+def _compiled_pava():
+    """scipy's compiled PAV (private), or None where it is not there as
+    known: checked once on a two-point problem, so that a scipy release
+    that moves or changes it falls back to the public wrapper."""
+    try:
+        from scipy.optimize._pava_pybind import pava
+
+        r = np.full(3, -1, dtype=np.intp)
+        x, total, r, b = pava(np.array([1.0, 0.0]), np.array([1.0, 3.0]), r)
+        known = b == 1 and r[:2].tolist() == [0, 2] and total[0] == 4.0
+        return pava if known and x[0] == 0.25 else None
+    except Exception:  # pragma: no cover - any other scipy
+        return None
+
+
+_pava = _compiled_pava()
 
 __all__ = [
     "BlockSummary",
@@ -447,7 +461,7 @@ def _isotonic_blocks(y: np.ndarray, weights: np.ndarray):
     copying both arrays, checking the weights and building its result
     object: on a few dozen points that costs three times the PAV itself.
     """
-    if _pava is None:  # pragma: no cover
+    if _pava is None:
         result = isotonic_regression(y, weights=weights)
         return result.blocks, result.blocks.shape[0] - 1, result.weights
     r = np.full(y.shape[0] + 1, -1, dtype=np.intp)

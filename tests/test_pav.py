@@ -341,3 +341,24 @@ def test_blocks_partition_the_data(data):
     assert np.all(blocks.lo <= blocks.hi)
     assert np.all(blocks.hi[:-1] < blocks.lo[1:])
     assert np.all(np.diff(block_proba(blocks)) > 0)
+
+
+def test_public_isotonic_regression_fallback_gives_the_same_blocks(monkeypatch):
+    """Without scipy's private compiled PAV (a release that moves it), the
+    public ``isotonic_regression`` gives the same blocks bit for bit."""
+    from skcalib import _pav
+
+    rng = np.random.default_rng(5)
+    cases = []
+    for n in (1, 2, 7, 60, 3000):
+        s = np.round(rng.normal(size=n), 1)
+        y = rng.random(n) < 0.4
+        w = rng.uniform(0.1, 2.0, n)
+        cases.append((s, y, None))
+        cases.append((s, y, w))
+    compiled = [_pav.pav_blocks(*c) for c in cases]
+    monkeypatch.setattr(_pav, "_pava", None)
+    for c, expected in zip(cases, compiled, strict=True):
+        got = _pav.pav_blocks(*c)
+        for a, b in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(a, b)
