@@ -47,10 +47,13 @@ from skcalib import MulticlassAffineCalibrator, ProperScoringFusion
 from skcalib._special import prior_weighted_objective
 
 _STAT = np.median  # of the repeated timings; --stat min gives the best
+_WARMUP = 1  # untimed calls before the timed ones (--warmup)
 
 
 def _timed(fn, repeats):
     times, out = [], None
+    for _ in range(_WARMUP):
+        fn()  # first-call costs (fresh pages, caches), the same for every side
     for _ in range(repeats):
         t0 = time.perf_counter()
         out = fn()
@@ -259,11 +262,18 @@ def main(argv=None):
         "machine shared with other jobs)",
     )
     parser.add_argument(
+        "--warmup",
+        type=int,
+        default=1,
+        help="untimed calls of every timed function before its timed runs (default 1)",
+    )
+    parser.add_argument(
         "--json", help="write the rows to this JSON file (default: not written)"
     )
     args = parser.parse_args(argv)
-    global _STAT
+    global _STAT, _WARMUP
     _STAT = np.min if args.stat == "min" else np.median
+    _WARMUP = args.warmup
     fusion_rows = run_fusion(
         [int(n) for n in args.fusion_sizes],
         args.systems,
