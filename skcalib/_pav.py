@@ -102,6 +102,14 @@ def _run_starts(changed: np.ndarray) -> np.ndarray:
     return np.flatnonzero(starts)
 
 
+def _run_ends(starts: np.ndarray, n: int) -> np.ndarray:
+    """Last index of each run, given the runs' ``starts`` in ``range(n)``."""
+    ends = np.empty_like(starts)
+    ends[:-1] = starts[1:] - 1
+    ends[-1] = n - 1
+    return ends
+
+
 def _pool(
     points: BlockSummary, starts: np.ndarray, ends: np.ndarray | None = None
 ) -> BlockSummary:
@@ -111,9 +119,7 @@ def _pool(
     if starts.shape[0] == n:
         return points
     if ends is None:
-        ends = np.empty_like(starts)
-        ends[:-1] = starts[1:] - 1
-        ends[-1] = n - 1
+        ends = _run_ends(starts, n)
     return BlockSummary(
         points.lo[starts],
         points.hi[ends],
@@ -166,9 +172,7 @@ def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummar
     if points is None:
         # Some run ends in a tied value: that value becomes a run of its own,
         # holding its tied majority samples.
-        ends = np.empty_like(rs)
-        ends[:-1] = rs[1:] - 1
-        ends[-1] = uq.shape[0] - 1
+        ends = _run_ends(rs, uq.shape[0])
         tied_idx = ends[b.take(left[rs], mode="clip") == uq[ends]]
         start = np.zeros(uq.shape[0], dtype=bool)
         start[rs] = True
@@ -356,9 +360,7 @@ def _blocks_small(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
 def _tie_points(s: np.ndarray, t: np.ndarray, new_score: np.ndarray) -> BlockSummary:
     """One point per run of tied scores ``s`` (sorted), labels ``t``."""
     starts = _run_starts(new_score)
-    ends = np.empty_like(starts)
-    ends[:-1] = starts[1:] - 1
-    ends[-1] = s.shape[0] - 1
+    ends = _run_ends(starts, s.shape[0])
     tar = np.add.reduceat(t, starts, dtype=np.float64)
     return BlockSummary(s[starts], s[ends], tar, (ends - starts + 1) - tar)
 
@@ -378,9 +380,7 @@ def _points_weighted(
     t = is_target[order]
     w = sample_weight[order]
     starts = _run_starts(s[1:] != s[:-1])
-    ends = np.empty_like(starts)
-    ends[:-1] = starts[1:] - 1
-    ends[-1] = s.shape[0] - 1
+    ends = _run_ends(starts, s.shape[0])
     return BlockSummary(
         s[starts],
         s[ends],
