@@ -228,12 +228,18 @@ def log1pexp(x, out=None, *, overwrite_x=False):
     """
     if x.size < _STEPS_MIN_SIZE:
         return np.logaddexp(0.0, x, out=out)
-    e = np.abs(x, out=out)
-    np.negative(e, out=e)
-    np.exp(e, out=e)
+    e = _exp_minus_abs(x, out=out)
     np.log1p(e, out=e)
     e += np.maximum(x, 0.0, out=x if overwrite_x else None)
     return e
+
+
+def _exp_minus_abs(x, out=None):
+    """``e^-|x|``, which never overflows: the one exponential of
+    :func:`log1pexp` and of the logistic terms."""
+    e = np.abs(x, out=out)
+    np.negative(e, out=e)
+    return np.exp(e, out=e)
 
 
 def _sigmoid(z, sign):
@@ -331,9 +337,7 @@ def _logistic_terms(z, value=True):
     a pass over long arrays; this takes one of each (two exponentials
     before).
     """
-    e = np.abs(z)
-    np.negative(e, out=e)
-    np.exp(e, out=e)
+    e = _exp_minus_abs(z)
     loss = None
     if value:
         loss = np.log1p(e)
