@@ -19,7 +19,11 @@ from skcalib import (
     PlattCalibrator,
     ProperScoringAffineCalibrator,
 )
-from skcalib._auto import _ProbabilitySigmoid, normalize_one_vs_rest
+from skcalib._auto import (
+    _ProbabilitySigmoid,
+    normalize_one_vs_rest,
+    outscored_somewhere,
+)
 from skcalib.utils._response import one_vs_rest_log_odds
 
 
@@ -152,8 +156,10 @@ def test_multiclass_selection_is_the_cv_argmin():
             return normalize_one_vs_rest(np.column_stack(cols))
         return clone(c).fit(X[train], y[train]).predict_proba(X[rows])
 
-    # the temperature penalty is a prior of fixed weight: 0.04 / n on the mean
-    temperature = MulticlassAffineCalibrator(kind="temperature", l2=0.04 / len(y))
+    # some sample is outscored on its own class: the temperature candidate is
+    # then the unpenalized fit (scikit-learn's)
+    assert outscored_somewhere(X, y)
+    temperature = MulticlassAffineCalibrator(kind="temperature", l2=0.0)
     candidates = [
         ("temperature", temperature),
         ("ovr-sigmoid", PlattCalibrator()),
@@ -286,10 +292,12 @@ def test_refit_binary_after_multiclass():
 
 @pytest.mark.parametrize("multiclass", [False, True])
 def test_default_candidates_and_temperature_prior(multiclass):
-    """The defaults: few parameters each; the temperature penalty is 0.04 / n
-    on the mean loss (n the total weight), so that it weighs as a prior of
-    fixed strength: strong on 40 samples, negligible on thousands."""
-    from skcalib._auto import TEMPERATURE_PRIOR
+    """The defaults: few parameters each; the two-class temperature penalty
+    is 0.04 / n on the mean loss (n the total weight), so that it weighs as
+    a prior of fixed strength: strong on 40 samples, negligible on
+    thousands. With K classes the temperature is penalized only where its
+    fit would not exist (test_separation_temperature)."""
+    from skcalib._auto import TEMPERATURE_PRIOR, _SeparationTemperature
 
     if multiclass:
         X, y = _multiclass(300, K=3, seed=1)
@@ -302,10 +310,55 @@ def test_default_candidates_and_temperature_prior(multiclass):
     for weight, n in ((None, y.shape[0]), (w, 2.0 * y.shape[0])):
         candidates = cal._candidates(multiclass, n)
         assert [name for name, _ in candidates] == names
-        assert candidates[0][1].l2 == TEMPERATURE_PRIOR / n
+        if multiclass:
+            assert isinstance(candidates[0][1], _SeparationTemperature)
+        else:
+            assert candidates[0][1].l2 == TEMPERATURE_PRIOR / n
         fitted = clone(cal).fit(X, y, sample_weight=weight)
         assert fitted.candidate_names_ == names
     assert TEMPERATURE_PRIOR / 40 == pytest.approx(1e-3)
+
+
+def test_separation_temperature():
+    """The K-class temperature candidate: scikit-learn's unpenalized fit where
+    some sample is outscored on its own class; where none is, the fit to
+    targets smoothed by 0.25 / (n + 2), checked against a scalar search of
+    that objective; integer weights equal repeated rows."""
+    from scipy.optimize import minimize_scalar
+    from scipy.special import log_softmax
+
+    from skcalib._auto import SEPARABLE_SMOOTHING, _SeparationTemperature
+
+    rng = np.random.default_rng(5)
+    y = np.repeat([0, 1, 2, 3], 10)
+    X = np.log(np.full((40, 4), 0.1))
+    X[np.arange(40), y] = np.log(0.7)
+    X += 0.3 * rng.normal(size=X.shape)
+    assert not outscored_somewhere(X, y)
+    w = rng.integers(1, 4, size=40).astype(float)
+    fitted = _SeparationTemperature().fit(X, y, w)
+    n = w.sum()
+    e = SEPARABLE_SMOOTHING / (n + 2)
+    target = np.where(np.eye(4)[y] == 1, 1 - e, e / 3)
+
+    def loss(a):
+        return -(w[:, None] * target * log_softmax(a * X, axis=1)).sum() / n
+
+    best = minimize_scalar(
+        loss, bounds=(0.01, 100), method="bounded", options={"xatol": 1e-10}
+    )
+    assert_allclose(fitted.coef_, best.x * np.eye(4), rtol=1e-6)
+    repeated = _SeparationTemperature().fit(
+        np.repeat(X, w.astype(int), axis=0), np.repeat(y, w.astype(int))
+    )
+    assert_allclose(repeated.coef_, fitted.coef_, rtol=1e-9)
+    # one error: the maximum likelihood temperature exists and is used as is
+    X[0, 1] = X[0, 0] + 0.5
+    assert outscored_somewhere(X, y)
+    # ... unless the erring sample has weight 0
+    assert not outscored_somewhere(X, y, np.r_[0.0, np.ones(39)])
+    free = MulticlassAffineCalibrator(kind="temperature", l2=0).fit(X, y, w)
+    assert_allclose(_SeparationTemperature().fit(X, y, w).coef_, free.coef_)
 
 
 def test_temperature_prior_stops_sharpening_on_a_separable_set():
