@@ -602,9 +602,6 @@ def _cllr_chunk(llr, is_target, w, scratch):
     # the logarithmic rule's cost log(1 + e^z): the exact limits 0
     # (z = -inf, confidently right) and inf (z = +inf, wrong)
     loss = log1pexp(zz, out=vv, overwrite_x=True)
-    # In bits per trial, so that l = 0 costs exactly 1.0 and an all-zero
-    # system has a Cllr of exactly 1.
-    loss /= _LOG2
     if w is not None:
         tt *= w
         uu *= w
@@ -612,8 +609,11 @@ def _cllr_chunk(llr, is_target, w, scratch):
     # other class's mask (0 * inf = nan), which the rare fallback redoes
     # with boolean masks. einsum, not np.dot: BLAS may hand each short dot
     # product to a thread pool, which costs milliseconds per chunk on a
-    # busy machine.
-    with np.errstate(invalid="ignore"):
+    # busy machine. A loss above 1.2e308 nats is inf in bits: the answer.
+    with np.errstate(invalid="ignore", over="ignore"):
+        # In bits per trial, so that l = 0 costs exactly 1.0 and an all-zero
+        # system has a Cllr of exactly 1.
+        loss /= _LOG2
         lt, ln = float(_dot(loss, tt)), float(_dot(loss, uu))
     if math.isnan(lt) or math.isnan(ln):
         b = is_target

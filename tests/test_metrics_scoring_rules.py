@@ -164,6 +164,10 @@ def test_infinite_and_huge_llrs_exact():
     assert cllr(y, [-np.inf, 1e4, 1e4, np.inf]) == pytest.approx(1e4 / math.log(2) / 4)
     assert cllr(y, [np.inf, -1e4, 1e4, np.inf]) == math.inf
     assert cllr(y, [-np.inf, -1e4, -np.inf, np.inf]) == math.inf
+    # a finite LLR whose cost in bits exceeds the largest double: inf, with
+    # no overflow warning (the suite turns warnings into errors)
+    assert cllr(y, [1.3e308, -1e4, 1e4, 1e300]) == math.inf
+    assert cllr(y, [1.7e308, 0.0, 0.0, 1.0], sample_weight=[1, 2, 0, 1]) == math.inf
     # Brier is bounded: a confidently wrong trial costs 3 before weighting.
     assert brier_loss(y, [np.inf, -np.inf, -np.inf, np.inf], normalize=False) == 1.5
     assert brier_loss(y, [-np.inf, -1e4, 1e4, np.inf], normalize=False) == 0.0
