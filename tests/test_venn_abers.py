@@ -12,7 +12,12 @@ from sklearn.base import clone
 from sklearn.isotonic import IsotonicRegression
 
 from skcalib import PAVCalibrator, VennAbersCalibrator
-from skcalib._venn_abers import merge_p0p1, venn_abers_lookup, venn_abers_tables
+from skcalib._venn_abers import (
+    _sorted_labelled,
+    merge_p0p1,
+    venn_abers_lookup,
+    venn_abers_tables,
+)
 
 HYP = settings(derandomize=True, database=None, deadline=None, max_examples=60)
 
@@ -444,6 +449,32 @@ def test_many_test_scores_are_looked_up_as_by_searchsorted(kind):
     c = tables.scores
     np.testing.assert_array_equal(p1, tables.p1[np.searchsorted(c, x)])
     np.testing.assert_array_equal(p0, tables.p0[np.searchsorted(c, x, side="right")])
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["probabilities", "ties", "heavy_tails", "infinite", "signed_zeros", "denormal"],
+)
+def test_scores_sorted_with_their_labels(kind):
+    # each score and its label are sorted as one int64 key: one key range for
+    # scores of one sign or a narrow range, the two signs apart otherwise
+    rng = np.random.default_rng(13)
+    for s in (_scores(kind, rng, 40_000), -_scores(kind, rng, 40_000)):
+        y = rng.random(s.shape[0]) < 0.3
+        got, labels = _sorted_labelled(s, y)
+        expected = np.sort(s)
+        np.testing.assert_array_equal(got, expected)
+        # -0.0 before 0.0, non-targets before targets among equal scores
+        order = np.lexsort((labels, ~np.signbit(got), got))
+        np.testing.assert_array_equal(order, np.arange(s.shape[0]))
+        # the labels (and signs) of each value, counted
+        for x, sorted_x in ((y, labels), (np.signbit(s), np.signbit(got))):
+            inverse = np.unique(s, return_inverse=True)[1]
+            sorted_inverse = np.unique(got, return_inverse=True)[1]
+            np.testing.assert_array_equal(
+                np.bincount(inverse, weights=x),
+                np.bincount(sorted_inverse, weights=sorted_x),
+            )
 
 
 @pytest.mark.parametrize("kind", ["probabilities", "ties", "heavy_tails", "infinite"])
