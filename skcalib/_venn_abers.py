@@ -152,7 +152,8 @@ _MAGNITUDE = np.int64(0x7FFF_FFFF_FFFF_FFFF)
 
 def _order_keys(bits, out):
     """int64 keys in the order of the floats with these int64 ``bits``
-    (``-0.0`` just below ``0.0``); its own inverse."""
+    (``-0.0`` just below ``0.0``); its own inverse, and the identity on the
+    bits of non-negative floats."""
     np.right_shift(bits, 63, out=out)
     out &= _MAGNITUDE
     out ^= bits
@@ -164,62 +165,79 @@ def _sorted_labelled(scores, is_target):
 
     ``np.sort`` (vectorized on x86) is several times faster than
     ``np.argsort``, which the labels would otherwise take. Each score and
-    its label are packed into one int64, ``2 * (key - offset) + label``
+    its label are packed into one uint64, ``2 * (key - offset) + label``
     with ``key`` the score's order key: that needs keys spanning less than
-    ``2**63``, as those of all the scores of one sign do, and those of both
-    signs within about ``[-1.9, 1.9]``; wider, the negative scores (sign
-    bit set) and the others are sorted apart. Ties between the classes come
-    out non-targets first; ``-0.0`` just before ``0.0``.
+    ``2**63``, as those of all the scores of one sign do (the key of a
+    score without its sign bit set is its bits), and those of both signs
+    within about ``[-1.9, 1.9]``; wider, the negative scores (sign bit set)
+    and the others are sorted apart. Ties between the classes come out
+    non-targets first; ``-0.0`` just before ``0.0``.
     """
     n = scores.shape[0]
     lo, hi = (scores.min(), scores.max()) if n else (0.0, 0.0)
     # -0.0 below 0.0, whichever of the two min and max returned
     bounds = np.array([-0.0 if lo == 0 else lo, 0.0 if hi == 0 else hi])
-    keys = _order_keys(bounds.view(np.int64), np.empty(2, dtype=np.int64))
-    key_lo, key_hi = int(keys[0]), int(keys[1])
-    # the negative keys from keys[:n_neg], the others from keys[n_neg:], each
-    # part with its offset; as int64, wrapping like the arithmetic
-    if key_hi - key_lo < 2**63:
-        n_neg, offsets = 0, [key_lo + 2**62] * 2
+    key_lo, key_hi = _order_keys(bounds.view(np.int64), np.empty(2, dtype=np.int64))
+    # parts of the keys sorted apart: (first, stop, offset); an offset,
+    # the lowest key (negative), also marks keys of negative scores
+    if key_lo >= 0:
+        parts = [(0, n, 0)]
+    elif int(key_hi) - int(key_lo) < 2**63:
+        parts = [(0, n, int(key_lo))]
     else:
         n_neg = int(np.count_nonzero(np.signbit(scores)))
-        offsets = [key_lo + 2**62, 2**62]
-    offsets = [np.int64((k + 2**63) % 2**64 - 2**63) for k in offsets]
-    keys = np.empty(n, dtype=np.int64)
-    buffer = np.empty(min(_CHUNK, n), dtype=np.int64)
-    negative = np.empty(buffer.shape[0], dtype=bool)
-    at = [0, n_neg]
-    for start in range(0, n, _CHUNK):
-        x = scores[start : start + _CHUNK].view(np.int64)
-        size = x.shape[0]
-        k = _order_keys(x, buffer[:size])
-        if n_neg:
-            neg = np.less(k, 0, out=negative[:size])
-            np.subtract(k, offsets[0] - offsets[1], out=k, where=neg)
-        k -= offsets[1]
-        k <<= 1
-        k |= is_target[start : start + size]
-        if not n_neg:
-            keys[start : start + size] = k
-            continue
-        m = int(np.count_nonzero(neg))
-        np.compress(neg, k, out=keys[at[0] : at[0] + m])
-        np.compress(np.logical_not(neg), k, out=keys[at[1] : at[1] + size - m])
-        at[0] += m
-        at[1] += size - m
-    del negative
+        parts = [(0, n_neg, int(key_lo)), (n_neg, n, 0)]
+    keys = np.empty(n, dtype=np.uint64)
+    bits = scores.view(np.int64)
+    if parts[-1][2] == 0 and len(parts) == 1:
+        np.left_shift(bits, 1, out=keys.view(np.int64))
+        keys |= is_target
+    else:
+        _pack_keys(bits, is_target, keys, parts)
     target = np.empty(n, dtype=bool)
-    for first, stop, offset in ((0, n_neg, offsets[0]), (n_neg, n, offsets[1])):
-        keys[first:stop].sort()
-        for start in range(first, stop, _CHUNK):
-            k = keys[start : min(start + _CHUNK, stop)]
-            size = k.shape[0]
-            np.bitwise_and(k, 1, out=target[start : start + size], casting="unsafe")
-            k >>= 1
-            k += offset
-            np.copyto(buffer[:size], k)
-            _order_keys(buffer[:size], k)
+    buffer = np.empty(min(_CHUNK, n), dtype=np.int64)
+    for first, stop, offset in parts:
+        part = keys[first:stop]
+        part.sort()
+        np.bitwise_and(part, 1, out=target[first:stop], casting="unsafe")
+        part >>= np.uint64(1)
+        if not offset:
+            continue
+        part = part.view(np.int64)
+        part += offset
+        for start in range(0, part.shape[0], _CHUNK):
+            k = part[start : start + _CHUNK]
+            np.copyto(buffer[: k.shape[0]], k)
+            _order_keys(buffer[: k.shape[0]], k)
     return keys.view(np.float64), target
+
+
+def _pack_keys(bits, is_target, keys, parts):
+    """``2 * (key - offset) + label`` of every score into its part of
+    ``keys``, for :func:`_sorted_labelled`; chunk by chunk."""
+    buffer = np.empty(min(_CHUNK, bits.shape[0]), dtype=np.int64)
+    negative = np.empty(buffer.shape[0], dtype=bool)
+    at = [first for first, _, _ in parts]
+    offset = parts[0][2]
+    for start in range(0, bits.shape[0], _CHUNK):
+        x = bits[start : start + _CHUNK]
+        k = _order_keys(x, buffer[: x.shape[0]])
+        k -= offset
+        k <<= 1
+        k |= is_target[start : start + _CHUNK]
+        if len(parts) == 1:
+            keys[start : start + k.shape[0]] = k.view(np.uint64)
+            continue
+        # the negative keys, then the others with their bits doubled
+        neg = np.less(x, 0, out=negative[: x.shape[0]])
+        m = int(np.count_nonzero(neg))
+        np.compress(neg, k, out=keys.view(np.int64)[at[0] : at[0] + m])
+        np.left_shift(x, 1, out=k)
+        k |= is_target[start : start + _CHUNK]
+        rest = slice(at[1], at[1] + x.shape[0] - m)
+        np.compress(np.logical_not(neg), k, out=keys.view(np.int64)[rest])
+        at[0] += m
+        at[1] += x.shape[0] - m
 
 
 def _diagram(scores, weights, is_target, order):
@@ -291,6 +309,95 @@ def _hull_vertices(W, T, ends):
     return gv[: -1 if gv[-2] == gv[-1] else None]
 
 
+class _Chain(NamedTuple):
+    """The hull chain as :func:`_tangents` searches it."""
+
+    GT: np.ndarray  # the vertices
+    GW: np.ndarray
+    eT: np.ndarray  # the edge onward from (upward) or inward into each vertex
+    eW: np.ndarray
+    last: np.ndarray  # the points nearest to vertex i run up to last[i]
+
+
+def _chain(W, T, gv, upward):
+    """The :class:`_Chain` of the vertices ``gv`` of the diagram."""
+    GT = T[gv]
+    GW = gv.astype(np.float64) if W is None else W[gv]
+    m = gv.shape[0]
+    # the end vertex gets an edge that always passes the test
+    eW = np.full(m, 0.0 if upward else 1.0)
+    eT = np.full(m, 1.0 if upward else 0.0)
+    edges = slice(None, -1) if upward else slice(1, None)
+    eW[edges] = np.diff(GW)
+    eT[edges] = np.diff(GT)
+    # nearest vertex of every point: onward (the first vertex >= a) or
+    # inward (the last vertex <= b)
+    last = gv if upward else np.append(gv[1:] - 1, gv[-1])
+    return _Chain(GT, GW, eT, eW, last)
+
+
+def _chord(chain, Wx, Tx, j, d_w, d_t, upward):
+    """``(dT, dW)`` from the points to vertices ``j``, test point included."""
+    # differences first: the test weight may be tiny next to the totals
+    if upward:
+        return (chain.GT[j] - Tx) + d_t, (chain.GW[j] - Wx) + d_w
+    return (Tx - chain.GT[j]) + d_t, (Wx - chain.GW[j]) + d_w
+
+
+def _passes(chain, dT, dW, j, upward):
+    """Whether vertex ``j`` is at or past the tangent point of the chords."""
+    # cross-multiplied, exact for integer counts below 2**26
+    if upward:
+        return chain.eT[j] * dW >= dT * chain.eW[j]
+    return chain.eT[j] * dW <= dT * chain.eW[j]
+
+
+def _search(chain, Wt, Tt, j, d_w, d_t, upward, window=0):
+    """Tangent slopes of the points whose nearest vertex ``j`` failed the
+    test: a binary search on the rest of the chain.
+
+    With ``window``, the next ``window`` vertices are tested first, all at
+    once: the tangent point is nearly always among them. The same vertex
+    as by the binary search alone where the test is exact (then monotone
+    along the chain), not necessarily elsewhere.
+    """
+    m = chain.GT.shape[0]
+    step = 1 if upward else -1
+    if upward:
+        lo, hi = j + 1, np.full(j.shape[0], m - 1)
+    else:
+        lo, hi = np.zeros(j.shape[0], dtype=j.dtype), j - 1
+    if window:
+        # vertices past the end of the chain are the end vertex, which passes
+        near = np.clip(j[:, None] + step * np.arange(1, window + 1), 0, m - 1)
+        ok = _passes(
+            chain,
+            *_chord(chain, Wt[:, None], Tt[:, None], near, d_w, d_t, upward),
+            near,
+            upward,
+        )
+        found = ok.any(axis=1)
+        first = near[np.arange(j.shape[0]), ok.argmax(axis=1)]
+        far = j + step * (window + 1)
+        if upward:
+            lo = np.where(found, first, far)
+            hi = np.where(found, first, hi)
+        else:
+            lo = np.where(found, first, lo)
+            hi = np.where(found, first, far)
+    while (lo < hi).any():
+        mid = (lo + hi + (0 if upward else 1)) >> 1
+        ok = _passes(chain, *_chord(chain, Wt, Tt, mid, d_w, d_t, upward), mid, upward)
+        if upward:
+            hi = np.where(ok, mid, hi)
+            lo = np.where(ok, lo, mid + 1)
+        else:
+            lo = np.where(ok, mid, lo)
+            hi = np.where(ok, hi, mid - 1)
+    dTt, dWt = _chord(chain, Wt, Tt, lo, d_w, d_t, upward)
+    return dTt / dWt
+
+
 def _tangents(W, T, gv, d_w, d_t, upward, out):
     """Tangent slopes from every point of the diagram to the hull chain.
 
@@ -305,35 +412,10 @@ def _tangents(W, T, gv, d_w, d_t, upward, out):
     Written into ``out``, which may be ``T`` itself: each chunk of ``T`` is
     read before its slopes are written. ``W`` None stands for ``W[k] = k``.
     """
-    GT = T[gv]
-    GW = gv.astype(np.float64) if W is None else W[gv]
-    m = gv.shape[0]
-    # edge onward from vertex j (upward) or inward into it; the end vertex
-    # gets an edge that always passes the test
-    eW = np.full(m, 0.0 if upward else 1.0)
-    eT = np.full(m, 1.0 if upward else 0.0)
-    edges = slice(None, -1) if upward else slice(1, None)
-    eW[edges] = np.diff(GW)
-    eT[edges] = np.diff(GT)
-
-    def chord(Wx, Tx, j):
-        # differences first: the test weight may be tiny next to the totals
-        if upward:
-            return (GT[j] - Tx) + d_t, (GW[j] - Wx) + d_w
-        return (Tx - GT[j]) + d_t, (Wx - GW[j]) + d_w
-
-    def passes(Wx, Tx, j):
-        # cross-multiplied, exact for integer counts below 2**26
-        dT, dW = chord(Wx, Tx, j)
-        if upward:
-            return eT[j] * dW >= dT * eW[j]
-        return eT[j] * dW <= dT * eW[j]
-
-    # nearest vertex of every point: onward (the first vertex >= a) or
-    # inward (the last vertex <= b), constant between vertices: the points
-    # of vertex i run up to last[i]. Cut at the chunk ends too, into runs
-    # of one vertex within one chunk.
-    last = gv if upward else np.append(gv[1:] - 1, gv[-1])
+    chain = _chain(W, T, gv, upward)
+    GT, GW, eT, eW, last = chain
+    # the nearest vertex is constant between vertices: cut at the chunk
+    # ends too, into runs of one vertex within one chunk
     n = T.shape[0]
     run_last = np.union1d(last, np.arange(_CHUNK - 1, n, _CHUNK))
     vertex = np.searchsorted(last, run_last)
@@ -361,8 +443,8 @@ def _tangents(W, T, gv, d_w, d_t, upward, out):
         runs = slice(run_first[i], run_first[i + 1])
         counts = length[runs]
         Tx = T[start:stop]
-        # the chord to the nearest vertex and its test, as chord() and
-        # passes() compute them, vertex values repeated over their points
+        # the chord to the nearest vertex and its test, as _chord() and
+        # _passes() compute them, vertex values repeated over their points
         dT = np.repeat(run_GT[runs], counts)
         dW = np.repeat(run_GW[runs], counts)
         if folded:
@@ -398,22 +480,127 @@ def _tangents(W, T, gv, d_w, d_t, upward, out):
     todo = np.concatenate(todo)
     Wt, Tt = np.concatenate(todo_W), np.concatenate(todo_T)
     j = np.searchsorted(last, todo)
-    if upward:
-        lo, hi = j + 1, np.full(todo.shape[0], m - 1)
-    else:
-        lo, hi = np.zeros(todo.shape[0], dtype=j.dtype), j - 1
-    while (lo < hi).any():
-        mid = (lo + hi + (0 if upward else 1)) >> 1
-        ok = passes(Wt, Tt, mid)
-        if upward:
-            hi = np.where(ok, mid, hi)
-            lo = np.where(ok, lo, mid + 1)
-        else:
-            lo = np.where(ok, mid, lo)
-            hi = np.where(ok, hi, mid - 1)
-    dTt, dWt = chord(Wt, Tt, lo)
-    out[todo] = dTt / dWt
+    out[todo] = _search(chain, Wt, Tt, j, d_w, d_t, upward)
     return out
+
+
+def _tangents_at(T, gv, d_w, d_t, upward, pos):
+    """:func:`_tangents` of the points ``pos`` only (increasing), unweighted
+    (``W[k] = k``), computed as there."""
+    chain = _chain(None, T, gv, upward)
+    out = np.empty(pos.shape[0])
+    for start in range(0, pos.shape[0], _CHUNK):
+        a = pos[start : start + _CHUNK]
+        # the points nearest to each vertex, and its values repeated over them
+        counts = np.diff(np.searchsorted(a, chain.last, side="right"), prepend=0)
+        Wx, Tx = a.astype(np.float64), T[a]
+        dT = np.repeat(chain.GT, counts)
+        dW = np.repeat(chain.GW, counts)
+        if upward:
+            dT -= Tx
+            dW -= Wx
+        else:
+            np.subtract(Tx, dT, out=dT)
+            np.subtract(Wx, dW, out=dW)
+        dT += d_t
+        dW += d_w
+        np.divide(dT, dW, out=out[start : start + a.shape[0]])
+        lhs = np.repeat(chain.eT, counts)
+        lhs *= dW
+        rhs = np.repeat(chain.eW, counts)
+        rhs *= dT
+        fail = np.flatnonzero(lhs < rhs if upward else lhs > rhs)
+        if fail.shape[0]:
+            j = np.searchsorted(chain.last, a[fail])
+            out[start + fail] = _search(
+                chain, Wx[fail], Tx[fail], j, d_w, d_t, upward, window=4
+            )
+    return out
+
+
+def _record_steps(T, gv, ends, w):
+    """``(p0, p1)`` as :class:`_Steps`, of unweighted distinct scores
+    (``W[k] = k``), from the tangent slopes of a few points: exact for a
+    whole test weight ``w`` and fewer than ``2**26`` scores, where the
+    tangent tests are exact.
+
+    With the test point labelled 1, ``psi_1`` (:func:`_tangents`) cannot
+    fall along a non-target step (``C`` moves right: every chord steepens,
+    and the chain shrinks) nor rise along a target step (a unit step is no
+    less steep than any chord, at most 1); labelled 0, ``psi_0`` rises along
+    target steps and falls along non-target ones. Between two consecutive
+    points ``P`` where a target follows a non-target (and 0, and ``n``),
+    the scores are a run of targets, then a run of non-targets. So the
+    running maximum ``p1`` can only rise inside a run of non-targets, and
+    only where it rises at the run's end, in ``P``; the running minimum
+    ``p0`` (from the right) can only fall inside a run of targets, and only
+    where it falls at the run's start, in ``P``. The slopes at ``P`` tell
+    which runs to compute.
+    """
+    P = np.empty(ends.shape[0] + 1, dtype=np.intp)
+    P[0] = 0
+    P[1:] = ends
+    v1 = _tangents_at(T, gv, w, w, True, P)
+    v0 = _tangents_at(T, gv, w, 0.0, False, P)
+    # the targets from P[k] run up to f[k], the non-targets to P[k + 1]
+    f = P[:-1] + np.diff(T[P]).astype(np.intp)
+    rises = v1[1:] > _running_extreme(v1.copy(), upward=True)[:-1]
+    inside1 = _ranges(f[rises] + 1, P[1:][rises])
+    falls = v0[:-1] < _running_extreme(v0.copy(), upward=False)[1:]
+    inside0 = _ranges(P[:-1][falls] + 1, f[falls])
+    w1 = _tangents_at(T, gv, w, w, True, inside1)
+    w0 = _tangents_at(T, gv, w, 0.0, False, inside0)
+    # p1 holds from each of its points on, p0 up to each
+    p1 = _Steps(*_merged_steps(P, v1, inside1, w1, upward=True))
+    at0, v0 = _merged_steps(P, v0, inside0, w0, upward=False)
+    first0 = np.empty_like(at0)
+    first0[0] = 0
+    np.add(at0[:-1], 1, out=first0[1:])
+    return _Steps(first0, v0), p1
+
+
+class _Steps(NamedTuple):
+    """A table as a step function: ``values[k]`` from row ``first[k]`` up
+    to the next (``first[0] = 0``)."""
+
+    first: np.ndarray
+    values: np.ndarray
+
+    def whole(self, size):
+        """The table of ``size`` rows."""
+        return np.repeat(self.values, np.diff(self.first, append=size))
+
+    def at(self, rows):
+        """The values of the increasing ``rows``."""
+        return self.values[np.searchsorted(self.first, rows, side="right") - 1]
+
+    def changes(self):
+        """The rows ``i`` whose next row differs, bit for bit."""
+        bits = self.values.view(np.int64)
+        return self.first[1:][bits[1:] != bits[:-1]] - 1
+
+
+def _merged_steps(at, values, more_at, more_values, upward):
+    """The running extreme of the slopes ``values`` at the points ``at``
+    and ``more_values`` at ``more_at`` (each increasing), in point order."""
+    points = np.concatenate([at, more_at])
+    order = np.argsort(points, kind="stable")  # a merge of two sorted runs
+    merged = np.concatenate([values, more_values])[order]
+    return points[order], _running_extreme(merged, upward)
+
+
+def _ranges(starts, stops):
+    """The integers of the ranges ``starts[i] .. stops[i] - 1``, in order."""
+    lengths = stops - starts
+    steps = np.ones(int(lengths.sum()), dtype=np.intp)
+    if not steps.shape[0]:
+        return steps
+    nonempty = lengths > 0
+    first = np.cumsum(lengths[nonempty]) - lengths[nonempty]
+    # a jump from the end of one range to the start of the next
+    steps[first[1:]] = starts[nonempty][1:] - (stops[nonempty][:-1] - 1)
+    steps[0] = starts[nonempty][0]
+    return np.cumsum(steps, out=steps)
 
 
 def _running_extreme(values, upward):
@@ -463,6 +650,15 @@ def venn_abers_tables(
     >>> p0.round(3).tolist(), p1.round(3).tolist()
     ([0.5, 0.6], [0.75, 1.0])
     """
+    c, p0, p1 = _pairs(scores, is_target, sample_weight, test_weight)
+    if isinstance(p0, _Steps):
+        p0, p1 = p0.whole(c.shape[0] + 1), p1.whole(c.shape[0] + 1)
+    return VennAbersTables(c, p0, p1)
+
+
+def _pairs(scores, is_target, sample_weight, test_weight):
+    """``(c, p0, p1)`` of :func:`venn_abers_tables`, the tables whole or as
+    :class:`_Steps`."""
     c, W, T, ends = _groups(scores, is_target, sample_weight)
     w = float(test_weight)
     exponent = int(np.frexp(T.shape[0] if W is None else W[-1])[1])
@@ -473,13 +669,15 @@ def venn_abers_tables(
     if ends is None:
         ends = _diagram_run_ends(W, T)
     gv = _hull_vertices(W, T, ends)
+    if W is None and w.is_integer() and 0 < w and T.shape[0] + w < 2**26:
+        return (c, *_record_steps(T, gv, ends, w))
     del ends
     p1 = _tangents(W, T, gv, w, w, upward=True, out=np.empty_like(T))
     _running_extreme(p1, upward=True)
     # T itself becomes p0
     p0 = _running_extreme(_tangents(W, T, gv, w, 0.0, upward=False, out=T), False)
     del W, T
-    return VennAbersTables(c, p0, p1)
+    return c, p0, p1
 
 
 #: A bucket of the lookup index holds fewer than ``2**_MAX_DEPTH`` edges;
@@ -586,9 +784,15 @@ def _ranks(index, x, pos, probe, value, below):
     return pos
 
 
-def _lookup(tables: VennAbersTables) -> _Lookup:
-    """The :class:`_Lookup` of the tables."""
-    c, p0, p1 = tables
+def _lookup(c, p0, p1) -> _Lookup:
+    """The :class:`_Lookup` of the tables ``p0``, ``p1`` (whole, or
+    :class:`_Steps`) of the distinct scores ``c``."""
+    if isinstance(p0, _Steps):
+        after = np.union1d(p0.changes(), p1.changes())
+        if 2 * after.shape[0] > c.shape[0]:
+            return _lookup(c, p0.whole(c.shape[0] + 1), p1.whole(c.shape[0] + 1))
+        rows = np.append(0, after + 1)
+        return _indexed(c, c[after], p0.at(rows), p1.at(rows))
     bits0, bits1 = p0.view(np.int64), p1.view(np.int64)
     change = bits0[1:] != bits0[:-1]
     change |= bits1[1:] != bits1[:-1]
@@ -601,6 +805,12 @@ def _lookup(tables: VennAbersTables) -> _Lookup:
         np.add(after, 1, out=rows[1:])
         p0, p1 = p0[rows], p1[rows]
     del change
+    return _indexed(c, edges, p0, p1)
+
+
+def _indexed(c, edges, p0, p1):
+    """The :class:`_Lookup` of the pairs ``p0``, ``p1`` cut at ``edges``
+    (among the distinct scores ``c``)."""
     # more buckets than edges (a shallower search), but an index no larger
     # than two scores a bucket would make of all the scores
     buckets = min(_BUCKETS_PER_EDGE * edges.shape[0], (c.shape[0] + 1) // 2)
@@ -659,7 +869,7 @@ def _interval(lookup: _Lookup, x: np.ndarray) -> np.ndarray:
 
 def venn_abers_lookup(tables: VennAbersTables, x: np.ndarray):
     """``(p0, p1)`` of test scores ``x`` (float64, no NaN) from the tables."""
-    interval = _interval(_lookup(tables), x)
+    interval = _interval(_lookup(*tables), x)
     return interval[:, 0], interval[:, 1]
 
 
@@ -793,14 +1003,14 @@ class VennAbersCalibrator(BaseCalibrator):
         X, is_target, sample_weight = data.arrays()
         scores, lookups = [], []
         for j in range(X.shape[1]):
-            tables = venn_abers_tables(
+            c, p0, p1 = _pairs(
                 X[:, j], is_target, sample_weight, self._virtual_trial_weight
             )
-            scores.append(tables.scores)
+            scores.append(c)
             # only the cut tables are kept, a few thousand rows instead of
             # K + 1: less fresh memory every fit, and lookups in cache
-            lookups.append(_lookup(tables))
-            del tables
+            lookups.append(_lookup(c, p0, p1))
+            del p0, p1
         self.scores_, self._lookups = scores, lookups
         return self
 
