@@ -350,35 +350,34 @@ def _search(chain, Wt, Tt, j, d_w, d_t, upward, window=0):
     """Tangent slopes of the points whose nearest vertex ``j`` failed the
     test: a binary search on the rest of the chain.
 
-    With ``window``, the next ``window`` vertices are tested first, all at
-    once: the tangent point is nearly always among them. The same vertex
-    as by the binary search alone where the test is exact (then monotone
-    along the chain), not necessarily elsewhere.
+    With ``window``, the slopes to the next ``window`` vertices come first,
+    all at once, and their extreme is the tangent slope where the test
+    passes at the last of them (nearly always); the others are searched
+    past them. The same slopes as by the binary search alone where the
+    test is exact (the slopes of the vertices fall, then rise (upward), and
+    rounding keeps their order), not necessarily elsewhere.
     """
-    m = chain.GT.shape[0]
     step = 1 if upward else -1
+    if window:
+        # vertices past the end of the chain are the end vertex, which passes
+        near = j[:, None] + step * np.arange(1, window + 1)
+        np.clip(near, 0, chain.GT.shape[0] - 1, out=near)
+        dT, dW = _chord(chain, Wt[:, None], Tt[:, None], near, d_w, d_t, upward)
+        slopes = dT / dW
+        found = slopes.min(axis=1) if upward else slopes.max(axis=1)
+        rest = np.flatnonzero(
+            ~_passes(chain, dT[:, -1], dW[:, -1], near[:, -1], upward)
+        )
+        if rest.shape[0]:
+            found[rest] = _search(
+                chain, Wt[rest], Tt[rest], near[rest, -1], d_w, d_t, upward
+            )
+        return found
+    m = chain.GT.shape[0]
     if upward:
         lo, hi = j + 1, np.full(j.shape[0], m - 1)
     else:
         lo, hi = np.zeros(j.shape[0], dtype=j.dtype), j - 1
-    if window:
-        # vertices past the end of the chain are the end vertex, which passes
-        near = np.clip(j[:, None] + step * np.arange(1, window + 1), 0, m - 1)
-        ok = _passes(
-            chain,
-            *_chord(chain, Wt[:, None], Tt[:, None], near, d_w, d_t, upward),
-            near,
-            upward,
-        )
-        found = ok.any(axis=1)
-        first = near[np.arange(j.shape[0]), ok.argmax(axis=1)]
-        far = j + step * (window + 1)
-        if upward:
-            lo = np.where(found, first, far)
-            hi = np.where(found, first, hi)
-        else:
-            lo = np.where(found, first, lo)
-            hi = np.where(found, first, far)
     while (lo < hi).any():
         mid = (lo + hi + (0 if upward else 1)) >> 1
         ok = _passes(chain, *_chord(chain, Wt, Tt, mid, d_w, d_t, upward), mid, upward)
@@ -690,7 +689,9 @@ class _BucketIndex(NamedTuple):
     lo: float
     hi: float
     scale: float  # buckets per unit of score
-    first: np.ndarray  # number of scores in the buckets below each bucket
+    # the number of scores in the buckets below each bucket, bitwise
+    # inverted (negative) for a bucket that holds scores
+    first: np.ndarray
     depth: int  # every bucket holds fewer than 2**depth scores
 
 
@@ -755,21 +756,23 @@ def _bucket_index(c, buckets):
     depth = int(count.max()).bit_length()
     if depth > _MAX_DEPTH:  # outliers, heavy tails
         return None
+    held = count[1:] > 0
     np.cumsum(count, out=count)
+    np.invert(count[:-1], out=count[:-1], where=held)
     return index._replace(first=count, depth=depth)
 
 
-def _ranks(index, x, pos, probe, value, below):
-    """``np.searchsorted(c, x)`` into ``pos``, or more than ``len(c)`` for a
-    value above the last score; the others are work buffers.
+def _ranks(index, x, pos):
+    """``np.searchsorted(c, x)``, in place of ``pos``, the number of scores
+    in the buckets below those of ``x``; or more than ``len(c)`` for a value
+    above the last score.
 
-    The number of scores in the buckets below the value's, plus a
-    branch-free binary search in its bucket: no bucket ends needed, since
-    the scores past them belong to higher buckets (and past the last score,
-    the search reads the last score again: a value above it counts too many).
+    A branch-free binary search in the value's bucket: no bucket ends
+    needed, since the scores past them belong to higher buckets (and past
+    the last score, the search reads the last score again: a value above it
+    counts too many).
     """
-    np.copyto(probe, _bucket_of(index, x, value), casting="unsafe")  # floor
-    np.take(index.first, probe, out=pos, mode="clip")
+    value, below = np.empty(x.shape[0]), np.empty(x.shape[0], dtype=bool)
     for level in range(index.depth - 1, -1, -1):
         # pos += 2**level where the score at pos + 2**level - 1 is below x
         step = 1 << level
@@ -783,7 +786,10 @@ def _lookup(c, p0, p1) -> _Lookup:
     """The :class:`_Lookup` of the tables ``p0``, ``p1`` (whole, or
     :class:`_Steps`) of the distinct scores ``c``."""
     if isinstance(p0, _Steps):
-        after = np.union1d(p0.changes(), p1.changes())
+        after = np.concatenate([p0.changes(), p1.changes()])
+        after.sort()
+        if after.shape[0] > 1:
+            after = after[_run_starts(after[1:] != after[:-1])]
         if 2 * after.shape[0] > c.shape[0]:
             return _lookup(c, p0.whole(c.shape[0] + 1), p1.whole(c.shape[0] + 1))
         rows = np.append(0, after + 1)
@@ -825,7 +831,9 @@ def _interval(lookup: _Lookup, x: np.ndarray) -> np.ndarray:
 
     ``np.searchsorted`` of unsorted values is a binary search per value whose
     branches the processor cannot predict. Many values are located with a
-    bucket index instead (:func:`_ranks`), chunk by chunk in reused buffers.
+    bucket index instead, chunk by chunk in reused buffers: most fall in a
+    bucket without edges (the pair changes where scores are sparse), whose
+    rank the index holds; only the others are searched (:func:`_ranks`).
     """
     edges, p0, p1, index = lookup
     k, m = edges.shape[0], x.shape[0]
@@ -848,17 +856,29 @@ def _interval(lookup: _Lookup, x: np.ndarray) -> np.ndarray:
     size = min(_CHUNK, m)
     pos, probe = np.empty(size, dtype=np.intp), np.empty(size, dtype=np.intp)
     value, below = np.empty(size), np.empty(size, dtype=bool)
+    held, held_first = [], []
     for start in range(0, m, size):
         stop = min(start + size, m)
         n = stop - start
-        xx = x[start:stop]
-        left = _ranks(index, xx, pos[:n], probe[:n], value[:n], below[:n])
-        # left >= k only above the last edge, which is then not tied
-        np.take(p1, left, out=out[1, start:stop], mode="clip")
-        # a score tied with edges[left] reads p0 one position up
-        np.take(edges, left, out=value[:n], mode="clip")
-        left += np.equal(value[:n], xx, out=below[:n])
-        np.take(p0, left, out=out[0, start:stop], mode="clip")
+        np.copyto(probe[:n], _bucket_of(index, x[start:stop], value[:n]), "unsafe")
+        np.take(index.first, probe[:n], out=pos[:n], mode="clip")
+        # in a bucket without edges, pos is the rank, and no edge is tied
+        np.take(p1, pos[:n], out=out[1, start:stop], mode="clip")
+        np.take(p0, pos[:n], out=out[0, start:stop], mode="clip")
+        # the others, searched in their buckets below
+        inside = np.flatnonzero(np.less(pos[:n], 0, out=below[:n]))
+        held.append(inside + start)
+        held_first.append(np.invert(pos[inside]))
+    held = np.concatenate(held)
+    if not held.shape[0]:
+        return out.T
+    xx = x[held]
+    left = _ranks(index, xx, np.concatenate(held_first))
+    # left >= k only above the last edge, which is then not tied
+    out[1, held] = np.take(p1, left, mode="clip")
+    # a score tied with edges[left] reads p0 one position up
+    left += np.take(edges, left, mode="clip") == xx
+    out[0, held] = np.take(p0, left, mode="clip")
     return out.T
 
 
