@@ -690,9 +690,10 @@ class _BucketIndex(NamedTuple):
     hi: float
     scale: float  # buckets per unit of score
     # the number of scores in the buckets below each bucket, bitwise
-    # inverted (negative) for a bucket that holds scores
+    # inverted (negative) for a bucket that holds scores if ``marked``
     first: np.ndarray
     depth: int  # every bucket holds fewer than 2**depth scores
+    marked: bool  # at most half the buckets hold scores, and are marked
 
 
 class _Lookup(NamedTuple):
@@ -741,7 +742,7 @@ def _bucket_index(c, buckets):
         scale = buckets / (hi - lo) if hi > lo else 0.0
     if not 0.0 < scale < np.inf:
         return None
-    index = _BucketIndex(c, float(lo), float(hi), float(scale), None, 0)
+    index = _BucketIndex(c, float(lo), float(hi), float(scale), None, 0, False)
     # the buckets of the sorted scores are sorted: count them chunk by chunk
     # (each chunk covers a contiguous range of buckets)
     buffer = np.empty(min(_CHUNK, k))
@@ -757,12 +758,14 @@ def _bucket_index(c, buckets):
     if depth > _MAX_DEPTH:  # outliers, heavy tails
         return None
     held = count[1:] > 0
+    marked = 2 * np.count_nonzero(held) <= held.shape[0]
     np.cumsum(count, out=count)
-    np.invert(count[:-1], out=count[:-1], where=held)
-    return index._replace(first=count, depth=depth)
+    if marked:
+        np.invert(count[:-1], out=count[:-1], where=held)
+    return index._replace(first=count, depth=depth, marked=marked)
 
 
-def _ranks(index, x, pos):
+def _ranks(index, x, pos, value=None, below=None):
     """``np.searchsorted(c, x)``, in place of ``pos``, the number of scores
     in the buckets below those of ``x``; or more than ``len(c)`` for a value
     above the last score.
@@ -770,9 +773,10 @@ def _ranks(index, x, pos):
     A branch-free binary search in the value's bucket: no bucket ends
     needed, since the scores past them belong to higher buckets (and past
     the last score, the search reads the last score again: a value above it
-    counts too many).
+    counts too many). ``value`` and ``below``: work buffers, optional.
     """
-    value, below = np.empty(x.shape[0]), np.empty(x.shape[0], dtype=bool)
+    if value is None:
+        value, below = np.empty(x.shape[0]), np.empty(x.shape[0], dtype=bool)
     for level in range(index.depth - 1, -1, -1):
         # pos += 2**level where the score at pos + 2**level - 1 is below x
         step = 1 << level
@@ -848,10 +852,7 @@ def _interval(lookup: _Lookup, x: np.ndarray) -> np.ndarray:
             del order
         else:
             left = np.searchsorted(edges, x)
-        np.take(p1, left, out=out[1])
-        # a score tied with edges[left] reads p0 one position up
-        left += np.take(np.append(edges, np.nan), left) == x
-        np.take(p0, left, out=out[0])
+        _read_pairs(lookup, x, left, out)
         return out.T
     size = min(_CHUNK, m)
     pos, probe = np.empty(size, dtype=np.intp), np.empty(size, dtype=np.intp)
@@ -860,26 +861,44 @@ def _interval(lookup: _Lookup, x: np.ndarray) -> np.ndarray:
     for start in range(0, m, size):
         stop = min(start + size, m)
         n = stop - start
-        np.copyto(probe[:n], _bucket_of(index, x[start:stop], value[:n]), "unsafe")
+        xx = x[start:stop]
+        np.copyto(probe[:n], _bucket_of(index, xx, value[:n]), "unsafe")
         np.take(index.first, probe[:n], out=pos[:n], mode="clip")
+        if index.marked:
+            inside = np.flatnonzero(np.less(pos[:n], 0, out=below[:n]))
+        if not index.marked or 4 * inside.shape[0] > n:
+            # mostly in buckets with edges (few scores, ties): all searched
+            if index.marked:
+                np.invert(pos[:n], out=pos[:n], where=below[:n])
+            left = _ranks(index, xx, pos[:n], value[:n], below[:n])
+            _read_pairs(lookup, xx, left, out[:, start:stop], value[:n], below[:n])
+            continue
         # in a bucket without edges, pos is the rank, and no edge is tied
         np.take(p1, pos[:n], out=out[1, start:stop], mode="clip")
         np.take(p0, pos[:n], out=out[0, start:stop], mode="clip")
-        # the others, searched in their buckets below
-        inside = np.flatnonzero(np.less(pos[:n], 0, out=below[:n]))
         held.append(inside + start)
         held_first.append(np.invert(pos[inside]))
-    held = np.concatenate(held)
-    if not held.shape[0]:
+    if not held or not sum(h.shape[0] for h in held):
         return out.T
+    # the others, searched all at once
+    held = np.concatenate(held)
     xx = x[held]
     left = _ranks(index, xx, np.concatenate(held_first))
-    # left >= k only above the last edge, which is then not tied
-    out[1, held] = np.take(p1, left, mode="clip")
-    # a score tied with edges[left] reads p0 one position up
-    left += np.take(edges, left, mode="clip") == xx
-    out[0, held] = np.take(p0, left, mode="clip")
+    pair = np.empty((2, held.shape[0]))
+    _read_pairs(lookup, xx, left, pair)
+    out[:, held] = pair
     return out.T
+
+
+def _read_pairs(lookup, x, left, out, value=None, tied=None):
+    """``(p0, p1)`` into ``out`` (2 rows) of the values ``x`` above ``left``
+    edges and below the others (``left`` modified); work buffers optional."""
+    # left >= k only above the last edge, which is then not tied
+    np.take(lookup.p1, left, out=out[1], mode="clip")
+    # a score tied with edges[left] reads p0 one position up
+    value = np.take(lookup.edges, left, out=value, mode="clip")
+    left += np.equal(value, x, out=tied)
+    np.take(lookup.p0, left, out=out[0], mode="clip")
 
 
 def venn_abers_lookup(tables: VennAbersTables, x: np.ndarray):
