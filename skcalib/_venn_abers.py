@@ -144,14 +144,15 @@ def _running_count(target):
 _MAGNITUDE = np.int64(0x7FFF_FFFF_FFFF_FFFF)
 
 
-def _order_keys(bits, out):
+def _order_keys(bits, out, mask=None):
     """int64 keys in the order of the floats with these int64 ``bits``
     (``-0.0`` just below ``0.0``); its own inverse, and the identity on the
-    bits of non-negative floats."""
-    np.right_shift(bits, 63, out=out)
-    out &= _MAGNITUDE
-    out ^= bits
-    return out
+    bits of non-negative floats. ``out`` may be ``bits`` if a work buffer
+    ``mask`` is given."""
+    mask = out if mask is None else mask
+    np.right_shift(bits, 63, out=mask)
+    mask &= _MAGNITUDE
+    return np.bitwise_xor(bits, mask, out=out)
 
 
 def _sorted_labelled(scores, is_target):
@@ -183,13 +184,13 @@ def _sorted_labelled(scores, is_target):
         parts = [(0, n_neg, int(key_lo)), (n_neg, n, 0)]
     keys = np.empty(n, dtype=np.uint64)
     bits = scores.view(np.int64)
-    if parts[-1][2] == 0 and len(parts) == 1:
+    if len(parts) == 1 and not parts[0][2]:
         np.left_shift(bits, 1, out=keys.view(np.int64))
         keys |= is_target
     else:
-        _pack_keys(bits, is_target, keys, parts)
+        _pack_keys(bits, is_target, keys.view(np.int64), parts)
     target = np.empty(n, dtype=bool)
-    buffer = np.empty(min(_CHUNK, n), dtype=np.int64)
+    mask = np.empty(min(_CHUNK, n), dtype=np.int64)
     for first, stop, offset in parts:
         part = keys[first:stop]
         part.sort()
@@ -201,37 +202,37 @@ def _sorted_labelled(scores, is_target):
         part += offset
         for start in range(0, part.shape[0], _CHUNK):
             k = part[start : start + _CHUNK]
-            np.copyto(buffer[: k.shape[0]], k)
-            _order_keys(buffer[: k.shape[0]], k)
+            _order_keys(k, k, mask[: k.shape[0]])
     return keys.view(np.float64), target
 
 
 def _pack_keys(bits, is_target, keys, parts):
-    """``2 * (key - offset) + label`` of every score into its part of
-    ``keys``, for :func:`_sorted_labelled`; chunk by chunk."""
+    """``2 * (key - offset) + label`` of every score into its part of the
+    int64 ``keys``, for :func:`_sorted_labelled`; chunk by chunk."""
     buffer = np.empty(min(_CHUNK, bits.shape[0]), dtype=np.int64)
     negative = np.empty(buffer.shape[0], dtype=bool)
     at = [first for first, _, _ in parts]
     offset = parts[0][2]
     for start in range(0, bits.shape[0], _CHUNK):
         x = bits[start : start + _CHUNK]
-        k = _order_keys(x, buffer[: x.shape[0]])
+        size = x.shape[0]
+        # one part: written in place
+        k = keys[start : start + size] if len(parts) == 1 else buffer[:size]
+        _order_keys(x, k)
         k -= offset
         k <<= 1
-        k |= is_target[start : start + _CHUNK]
+        k |= is_target[start : start + size]
         if len(parts) == 1:
-            keys[start : start + k.shape[0]] = k.view(np.uint64)
             continue
         # the negative keys, then the others with their bits doubled
-        neg = np.less(x, 0, out=negative[: x.shape[0]])
+        neg = np.less(x, 0, out=negative[:size])
         m = int(np.count_nonzero(neg))
-        np.compress(neg, k, out=keys.view(np.int64)[at[0] : at[0] + m])
+        np.compress(neg, k, out=keys[at[0] : at[0] + m])
         np.left_shift(x, 1, out=k)
-        k |= is_target[start : start + _CHUNK]
-        rest = slice(at[1], at[1] + x.shape[0] - m)
-        np.compress(np.logical_not(neg), k, out=keys.view(np.int64)[rest])
+        k |= is_target[start : start + size]
+        np.compress(np.logical_not(neg), k, out=keys[at[1] : at[1] + size - m])
         at[0] += m
-        at[1] += x.shape[0] - m
+        at[1] += size - m
 
 
 def _diagram(scores, weights, is_target, order):
