@@ -44,6 +44,12 @@ nearly always: one vectorized test finds those, and a binary search on the
 chain (vectorized, ``ceil(log2 |G|)`` passes) the few others. The two
 running extremes are ``np.maximum.accumulate`` and ``np.minimum.accumulate``;
 the chain ``G`` comes from the PAV kernel.
+
+Without ties and weights, ``psi_1`` rises only along non-target steps and
+``psi_0`` falls only along them, so most slopes cannot move the running
+extremes: they are computed only at the ends of the label runs and inside
+the runs whose end sets a new extreme (:func:`_record_steps`), and the
+tables kept as step functions.
 """
 
 from __future__ import annotations
