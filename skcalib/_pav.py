@@ -139,16 +139,14 @@ def _compress_pure_runs(points: BlockSummary) -> BlockSummary:
 
 def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
     n = scores.shape[0]
-    q_is_tar = 2 * np.count_nonzero(is_target) <= n
+    n_tar = np.count_nonzero(is_target)
+    q_is_tar = 2 * n_tar <= n
     # q: the minority class, located in b: the majority class.
-    is_non = ~is_target
-    q_mask, b_mask = (is_target, is_non) if q_is_tar else (is_non, is_target)
-    q = np.compress(q_mask, scores)  # half the time of scores[q_mask]
-    b = scores[b_mask]  # faster than np.compress for the majority
-    del is_non, q_mask, b_mask
+    nq = n_tar if q_is_tar else n - n_tar
+    q, b = _split_classes(scores, is_target, q_is_tar, nq)
     q.sort()
     b.sort()
-    nq, nb = q.shape[0], b.shape[0]
+    nb = n - nq
     if nq == 0:
         one = np.array([float(nb)])
         zero = np.zeros(1)
@@ -188,6 +186,48 @@ def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummar
     if q_is_tar:
         return BlockSummary(lo, hi, q_cnt, b_cnt)
     return BlockSummary(lo, hi, b_cnt, q_cnt)
+
+
+#: Scores per step of :func:`_split_classes`.
+_SPLIT_CHUNK = 1 << 16
+
+
+def _split_classes(
+    scores: np.ndarray, is_target: np.ndarray, q_is_tar: bool, nq: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(q, b)``: the scores of the minority class ``q`` (targets if
+    ``q_is_tar``), of size ``nq``, in input order, and those of the majority
+    class ``b`` in no particular order (they are sorted next).
+
+    ``b`` is the first ``nb`` scores with their ``q`` samples replaced by the
+    ``b`` samples among the remaining scores (there are as many), chunk by
+    chunk so that the copy, the ``q`` samples read and the gaps filled stay
+    in cache: one streaming pass over the scores instead of a mask pass per
+    class (1e7 scores, 10% targets, on a loaded machine: 43-48 ms instead of
+    50-59). The majority's order is not the input order, so where it holds
+    both ``0.0`` and ``-0.0`` their order after the sort may differ from
+    that of a sort of ``scores[b_mask]``.
+    """
+    n = scores.shape[0]
+    nb = n - nq
+    q = np.empty(nq)
+    b = np.empty(nb)
+    tail_mask = is_target[nb:] if q_is_tar else ~is_target[nb:]
+    tail = scores[nb:]
+    fill = tail[~tail_mask]
+    done = 0
+    for start in range(0, nb, _SPLIT_CHUNK):
+        stop = min(start + _SPLIT_CHUNK, nb)
+        src, dst = scores[start:stop], b[start:stop]
+        np.copyto(dst, src)
+        mask = is_target[start:stop]
+        idx = np.flatnonzero(mask if q_is_tar else ~mask)
+        end = done + idx.shape[0]
+        src.take(idx, out=q[done:end])
+        dst[idx] = fill[done:end]
+        done = end
+    np.compress(tail_mask, tail, out=q[done:])
+    return q, b
 
 
 def _interleave_runs(

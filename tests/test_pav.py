@@ -140,12 +140,13 @@ def _brute_force_points(s, y):
 def test_unweighted_points_equal_brute_force(seed, chunk, monkeypatch):
     """The value-sort path (class split, located minority, pure runs) equals
     the definition, with ties within and across classes and +/-inf, also
-    below ``_SMALL_N``; a small ``_SEARCH_CHUNK`` exercises the chunked
-    search on small data."""
+    below ``_SMALL_N``; small ``_SEARCH_CHUNK`` and ``_SPLIT_CHUNK`` exercise
+    the chunked search and class split on small data."""
     import skcalib._pav as kernel
 
     if chunk is not None:
         monkeypatch.setattr(kernel, "_SEARCH_CHUNK", chunk)
+        monkeypatch.setattr(kernel, "_SPLIT_CHUNK", 7 * chunk)
     rng = np.random.default_rng(seed)
     for n in (1, 2, 5, 40, 600, 5000):
         y = rng.random(n) < rng.choice([0.0, 0.05, 0.3, 0.7, 0.95, 1.0])
