@@ -195,30 +195,31 @@ class FusionObjective(_RuleObjective):
         shifted = np.array(theta, dtype=np.float64)
         shifted[-1] += self.tau
         out = [0.0, np.zeros(self.n_params), np.zeros((self.n_params,) * 2)]
-        # Blocks of rows keep every temporary in cache (see _RuleObjective).
-        for start in range(0, Us.shape[0], self.chunk_size):
-            rows = slice(start, start + self.chunk_size)
-            parts = self._block(shifted, *(a[rows] for a in chunk), order, value)
-            for j in range(order + 1):
-                out[j] += parts[j]
+        # Blocks of rows keep every temporary in cache (see _RuleObjective);
+        # one errstate for all of them (a tenth of a block's time each).
+        with np.errstate(over="ignore"):
+            for start in range(0, Us.shape[0], self.chunk_size):
+                rows = slice(start, start + self.chunk_size)
+                parts = self._block(shifted, *(a[rows] for a in chunk), order, value)
+                for j in range(order + 1):
+                    out[j] += parts[j]
         return out[0] if order == 0 else tuple(out[: order + 1])
 
     def _block(self, shifted, Us, t, v, order, value):
         z = Us @ shifted
-        with np.errstate(over="ignore"):
-            if self.alpha == self.beta:
-                g, d1, d2 = rule_terms(z, self.alpha, self.beta, order, value=value)
-            else:
-                n = z.shape[0]
-                g = np.empty(n)
-                d1 = None if order < 1 else np.empty(n)
-                d2 = None if order < 2 else np.empty(n)
-                rules = ((t, self.alpha, self.beta), (~t, self.beta, self.alpha))
-                for mask, p, r in rules:
-                    parts = rule_terms(z[mask], p, r, order)
-                    for out, part in zip((g, d1, d2), parts, strict=True):
-                        if out is not None:
-                            out[mask] = part
+        if self.alpha == self.beta:
+            g, d1, d2 = rule_terms(z, self.alpha, self.beta, order, value=value)
+        else:
+            n = z.shape[0]
+            g = np.empty(n)
+            d1 = None if order < 1 else np.empty(n)
+            d2 = None if order < 2 else np.empty(n)
+            rules = ((t, self.alpha, self.beta), (~t, self.beta, self.alpha))
+            for mask, p, r in rules:
+                parts = rule_terms(z[mask], p, r, order)
+                for out, part in zip((g, d1, d2), parts, strict=True):
+                    if out is not None:
+                        out[mask] = part
         total = 0.0 if g is None else float(g @ v)
         if order == 0:
             return (total,)
