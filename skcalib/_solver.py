@@ -508,7 +508,12 @@ def _newton(fun, theta, *, span, tol, max_iter, cold=True):
     next one, ``rate * s_k^2``; a step whose successor is predicted below
     ``tol / 1000`` (a margin for the estimated rate) is applied without
     another pass over the data. On large data, started near the optimum,
-    this saves one of three or four passes.
+    this saves one of three or four passes. A pass whose step is predicted
+    below ``tol / 10`` (so that it is expected to be the last) computes no
+    Hessian: that step is solved with the previous one, which differs by
+    the order of the previous step, so the step is off by that fraction of
+    itself (far below ``tol``; a step found above ``tol`` after all gets its
+    Hessian from another pass).
 
     An objective with ``hessian_growth(step)`` (``R``: the second derivative
     along the step grows at most as ``exp(R t)``) gets the step's Armijo
@@ -533,23 +538,30 @@ def _newton(fun, theta, *, span, tol, max_iter, cold=True):
     f, g, hess = fun(theta, 2, value)
     if not (np.isfinite(f) if value else np.isfinite(g).all()):
         return result("stalled", 0)
+    stale = False  # hess is that of the previous theta
     for it in range(1, max_iter + 1):
-        direction = _direction(hess, g)
-        if direction is None:
-            return result("converged", it)
-        step, convex = direction
-        cap = max(10.0, _max_abs(theta))
-        size = _max_abs(step)
-        if size > cap:
-            step *= cap / size
-            size = cap
-        if convex and (
-            size <= tol or (last is not None and size**3 <= 1e-3 * tol * last**2)
-        ):
-            # the error left, the next step, is ~size**2 or predicted far
-            # below tol: apply without a pass
-            theta = theta + step
-            return result("converged", it)
+        while True:
+            direction = _direction(hess, g)
+            if direction is None:
+                return result("converged", it)
+            step, convex = direction
+            cap = max(10.0, _max_abs(theta))
+            size = _max_abs(step)
+            if size > cap:
+                step *= cap / size
+                size = cap
+            if convex and (
+                size <= tol or (last is not None and size**3 <= 1e-3 * tol * last**2)
+            ):
+                # the error left, the next step, is ~size**2 or predicted far
+                # below tol: apply without a pass
+                theta = theta + step
+                return result("converged", it)
+            if not stale:
+                break
+            # predicted to be the last step, it is not: the Hessian here
+            _, g, hess = fun(theta, 2, growth is None)
+            stale = False
         slope = float(g @ step)
         if not slope < 0:
             return result("stalled", it)
@@ -562,7 +574,10 @@ def _newton(fun, theta, *, span, tol, max_iter, cold=True):
         )
         if value and f is None:
             f = fun(theta, 0)
-        fn, gn, hn = fun(new, 2, value)
+        # the step after this one predicted below tol / 10: no Hessian
+        stale = convex and last is not None and size**3 <= 0.1 * tol * last**2
+        fn, gn, *hn = fun(new, 1 if stale else 2, value)
+        hn = hess if stale else hn[0]
         if value:
             slack = 8.0 * _EPS * abs(f)
             while not (fn <= f + 1e-4 * t * slope + slack):
@@ -574,6 +589,7 @@ def _newton(fun, theta, *, span, tol, max_iter, cold=True):
                 gn = None
             if gn is None:
                 fn, gn, hn = fun(new)
+                stale = False
         theta, f, g, hess = new, fn, gn, hn
         last = size if convex and t == 1.0 else None
         if span is not None and span(theta) > MAX_LLR_RANGE:
