@@ -298,7 +298,11 @@ def _ldexp(x, e, out=None):
     Where every ``2**e`` is a float (``|e| <= 1000``), ``x`` times it: the
     same (exactly rounded) result, several times faster.
     """
-    if np.all(np.abs(e) <= 1000):
+    if isinstance(e, (int, np.integer)):
+        small = -1000 <= e <= 1000  # np.all of one value: 4 us per call
+    else:
+        small = np.all(np.abs(e) <= 1000)
+    if small:
         return np.multiply(x, np.ldexp(1.0, e), out=out)
     return np.ldexp(x, e, out=out)
 
@@ -332,13 +336,17 @@ def fit_standardizer(data, lo=None, hi=None):
     """:class:`Standardizer` of the first array of every chunk (the inputs).
 
     ``lo``, ``hi``: the column extremes if already known (else one pass);
-    the mean and standard deviation come from the warm-start subsample.
+    the mean and standard deviation come from the small warm-start
+    subsample (:func:`_warm_start_samples`; all the data below
+    ``WARM_START_SIZE`` samples): they only set the units (on all of 1e5
+    rows of four columns they took 0.8 ms of a 17 ms fusion fit).
     """
     if lo is None or hi is None:
         neg_lo, hi = data.reduce(_chunk_extremes, np.maximum)
         lo = -neg_lo
-    sample = data.subsample(WARM_START_SIZE).arrays[0]
-    return Standardizer.fit(sample, lo, hi)
+    samples = _warm_start_samples(data)
+    sample = samples[0] if samples else data.subsample(WARM_START_SIZE)
+    return Standardizer.fit(sample.arrays[0], lo, hi)
 
 
 # --------------------------------------------------------------------------
