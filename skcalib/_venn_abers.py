@@ -366,18 +366,17 @@ def _search(chain, Wt, Tt, j, d_w, d_t, upward, window=0):
     """
     step = 1 if upward else -1
     if window:
-        # vertices past the end of the chain are the end vertex, which passes
-        near = j[:, None] + step * np.arange(1, window + 1)
+        # one row per vertex of the window (a reduction across rows is
+        # elementwise); past the end of the chain, the end vertex, which passes
+        near = j + step * np.arange(1, window + 1)[:, None]
         np.clip(near, 0, chain.GT.shape[0] - 1, out=near)
-        dT, dW = _chord(chain, Wt[:, None], Tt[:, None], near, d_w, d_t, upward)
+        dT, dW = _chord(chain, Wt, Tt, near, d_w, d_t, upward)
         slopes = dT / dW
-        found = slopes.min(axis=1) if upward else slopes.max(axis=1)
-        rest = np.flatnonzero(
-            ~_passes(chain, dT[:, -1], dW[:, -1], near[:, -1], upward)
-        )
+        found = slopes.min(axis=0) if upward else slopes.max(axis=0)
+        rest = np.flatnonzero(~_passes(chain, dT[-1], dW[-1], near[-1], upward))
         if rest.shape[0]:
             found[rest] = _search(
-                chain, Wt[rest], Tt[rest], near[rest, -1], d_w, d_t, upward
+                chain, Wt[rest], Tt[rest], near[-1, rest], d_w, d_t, upward
             )
         return found
     m = chain.GT.shape[0]
