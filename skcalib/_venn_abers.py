@@ -149,6 +149,9 @@ def _running_count(target):
 #: order (:func:`_order_keys`).
 _MAGNITUDE = np.int64(0x7FFF_FFFF_FFFF_FFFF)
 
+#: The bits of ``inf``.
+_INF_BITS = 0x7FF0_0000_0000_0000
+
 
 def _order_keys(bits, out, mask=None):
     """int64 keys in the order of the floats with these int64 ``bits``
@@ -177,7 +180,9 @@ def _sorted_labelled(scores, is_target):
     n = scores.shape[0]
     lo, hi = (scores.min(), scores.max()) if n else (0.0, 0.0)
     # -0.0 below 0.0, whichever of the two min and max returned
-    bounds = np.array([-0.0 if lo == 0 else lo, 0.0 if hi == 0 else hi])
+    if lo == 0 and np.signbit(scores).any():
+        lo = -0.0
+    bounds = np.array([lo, 0.0 if hi == 0 else hi])
     key_lo, key_hi = _order_keys(bounds.view(np.int64), np.empty(2, dtype=np.int64))
     # parts of the keys sorted apart: (first, stop, offset); an offset,
     # the lowest key (negative), also marks keys of negative scores
@@ -197,9 +202,12 @@ def _sorted_labelled(scores, is_target):
         _pack_keys(bits, is_target, keys.view(np.int64), parts)
     target = np.empty(n, dtype=bool)
     mask = np.empty(min(_CHUNK, n), dtype=np.int64)
+    # keys below those of inf as floats (scores in [0, 1.5)) sort as such,
+    # faster than as integers
+    floats = len(parts) == 1 and 0 <= key_lo and 2 * int(key_hi) + 1 < _INF_BITS
     for first, stop, offset in parts:
         part = keys[first:stop]
-        part.sort()
+        (part.view(np.float64) if floats else part).sort()
         np.bitwise_and(part, 1, out=target[first:stop], casting="unsafe")
         part >>= np.uint64(1)
         if not offset:
