@@ -114,7 +114,6 @@ def _groups(scores, is_target, sample_weight):
         return _groups_weighted(scores, is_target, sample_weight)
     n = scores.shape[0]
     s, target = _sorted_labelled(scores, is_target)
-    T = _running_count(target)
     new_score = s[1:] != s[:-1]
     if np.count_nonzero(new_score) == n - 1:
         del new_score
@@ -123,15 +122,21 @@ def _groups(scores, is_target, sample_weight):
         # of its convex minorant. The points end where a target follows
         # a non-target, and at n.
         ends = np.flatnonzero(target[1:] > target[:-1])
-        del target
         ends += 1
-        return s, None, T, np.append(ends, n)
+        return s, None, _running_count(target), np.append(ends, n)
     # ties: one group per distinct score
-    del target
-    bounds = np.append(_run_starts(new_score), n)
+    starts = _run_starts(new_score)
     del new_score
-    W = bounds.astype(np.float64)
-    return s[bounds[:-1]], W, T[bounds].astype(np.float64), None
+    W = np.zeros(starts.shape[0] + 1)
+    W[1:-1] = starts[1:]
+    W[-1] = n
+    T = np.zeros(W.shape[0])
+    # bytes summed into int32: faster than bools into int64
+    counts = np.add.reduceat(
+        target.view(np.uint8), starts, dtype=np.int32 if n < 2**31 else np.int64
+    )
+    np.cumsum(counts, out=T[1:])
+    return s[starts], W, T, None
 
 
 def _running_count(target):
@@ -178,45 +183,46 @@ def _sorted_labelled(scores, is_target):
     non-targets first; ``-0.0`` just before ``0.0``.
     """
     n = scores.shape[0]
-    lo, hi = (scores.min(), scores.max()) if n else (0.0, 0.0)
-    # -0.0 below 0.0, whichever of the two min and max returned
-    if lo == 0 and np.signbit(scores).any():
-        lo = -0.0
-    bounds = np.array([lo, 0.0 if hi == 0 else hi])
-    key_lo, key_hi = _order_keys(bounds.view(np.int64), np.empty(2, dtype=np.int64))
+    bits = scores.view(np.int64)
+    # the lowest and highest keys: those of the bits if no sign bit is set
+    key_lo, key_hi = (int(bits.min()), int(bits.max())) if n else (0, 0)
+    if key_lo < 0:
+        # the lowest score, -0.0 if it is zero (a sign bit is set)
+        lo = scores.min()
+        bounds = np.array([-0.0 if lo == 0 else lo, scores.max()])
+        keys = _order_keys(bounds.view(np.int64), np.empty(2, dtype=np.int64))
+        key_lo = int(keys[0])
+        key_hi = key_hi if key_hi >= 0 else int(keys[1])
     # parts of the keys sorted apart: (first, stop, offset); an offset,
     # the lowest key (negative), also marks keys of negative scores
     if key_lo >= 0:
         parts = [(0, n, 0)]
-    elif int(key_hi) - int(key_lo) < 2**63:
-        parts = [(0, n, int(key_lo))]
+    elif key_hi - key_lo < 2**63:
+        parts = [(0, n, key_lo)]
     else:
         n_neg = int(np.count_nonzero(np.signbit(scores)))
-        parts = [(0, n_neg, int(key_lo)), (n_neg, n, 0)]
+        parts = [(0, n_neg, key_lo), (n_neg, n, 0)]
     keys = np.empty(n, dtype=np.uint64)
-    bits = scores.view(np.int64)
-    if len(parts) == 1 and not parts[0][2]:
-        np.left_shift(bits, 1, out=keys.view(np.int64))
-        keys |= is_target
-    else:
-        _pack_keys(bits, is_target, keys.view(np.int64), parts)
+    _pack_keys(bits, is_target, keys.view(np.int64), parts)
     target = np.empty(n, dtype=bool)
     mask = np.empty(min(_CHUNK, n), dtype=np.int64)
     # keys below those of inf as floats (scores in [0, 1.5)) sort as such,
     # faster than as integers
-    floats = len(parts) == 1 and 0 <= key_lo and 2 * int(key_hi) + 1 < _INF_BITS
+    floats = len(parts) == 1 and 0 <= key_lo and 2 * key_hi + 1 < _INF_BITS
     for first, stop, offset in parts:
         part = keys[first:stop]
         (part.view(np.float64) if floats else part).sort()
-        np.bitwise_and(part, 1, out=target[first:stop], casting="unsafe")
-        part >>= np.uint64(1)
-        if not offset:
-            continue
-        part = part.view(np.int64)
-        part += offset
-        for start in range(0, part.shape[0], _CHUNK):
-            k = part[start : start + _CHUNK]
-            _order_keys(k, k, mask[: k.shape[0]])
+        # chunk by chunk, each read once
+        for start in range(first, stop, _CHUNK):
+            k = keys[start : min(start + _CHUNK, stop)]
+            np.bitwise_and(
+                k, 1, out=target[start : start + k.shape[0]], casting="unsafe"
+            )
+            k >>= np.uint64(1)
+            if offset:
+                k = k.view(np.int64)
+                k += offset
+                _order_keys(k, k, mask[: k.shape[0]])
     return keys.view(np.float64), target
 
 
@@ -232,9 +238,12 @@ def _pack_keys(bits, is_target, keys, parts):
         size = x.shape[0]
         # one part: written in place
         k = keys[start : start + size] if len(parts) == 1 else buffer[:size]
-        _order_keys(x, k)
-        k -= offset
-        k <<= 1
+        if offset:
+            _order_keys(x, k)
+            k -= offset
+            k <<= 1
+        else:  # the order keys are the bits
+            np.left_shift(x, 1, out=k)
         k |= is_target[start : start + size]
         if len(parts) == 1:
             continue
