@@ -36,6 +36,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import isotonic_regression
 
+from .utils._numpy_compat import count_nonzero
 from .utils._stats import drop_zero_weights
 
 
@@ -355,7 +356,7 @@ def _sorted_small(scores, is_target):
     s = scores[order]
     t = is_target[order]
     new_score = s[1:] != s[:-1]
-    if np.count_nonzero(new_score) < new_score.shape[0]:
+    if count_nonzero(new_score) < new_score.shape[0]:
         return s, t, new_score
     return s, t, None
 
@@ -372,29 +373,33 @@ def _label_runs(t: np.ndarray) -> np.ndarray:
 def _blocks_small(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
     """:func:`pav_blocks` of a few unweighted scores: the same blocks.
 
-    Without ties every point of :func:`_points_small` is a run of one label,
-    so its target fraction is that label, and PAV's block weights are sums
-    of integer counts, exact in float64: the points' score ranges, their
-    class counts and the pooling of those are not formed, which on a hundred
-    scores is most of the cost of the kernel.
+    Without ties, PAV runs on the sorted labels themselves (weight 1 each):
+    its blocks are sums of integer counts, exact in float64, and the
+    canonical partition is unique, so they are the blocks of the pooled
+    points; the points' score ranges, their class counts and the pooling
+    of those are not formed, which on a hundred scores is most of the cost
+    of the kernel.
     """
     s, t, new_score = _sorted_small(scores, is_target)
     if new_score is not None:
         return pav_merge(_compress_pure_runs(_tie_points(s, t, new_score)))
-    bounds = _label_runs(t)
-    count = np.subtract(bounds[1:], bounds[:-1], dtype=np.float64)
-    if count.shape[0] <= 1:  # one class (or none): pav_merge's single point
-        tar = count * t[:1]
-        return BlockSummary(s[:1], s[-1:], tar, count - tar)
-    ratio = t[bounds[:-1]].astype(np.float64)
-    tar = count * ratio
-    r, b, total = _isotonic_blocks(ratio, count)
+    n = t.shape[0]
+    if n == 0:
+        return BlockSummary(s, s, np.zeros(0), np.zeros(0))
+    label = t.astype(np.float64)
+    weight = np.empty(n)
+    weight.fill(1.0)  # np.ones, without its Python wrapper
+    r, b, total = _isotonic_blocks(label.copy(), weight)
     starts = r[:b]
-    tar = np.add.reduceat(tar, starts)
-    blocks = BlockSummary(
-        s[bounds[starts]], s[bounds[r[1 : b + 1]] - 1], tar, total[:b] - tar
-    )
-    return _pool_violators(blocks)
+    tar = np.add.reduceat(label, starts)
+    total = total[:b]
+    blocks = BlockSummary(s[starts], s[r[1 : b + 1] - 1], tar, total - tar)
+    # exact ratios (tar + non is total: sums of counts), pooled again only
+    # where they do not increase strictly (see _pool_violators)
+    ratio = tar / total
+    if count_nonzero(ratio[1:] <= ratio[:-1]):
+        return _pool_violators(blocks)
+    return blocks
 
 
 def _tie_points(s: np.ndarray, t: np.ndarray, new_score: np.ndarray) -> BlockSummary:
@@ -504,7 +509,8 @@ def _isotonic_blocks(y: np.ndarray, weights: np.ndarray):
     if _pava is None:
         result = isotonic_regression(y, weights=weights)
         return result.blocks, result.blocks.shape[0] - 1, result.weights
-    r = np.full(y.shape[0] + 1, -1, dtype=np.intp)
+    # the routine writes r[:b + 1], all that is read: no fill needed
+    r = np.empty(y.shape[0] + 1, dtype=np.intp)
     _, total, r, b = _pava(y, weights, r)
     return r, b, total
 

@@ -63,6 +63,8 @@ import numbers
 import numpy as np
 from scipy.special import betainc, betaln, expit, hyp2f1, log_expit, logit
 
+from .utils._numpy_compat import EINSUM_IS_QUIET, count_nonzero
+from .utils._numpy_compat import einsum as _einsum
 from .utils._stats import class_totals, drop_zero_weights
 
 __all__ = [
@@ -74,6 +76,7 @@ __all__ = [
     "prior_weighted_objective",
     "uninformative_objective",
     "cllr_sums",
+    "cllr_sums_split",
     "scaled_affine",
 ]
 
@@ -557,7 +560,7 @@ _CHUNK = 16384
 
 
 def _dot(a, b):
-    return np.einsum("i,i->", a, b)
+    return _einsum("i,i->", a, b)
 
 
 def cllr_sums(llr, is_target, w):
@@ -585,37 +588,54 @@ def cllr_sums(llr, is_target, w):
             for i in range(4):
                 sums[i] += part[i]
     loss_tar, loss_non, n_tar, n_non = sums
-    if w is None:
-        n_tar = float(np.count_nonzero(is_target))
+    if w is None:  # not summed by the chunks
+        n_tar = float(count_nonzero(is_target))
         n_non = float(n) - n_tar
     return loss_tar, loss_non, n_tar, n_non
 
 
+def cllr_sums_split(llr_tar, w_tar, llr_non, w_non, *, bounded=False):
+    """:func:`cllr_sums` of targets and non-targets given apart, with weights.
+
+    The same four sums, bit for bit, as ``cllr_sums`` of the concatenated
+    trials (targets first), without forming and applying the class masks:
+    the per-class losses and weights are written into the rows that
+    :func:`_cllr_chunk` would have computed. Weights must be positive.
+    ``bounded=True`` tells that every finite LLR is far inside the double
+    range (as PAV-LLRs, logs of weight ratios, are): no overflow to guard.
+    """
+    n = llr_tar.shape[0] + llr_non.shape[0]
+    if n <= _CHUNK:
+        # the rows (-llr_tar llr_non | _ | w_tar 0 | 0 w_non), in one piece;
+        # -llr is llr * -1.0 of cllr_sums, and 1.0 * w and 0.0 * w are w and 0
+        zeros = np.zeros(n)
+        parts = (np.negative(llr_tar), llr_non, zeros, w_tar, zeros, w_non)
+        sums = _loss_sums(np.concatenate(parts).reshape(4, n), bounded=bounded)
+        if not (math.isnan(sums[0]) or math.isnan(sums[1])):
+            return sums
+    # more than one chunk, or an infinite loss: as cllr_sums of the
+    # concatenation
+    is_target = np.zeros(n, dtype=bool)
+    is_target[: llr_tar.shape[0]] = True
+    llr, w = np.concatenate((llr_tar, llr_non)), np.concatenate((w_tar, w_non))
+    return cllr_sums(llr, is_target, w)
+
+
 def _cllr_chunk(llr, is_target, w, scratch):
-    """:func:`cllr_sums` of one chunk, in the four rows of ``scratch``; the
-    weight totals are 0 when ``w`` is None."""
-    zz, vv, tt, uu = scratch
+    """:func:`cllr_sums` of one chunk, in the four rows of ``scratch``."""
+    zz, _, tt, uu = scratch
     np.copyto(tt, is_target)  # 1.0 for targets
     np.subtract(1.0, tt, out=uu)  # 1.0 for non-targets
-    np.subtract(uu, tt, out=vv)
-    np.multiply(llr, vv, out=zz)  # -l for targets, l otherwise
-    # the logarithmic rule's cost log(1 + e^z): the exact limits 0
-    # (z = -inf, confidently right) and inf (z = +inf, wrong)
-    loss = log1pexp(zz, out=vv, overwrite_x=True)
+    np.subtract(uu, tt, out=zz)
+    np.multiply(llr, zz, out=zz)  # -l for targets, l otherwise
     if w is not None:
         tt *= w
         uu *= w
-    # The class masks as dot products; an infinite loss meets a 0 of the
-    # other class's mask (0 * inf = nan), which the rare fallback redoes
-    # with boolean masks. einsum, not np.dot: BLAS may hand each short dot
-    # product to a thread pool, which costs milliseconds per chunk on a
-    # busy machine. A loss above 1.2e308 nats is inf in bits: the answer.
-    with np.errstate(invalid="ignore", over="ignore"):
-        # In bits per trial, so that l = 0 costs exactly 1.0 and an all-zero
-        # system has a Cllr of exactly 1.
-        loss /= _LOG2
-        lt, ln = float(_dot(loss, tt)), float(_dot(loss, uu))
+    lt, ln, nt, nn = _loss_sums(scratch, totals=w is not None)
     if math.isnan(lt) or math.isnan(ln):
+        # an infinite loss met a 0 of the other class's mask (0 * inf = nan):
+        # boolean masks instead
+        loss = scratch[1]
         b = is_target
         if w is None:
             lt, ln = float(loss[b].sum()), float(loss[~b].sum())
@@ -623,12 +643,56 @@ def _cllr_chunk(llr, is_target, w, scratch):
             pos = w > 0
             tb, nb = b & pos, ~b & pos
             lt, ln = float(_dot(loss[tb], w[tb])), float(_dot(loss[nb], w[nb]))
-    if w is None:
+    return lt, ln, nt, nn
+
+
+def _loss_sums(scratch, totals=True, bounded=False):
+    """``(loss_tar, loss_non, n_tar, n_non)`` from the rows ``(z, _, t, u)``
+    of ``scratch``: ``z`` the log-odds of an error per trial, ``t`` and ``u``
+    the target and non-target weights (0 for the other class). Rows 0 and 1
+    are overwritten; NaN losses if an infinite loss met a weight of 0. The
+    totals may be left 0 if not ``totals``. ``bounded``: every finite ``z``
+    is known to be far inside the double range (PAV-LLRs: logs of weight
+    ratios), so that no loss in bits can overflow."""
+    zz, vv = scratch[0], scratch[1]
+    # the logarithmic rule's cost log(1 + e^z): the exact limits 0
+    # (z = -inf, confidently right) and inf (z = +inf, wrong)
+    loss = log1pexp(zz, out=vv, overwrite_x=True)
+    # The class sums and the totals as dot products with the weight rows,
+    # the totals by the same products as the losses (a system of all-zero
+    # LLRs then gets exactly 1.0 per class). einsum, not np.dot: BLAS may
+    # hand each short dot product to a thread pool, which costs
+    # milliseconds per chunk on a busy machine.
+    fused = zz.shape[0] <= _FUSED_MAX
+    if bounded and fused and EINSUM_IS_QUIET:  # no np.errstate needed
+        loss /= _LOG2
+        zz.fill(1.0)
+        (nt, nn), (lt, ln) = _einsum("kj,ij->ki", scratch[:2], scratch[2:]).tolist()
+        return lt, ln, nt, nn
+    # A loss above 1.2e308 nats is inf in bits: the answer; an infinite
+    # loss meets a weight of 0 (inf * 0 = nan, redone by the callers).
+    with np.errstate(invalid="ignore", over="ignore"):
+        # In bits per trial, so that l = 0 costs exactly 1.0 and an all-zero
+        # system has a Cllr of exactly 1.
+        loss /= _LOG2
+        if fused:
+            zz.fill(1.0)
+            sums = _einsum("kj,ij->ki", scratch[:2], scratch[2:])
+            (nt, nn), (lt, ln) = sums.tolist()
+            return lt, ln, nt, nn
+        tt, uu = scratch[2], scratch[3]
+        lt, ln = float(_dot(loss, tt)), float(_dot(loss, uu))
+    if not totals:
         return lt, ln, 0.0, 0.0
-    # Totals by the same dot product as the losses: a system of all-zero
-    # LLRs then gets exactly 1.0 per class.
     zz.fill(1.0)
     return lt, ln, float(_dot(zz, tt)), float(_dot(zz, uu))
+
+
+#: Up to this many trials, the four dot products of :func:`_loss_sums` are
+#: one einsum call, which then runs the same loop over each pair of rows as
+#: four calls (the same sums, bit for bit); above NumPy's iterator buffer
+#: (8192 values) it would split the rows, and so the sums, differently.
+_FUSED_MAX = 4096
 
 
 def scaled_affine(X, W, b):

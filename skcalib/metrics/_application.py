@@ -221,7 +221,7 @@ def _checked(p_target, c_miss, c_fa, *, caller):
     return float(p_target), float(c_miss), float(c_fa)
 
 
-def normalized_dcf(w_miss, w_fa, p_miss, p_fa):
+def normalized_dcf(w_miss, w_fa, p_miss, p_fa, *, nonnegative=False):
     """Normalized DCF ``(w_miss P_miss + w_fa P_fa) / min(w_miss, w_fa)``.
 
     Written as the smaller cost weight becoming 1 and the larger one the
@@ -229,8 +229,14 @@ def normalized_dcf(w_miss, w_fa, p_miss, p_fa):
     applications (``expit(-746) == 0``, ``p_target * c_miss < 1e-323``), where
     the division gave NaN (0 / 0); the ratio then overflows to ``inf``
     instead, and an error rate of zero contributes nothing.
+    ``nonnegative=True`` tells that the rates are float arrays of one shape
+    (or floats) already known to be ``>= 0`` (the vertices of a hull).
     """
-    if type(w_miss) is float and type(w_fa) is float and _nonnegative(p_miss, p_fa):
+    if (
+        type(w_miss) is float
+        and type(w_fa) is float
+        and (nonnegative or _nonnegative(p_miss, p_fa))
+    ):
         # One application (the common case) with a finite ratio: the same
         # sums without the masks, in two operations (``1.0 * p`` is ``p``,
         # and ``ratio * p`` is 0 where a mask would put 0).

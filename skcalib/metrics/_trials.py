@@ -19,10 +19,17 @@ from scipy.special import expit
 
 from .._dask import any_dask_collection
 from .._pav import BlockSummary, block_llr, pav_blocks, rocch_from_blocks
+from .._special import cllr_sums_split
+from ..utils._numpy_compat import count_nonzero
 from ..utils._sklearn_compat import validate_parameter_constraints
 from ..utils._validation import check_metric_inputs
 from ._application import Application, normalized_dcf
-from ._common import _cllr_bits, _error_rates, _normalized_log_loss
+from ._common import (
+    _cllr_bits,
+    _cllr_bits_of_sums,
+    _error_rates,
+    _normalized_log_loss,
+)
 
 __all__ = ["ScoredTrials", "check_prior_log_odds"]
 
@@ -199,8 +206,18 @@ class ScoredTrials:
     def _llr_of_blocks(self):
         blocks = self._summary()
         if self._block_llr is None:
-            n_tar = float(np.add.reduce(blocks.tar))  # .sum(), without its
-            n_non = float(np.add.reduce(blocks.non))  # Python wrapper
+            if (
+                self._dask is None
+                and self._arrays is not None
+                and self._arrays[2] is None
+            ):
+                # unweighted: the block totals are the class counts, exactly
+                is_target = self._arrays[0]
+                n_tar = float(count_nonzero(is_target))
+                n_non = float(is_target.shape[0]) - n_tar
+            else:
+                n_tar = float(np.add.reduce(blocks.tar))  # .sum(), without its
+                n_non = float(np.add.reduce(blocks.non))  # Python wrapper
             self._block_llr = block_llr(blocks, n_tar, n_non)
         return self._block_llr
 
@@ -287,9 +304,13 @@ class ScoredTrials:
     def _min_dcf_point(self, app: Application, normalize=True):
         """Index of the hull vertex of lowest DCF and that DCF."""
         pmiss, pfa = self._rocch()
-        cost = app.dcf(pmiss, pfa, normalize=normalize)
+        if normalize:  # app.dcf, without its checks of the rates
+            w_miss, w_fa = app.miss_weight, app.fa_weight
+            cost = normalized_dcf(w_miss, w_fa, pmiss, pfa, nonnegative=True)
+        else:
+            cost = app.dcf(pmiss, pfa, normalize=False)
         k = int(cost.argmin())
-        return k, float(cost[k])
+        return k, cost.item(k)
 
     def min_cllr(self, p_target=None):
         """Minimum Cllr: the Cllr of the PAV-LLRs of the scores, in bits.
@@ -315,6 +336,16 @@ class ScoredTrials:
         llr_b = self._llr_of_blocks()
         # Each block as one weighted target trial and one weighted non-target
         # trial at its PAV-LLR; absent classes (weight 0) are left out.
+        if p_target is None:
+            # The block ratios increase strictly, so only the first block
+            # can lack targets and only the last non-targets.
+            tar, non = blocks.tar, blocks.non
+            first = 1 if tar.item(0) == 0.0 else 0
+            stop = -1 if non.item(-1) == 0.0 else None
+            sums = cllr_sums_split(
+                llr_b[first:], tar[first:], llr_b[:stop], non[:stop], bounded=True
+            )
+            return float(min(_cllr_bits_of_sums(*sums), 1.0))
         n_blocks = llr_b.shape[0]
         w = np.concatenate((blocks.tar, blocks.non))
         present = w > 0
@@ -323,9 +354,7 @@ class ScoredTrials:
         is_target = np.zeros(2 * n_blocks, dtype=bool)
         is_target[:n_blocks] = True
         is_target = is_target[present]
-        if p_target is not None:
-            return _normalized_log_loss(x, is_target, w, p_target)
-        return float(min(_cllr_bits(x, is_target, w), 1.0))
+        return _normalized_log_loss(x, is_target, w, p_target)
 
     def det_curve(self):
         """The DET curve: false-alarm and miss rates at every threshold.
@@ -571,7 +600,7 @@ def _eer_from_hull(pmiss: np.ndarray, pfa: np.ndarray) -> float:
     # +0.0: ``a - a`` is +0.0 while ``0 / negative`` would be -0.0.
     den = (y2 - y1) - (x2 - x1)
     num = x1 * y2 - y1 * x2
-    if np.count_nonzero(den) == den.shape[0]:  # den >= 0: no empty segment
+    if count_nonzero(den) == den.shape[0]:  # den >= 0: no empty segment
         e = num / den
     else:
         e = np.divide(num, den, out=np.full_like(num, -np.inf), where=den > 0)

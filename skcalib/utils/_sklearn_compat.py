@@ -55,6 +55,7 @@ _SCALAR_TYPES = frozenset(
 )
 #: At most this many remembered values per function or estimator class.
 _MAX_REMEMBERED = 1024
+_UNSEEN = object()
 
 
 def _check_params(constraints, params, caller_name, valid):
@@ -94,12 +95,12 @@ def _not_known_valid(constraints, items, valid):
 
 
 try:  # the per-thread configuration dict itself, not get_config's copy
-    from sklearn._config import _get_threadlocal_config
+    from sklearn._config import _get_threadlocal_config, _threadlocal
 except ImportError:  # pragma: no cover - moved in a later release
-    _get_threadlocal_config = None
+    _get_threadlocal_config = _threadlocal = None
 
 
-def _binder(signature):
+def _binder(signature, constraints):
     """Functions mapping ``(args, kwargs)`` to the parameters of a call.
 
     ``bind``: like ``signature.bind`` followed by ``apply_defaults``, without
@@ -107,9 +108,10 @@ def _binder(signature):
     signature. A call that is not plainly valid (too many arguments, an
     unknown or duplicated name, a missing argument), or a signature with
     positional-only or variadic parameters, goes through ``signature.bind``,
-    which raises its usual ``TypeError``. ``given``: the ``(name, value)``
-    pairs of the arguments given in a plainly valid call, as two iterables
-    (positional, keyword), None otherwise.
+    which raises its usual ``TypeError``. ``known(args, kwargs, valid)``:
+    whether the call is plainly valid and every argument given is known
+    valid for ``constraints`` (as in :func:`_not_known_valid`, ``valid``
+    being the remembered values).
     """
     parameters = list(signature.parameters.values())
     ignored = {"self", "cls"} | {
@@ -122,19 +124,29 @@ def _binder(signature):
         return {k: v for k, v in bound.arguments.items() if k not in ignored}
 
     if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in parameters):
-        return bind_slowly, lambda args, kwargs: None
+        return bind_slowly, lambda args, kwargs, valid: False
     positional = tuple(p.name for p in parameters if p.kind == p.POSITIONAL_OR_KEYWORD)
     names = frozenset(p.name for p in parameters)
     defaults = {p.name: p.default for p in parameters if p.default is not p.empty}
     required = names - defaults.keys()
     order = [p.name for p in parameters if p.name not in ignored]
+    unchecked = frozenset(
+        name
+        for name in names
+        if constraints.get(name, "no_validation") == "no_validation"
+    )
+    array_like = frozenset(
+        name for name in names - unchecked if "array-like" in constraints[name]
+    )
 
     shapes = {}
 
-    def given(args, kwargs):
-        # the names of the positional arguments, per shape of call
+    def known(args, kwargs, valid):
+        # per shape of call: None if not plainly valid, True if every
+        # positional parameter is array-like, else their names
         key = (len(args), *kwargs)
-        if key not in shapes:
+        by_position = shapes.get(key, _UNSEEN)
+        if by_position is _UNSEEN:
             by_position = positional[: len(args)]
             plain = (
                 len(args) <= len(positional)
@@ -143,12 +155,42 @@ def _binder(signature):
                 and required <= kwargs.keys() | set(by_position)
             )
             if len(shapes) >= _MAX_REMEMBERED:
-                return None
-            shapes[key] = by_position if plain else None
-        by_position = shapes[key]
-        if by_position is None:
-            return None
-        return (zip(by_position, args, strict=True), kwargs.items())
+                return False
+            if not plain:
+                by_position = None
+            elif array_like.issuperset(by_position):
+                by_position = True
+            shapes[key] = by_position
+        if by_position is True:  # the common case: arrays given by position
+            for value in args:
+                if type(value) is not np.ndarray:
+                    return False
+        elif by_position is None or not _all_known(
+            zip(by_position, args, strict=True), valid
+        ):
+            return False
+        for name, value in kwargs.items():  # _all_known, inline: the common case
+            kind = type(value)
+            if kind in _SCALAR_TYPES:
+                if (name, kind, value) not in valid and name not in unchecked:
+                    return False
+            elif kind is not np.ndarray or name not in array_like:
+                if name not in unchecked:
+                    return False
+        return True
+
+    def _all_known(items, valid):
+        for name, value in items:
+            kind = type(value)
+            if kind in _SCALAR_TYPES:
+                if (name, kind, value) not in valid and name not in unchecked:
+                    return False
+            elif kind is np.ndarray:
+                if name not in array_like and name not in unchecked:
+                    return False
+            elif name not in unchecked:
+                return False
+        return True
 
     def bind(args, kwargs):
         if len(args) > len(positional) or not kwargs.keys() <= names:
@@ -161,7 +203,7 @@ def _binder(signature):
             return bind_slowly(args, kwargs)
         return {k: given[k] if k in given else defaults[k] for k in order}
 
-    return bind, given
+    return bind, known
 
 
 def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
@@ -179,37 +221,33 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
 
     def decorator(func):
         func._skl_parameter_constraints = parameter_constraints
-        bind, given = _binder(inspect.signature(func))
+        bind, known = _binder(inspect.signature(func), parameter_constraints)
         valid = set()
         # whether a call with all its defaults passed: from then on a call
         # whose given values are all known valid needs no binding
         defaults_valid = False
 
-        def call(args, kwargs):
-            try:
-                return func(*args, **kwargs)
-            except InvalidParameterError as e:
-                msg = re.sub(
-                    r"parameter of \w+ must be",
-                    f"parameter of {func.__qualname__} must be",
-                    str(e),
-                )
-                raise InvalidParameterError(msg) from e
+        def renamed(e):
+            msg = re.sub(
+                r"parameter of \w+ must be",
+                f"parameter of {func.__qualname__} must be",
+                str(e),
+            )
+            return InvalidParameterError(msg)
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            if _get_threadlocal_config is None:  # pragma: no cover
-                config = get_config()
-            else:
-                config = _get_threadlocal_config()
+            try:  # what _get_threadlocal_config returns, once it was called
+                config = _threadlocal.global_config
+            except AttributeError:
+                if _get_threadlocal_config is None:  # pragma: no cover
+                    config = get_config()
+                else:
+                    config = _get_threadlocal_config()
             if config["skip_parameter_validation"]:
                 return func(*args, **kwargs)
             nonlocal defaults_valid
-            items = given(args, kwargs) if defaults_valid else None
-            if items is None or any(
-                _not_known_valid(parameter_constraints, part, valid) != []
-                for part in items
-            ):
+            if not (defaults_valid and known(args, kwargs, valid)):
                 params = bind(args, kwargs)
                 _check_params(parameter_constraints, params, func.__qualname__, valid)
                 defaults_valid = True
@@ -217,10 +255,15 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
                 with config_context(
                     skip_parameter_validation=prefer_skip_nested_validation
                 ):
-                    return call(args, kwargs)
+                    try:
+                        return func(*args, **kwargs)
+                    except InvalidParameterError as e:
+                        raise renamed(e) from e
             config["skip_parameter_validation"] = prefer_skip_nested_validation
             try:
-                return call(args, kwargs)
+                return func(*args, **kwargs)
+            except InvalidParameterError as e:
+                raise renamed(e) from e
             finally:
                 config["skip_parameter_validation"] = False
 

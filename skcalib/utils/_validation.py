@@ -14,6 +14,8 @@ from sklearn.utils import assert_all_finite, check_consistent_length
 from sklearn.utils import column_or_1d as _sklearn_column_or_1d
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
+from ._numpy_compat import count_nonzero
+
 __all__ = [
     "check_binary_target",
     "check_binary_y",
@@ -380,10 +382,10 @@ def check_metric_inputs(
     is_target = check_binary_target(y_true, pos_label=pos_label, require_both=False)
     if is_target.shape[0] != scores.shape[0]:
         check_consistent_length(is_target, scores)
-    w = check_weights(sample_weight, scores.shape[0])
+    w = None if sample_weight is None else check_weights(sample_weight, scores.shape[0])
     if require_both:
         if w is None:
-            n_tar = np.count_nonzero(is_target)
+            n_tar = count_nonzero(is_target)
             has_tar, has_non = n_tar > 0, n_tar < is_target.shape[0]
         else:
             has_tar = bool((w[is_target] > 0).any())
