@@ -75,24 +75,24 @@ class BlockSummary(NamedTuple):
 
     Attributes
     ----------
-    lo : ndarray of shape (n_blocks,)
-        Lowest score in each block.
-    hi : ndarray of shape (n_blocks,)
-        Highest score in each block.
+    lo : ndarray of shape (n_blocks,) or None
+        Lowest score in each block; None from ``pav_blocks(ranges=False)``.
+    hi : ndarray of shape (n_blocks,) or None
+        Highest score in each block; None from ``pav_blocks(ranges=False)``.
     tar : ndarray of shape (n_blocks,)
         Total target weight in each block.
     non : ndarray of shape (n_blocks,)
         Total non-target weight in each block.
     """
 
-    lo: np.ndarray
-    hi: np.ndarray
+    lo: np.ndarray | None
+    hi: np.ndarray | None
     tar: np.ndarray
     non: np.ndarray
 
     @property
     def n_blocks(self) -> int:
-        return int(self.lo.shape[0])
+        return int(self.tar.shape[0])
 
 
 def _run_starts(changed: np.ndarray) -> np.ndarray:
@@ -370,7 +370,9 @@ def _label_runs(t: np.ndarray) -> np.ndarray:
     return edge.nonzero()[0]
 
 
-def _blocks_small(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
+def _blocks_small(
+    scores: np.ndarray, is_target: np.ndarray, ranges: bool = True
+) -> BlockSummary:
     """:func:`pav_blocks` of a few unweighted scores: the same blocks.
 
     Without ties, PAV runs on the sorted labels themselves (weight 1 each):
@@ -378,11 +380,12 @@ def _blocks_small(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
     canonical partition is unique, so they are the blocks of the pooled
     points; the points' score ranges, their class counts and the pooling
     of those are not formed, which on a hundred scores is most of the cost
-    of the kernel.
+    of the kernel. ``ranges=False``: see :func:`pav_blocks`.
     """
     s, t, new_score = _sorted_small(scores, is_target)
     if new_score is not None:
-        return pav_merge(_compress_pure_runs(_tie_points(s, t, new_score)))
+        blocks = pav_merge(_compress_pure_runs(_tie_points(s, t, new_score)))
+        return blocks if ranges else _without_ranges(blocks)
     n = t.shape[0]
     if n == 0:
         return BlockSummary(s, s, np.zeros(0), np.zeros(0))
@@ -393,13 +396,20 @@ def _blocks_small(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
     starts = r[:b]
     tar = np.add.reduceat(label, starts)
     total = total[:b]
-    blocks = BlockSummary(s[starts], s[r[1 : b + 1] - 1], tar, total - tar)
     # exact ratios (tar + non is total: sums of counts), pooled again only
     # where they do not increase strictly (see _pool_violators)
     ratio = tar / total
     if count_nonzero(ratio[1:] <= ratio[:-1]):
-        return _pool_violators(blocks)
-    return blocks
+        blocks = BlockSummary(s[starts], s[r[1 : b + 1] - 1], tar, total - tar)
+        blocks = _pool_violators(blocks)
+        return blocks if ranges else _without_ranges(blocks)
+    if not ranges:  # the score ranges, four array operations, left out
+        return BlockSummary(None, None, tar, total - tar)
+    return BlockSummary(s[starts], s[r[1 : b + 1] - 1], tar, total - tar)
+
+
+def _without_ranges(blocks: BlockSummary) -> BlockSummary:
+    return BlockSummary(None, None, blocks.tar, blocks.non)
 
 
 def _tie_points(s: np.ndarray, t: np.ndarray, new_score: np.ndarray) -> BlockSummary:
@@ -521,6 +531,7 @@ def pav_blocks(
     sample_weight: np.ndarray | None = None,
     *,
     pseudo_count: float = 0.0,
+    ranges: bool = True,
 ) -> BlockSummary:
     """Block summary of the PAV (isotonic) fit of target fraction on score.
 
@@ -537,6 +548,9 @@ def pav_blocks(
         before PAV (the rule of succession with ``pseudo_count=1``). A block
         that holds only the virtual points has ``lo = hi = -inf`` (or
         ``+inf``); a block that absorbed them keeps its real score range.
+    ranges : bool, default=True
+        Whether the blocks' score ranges are wanted: False gives ``lo`` and
+        ``hi`` as None (all that the metrics read are the class weights).
 
     Returns
     -------
@@ -557,9 +571,9 @@ def pav_blocks(
     ([0.1, 0.2, 0.4], [0.1, 0.3, 0.4])
     """
     if sample_weight is None and pseudo_count <= 0 and scores.shape[0] <= _SMALL_N:
-        return _blocks_small(scores, is_target)
-    points = pav_points(scores, is_target, sample_weight)
-    return pav_finish(points, pseudo_count)
+        return _blocks_small(scores, is_target, ranges)
+    blocks = pav_finish(pav_points(scores, is_target, sample_weight), pseudo_count)
+    return blocks if ranges else _without_ranges(blocks)
 
 
 def pav_finish(points: BlockSummary, pseudo_count: float = 0.0) -> BlockSummary:

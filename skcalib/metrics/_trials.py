@@ -187,7 +187,7 @@ class ScoredTrials:
                 )[0]
             else:
                 is_target, x, w = self._trial_arrays()
-                blocks = pav_blocks(x, is_target, w)
+                blocks = pav_blocks(x, is_target, w, ranges=False)
             self._store_blocks(blocks)
         return self._blocks
 
