@@ -63,7 +63,7 @@ import numbers
 import numpy as np
 from scipy.special import betainc, betaln, expit, hyp2f1, log_expit, logit
 
-from .utils._numpy_compat import EINSUM_IS_QUIET, count_nonzero
+from .utils._numpy_compat import count_nonzero
 from .utils._numpy_compat import einsum as _einsum
 from .utils._stats import class_totals, drop_zero_weights
 
@@ -76,7 +76,6 @@ __all__ = [
     "prior_weighted_objective",
     "uninformative_objective",
     "cllr_sums",
-    "cllr_sums_split",
     "scaled_affine",
 ]
 
@@ -594,33 +593,6 @@ def cllr_sums(llr, is_target, w):
     return loss_tar, loss_non, n_tar, n_non
 
 
-def cllr_sums_split(llr_tar, w_tar, llr_non, w_non, *, bounded=False):
-    """:func:`cllr_sums` of targets and non-targets given apart, with weights.
-
-    The same four sums, bit for bit, as ``cllr_sums`` of the concatenated
-    trials (targets first), without forming and applying the class masks:
-    the per-class losses and weights are written into the rows that
-    :func:`_cllr_chunk` would have computed. Weights must be positive.
-    ``bounded=True`` tells that every finite LLR is far inside the double
-    range (as PAV-LLRs, logs of weight ratios, are): no overflow to guard.
-    """
-    n = llr_tar.shape[0] + llr_non.shape[0]
-    if n <= _CHUNK:
-        # the rows (-llr_tar llr_non | _ | w_tar 0 | 0 w_non), in one piece;
-        # -llr is llr * -1.0 of cllr_sums, and 1.0 * w and 0.0 * w are w and 0
-        zeros = np.zeros(n)
-        parts = (np.negative(llr_tar), llr_non, zeros, w_tar, zeros, w_non)
-        sums = _loss_sums(np.concatenate(parts).reshape(4, n), bounded=bounded)
-        if not (math.isnan(sums[0]) or math.isnan(sums[1])):
-            return sums
-    # more than one chunk, or an infinite loss: as cllr_sums of the
-    # concatenation
-    is_target = np.zeros(n, dtype=bool)
-    is_target[: llr_tar.shape[0]] = True
-    llr, w = np.concatenate((llr_tar, llr_non)), np.concatenate((w_tar, w_non))
-    return cllr_sums(llr, is_target, w)
-
-
 def _cllr_chunk(llr, is_target, w, scratch):
     """:func:`cllr_sums` of one chunk, in the four rows of ``scratch``."""
     zz, _, tt, uu = scratch
@@ -646,14 +618,12 @@ def _cllr_chunk(llr, is_target, w, scratch):
     return lt, ln, nt, nn
 
 
-def _loss_sums(scratch, totals=True, bounded=False):
+def _loss_sums(scratch, totals=True):
     """``(loss_tar, loss_non, n_tar, n_non)`` from the rows ``(z, _, t, u)``
     of ``scratch``: ``z`` the log-odds of an error per trial, ``t`` and ``u``
     the target and non-target weights (0 for the other class). Rows 0 and 1
     are overwritten; NaN losses if an infinite loss met a weight of 0. The
-    totals may be left 0 if not ``totals``. ``bounded``: every finite ``z``
-    is known to be far inside the double range (PAV-LLRs: logs of weight
-    ratios), so that no loss in bits can overflow."""
+    totals may be left 0 if not ``totals``."""
     zz, vv = scratch[0], scratch[1]
     # the logarithmic rule's cost log(1 + e^z): the exact limits 0
     # (z = -inf, confidently right) and inf (z = +inf, wrong)
@@ -664,11 +634,6 @@ def _loss_sums(scratch, totals=True, bounded=False):
     # hand each short dot product to a thread pool, which costs
     # milliseconds per chunk on a busy machine.
     fused = zz.shape[0] <= _FUSED_MAX
-    if bounded and fused and EINSUM_IS_QUIET:  # no np.errstate needed
-        loss /= _LOG2
-        zz.fill(1.0)
-        (nt, nn), (lt, ln) = _einsum("kj,ij->ki", scratch[:2], scratch[2:]).tolist()
-        return lt, ln, nt, nn
     # A loss above 1.2e308 nats is inf in bits: the answer; an infinite
     # loss meets a weight of 0 (inf * 0 = nan, redone by the callers).
     with np.errstate(invalid="ignore", over="ignore"):

@@ -19,14 +19,12 @@ from scipy.special import expit
 
 from .._dask import any_dask_collection
 from .._pav import BlockSummary, block_llr, pav_blocks, rocch_from_blocks
-from .._special import cllr_sums_split
-from ..utils._numpy_compat import count_nonzero
+from ..utils._numpy_compat import count_nonzero, einsum
 from ..utils._sklearn_compat import validate_parameter_constraints
 from ..utils._validation import check_metric_inputs
 from ._application import Application, normalized_dcf
 from ._common import (
     _cllr_bits,
-    _cllr_bits_of_sums,
     _error_rates,
     _normalized_log_loss,
 )
@@ -333,28 +331,7 @@ class ScoredTrials:
 
     def _min_cllr(self, p_target=None):
         blocks = self._summary()
-        llr_b = self._llr_of_blocks()
-        # Each block as one weighted target trial and one weighted non-target
-        # trial at its PAV-LLR; absent classes (weight 0) are left out.
-        if p_target is None:
-            # The block ratios increase strictly, so only the first block
-            # can lack targets and only the last non-targets.
-            tar, non = blocks.tar, blocks.non
-            first = 1 if tar.item(0) == 0.0 else 0
-            stop = -1 if non.item(-1) == 0.0 else None
-            sums = cllr_sums_split(
-                llr_b[first:], tar[first:], llr_b[:stop], non[:stop], bounded=True
-            )
-            return float(min(_cllr_bits_of_sums(*sums), 1.0))
-        n_blocks = llr_b.shape[0]
-        w = np.concatenate((blocks.tar, blocks.non))
-        present = w > 0
-        w = w[present]
-        x = np.concatenate((llr_b, llr_b))[present]
-        is_target = np.zeros(2 * n_blocks, dtype=bool)
-        is_target[:n_blocks] = True
-        is_target = is_target[present]
-        return _normalized_log_loss(x, is_target, w, p_target)
+        return _pav_cllr(blocks.tar, blocks.non, 0.5 if p_target is None else p_target)
 
     def det_curve(self):
         """The DET curve: false-alarm and miss rates at every threshold.
@@ -605,3 +582,33 @@ def _eer_from_hull(pmiss: np.ndarray, pfa: np.ndarray) -> float:
     else:
         e = np.divide(num, den, out=np.full_like(num, -np.inf), where=den > 0)
     return min(max(float(np.maximum.reduce(e)), 0.0), 1.0)
+
+
+def _pav_cllr(tar, non, p_target):
+    """Normalized log loss at ``p_target`` of the PAV-LLRs of blocks, in
+    closed form from their class weights ``tar`` and ``non``.
+
+    A block holding the fractions ``t = tar / N_tar`` of the targets and
+    ``u = non / N_non`` of the non-targets has the PAV-LLR ``log(t / u)``;
+    at the posterior log-odds ``log(t / (c u))``, ``c = (1 - p) / p``, its
+    targets cost ``log(1 + c u / t)`` each and its non-targets ``log(1 + t /
+    (c u))``. So the prior-weighted loss is ``p sum t log1p(c q) + (1 - p)
+    sum u log1p(1 / (c q))`` with ``q = u / t``, no LLR formed (Brümmer and
+    du Preez, 2006). A block without targets (only the first can be one: the
+    block ratios increase) or without non-targets (only the last) costs 0.
+    The normalizer, the loss of ``llr = 0``, takes the same steps, so that a
+    single block gives exactly 1; the result is at most 1.
+    """
+    first = 1 if tar.item(0) == 0.0 else 0
+    stop = -1 if non.item(-1) == 0.0 else None
+    c = (1.0 - p_target) / p_target
+    t = tar[first:stop] / np.add.reduce(tar)
+    u = non[first:stop] / np.add.reduce(non)
+    q = np.divide(u, t)
+    if c != 1.0:
+        q *= c
+    loss_tar = float(einsum("i,i->", t, np.log1p(q)))
+    np.reciprocal(q, out=q)
+    loss_non = float(einsum("i,i->", u, np.log1p(q, out=q)))
+    ref = p_target * np.log1p(c) + (1.0 - p_target) * np.log1p(1.0 / c)
+    return min(float((p_target * loss_tar + (1.0 - p_target) * loss_non) / ref), 1.0)

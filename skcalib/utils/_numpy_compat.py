@@ -21,18 +21,4 @@ except ImportError:  # pragma: no cover - numpy < 2
         einsum, count_nonzero = np.einsum, np.count_nonzero
 
 
-def _einsum_is_quiet() -> bool:
-    """Whether ``einsum`` leaves floating-point errors unreported (as NumPy
-    2 does: it is not a ufunc), checked once on ``inf * 0``."""
-    with np.errstate(invalid="raise"):
-        try:
-            einsum("i,i->", np.array([np.inf]), np.array([0.0]))
-        except FloatingPointError:  # pragma: no cover - another NumPy
-            return False
-    return True
-
-
-#: Whether ``einsum`` needs no ``np.errstate`` to keep ``inf * 0`` quiet.
-EINSUM_IS_QUIET = _einsum_is_quiet()
-
-__all__ = ["EINSUM_IS_QUIET", "count_nonzero", "einsum"]
+__all__ = ["count_nonzero", "einsum"]
