@@ -272,10 +272,8 @@ def outscored_somewhere(X, y_index, sample_weight=None) -> bool:
     minimizer is finite; otherwise ``L`` does not increase in ``a`` and the
     unpenalized fit sharpens without limit.
     """
-    rows = np.arange(y_index.shape[0])
-    others = X.copy()
-    others[rows, y_index] = -np.inf
-    beaten = others.max(axis=1) > X[rows, y_index]
+    own = X[np.arange(y_index.shape[0]), y_index]
+    beaten = (X > own[:, None]).any(axis=1)  # the own column is never above
     if sample_weight is not None:
         beaten &= sample_weight > 0
     return bool(beaten.any())

@@ -594,8 +594,9 @@ def cllr_sums(llr, is_target, w):
 
 
 def _cllr_chunk(llr, is_target, w, scratch):
-    """:func:`cllr_sums` of one chunk, in the four rows of ``scratch``."""
-    zz, _, tt, uu = scratch
+    """:func:`cllr_sums` of one chunk, in the four rows ``(z, loss, t, u)``
+    of ``scratch``; the weight totals are 0 when ``w`` is None."""
+    zz, vv, tt, uu = scratch
     np.copyto(tt, is_target)  # 1.0 for targets
     np.subtract(1.0, tt, out=uu)  # 1.0 for non-targets
     np.subtract(uu, tt, out=zz)
@@ -603,11 +604,32 @@ def _cllr_chunk(llr, is_target, w, scratch):
     if w is not None:
         tt *= w
         uu *= w
-    lt, ln, nt, nn = _loss_sums(scratch, totals=w is not None)
+    # the logarithmic rule's cost log(1 + e^z): the exact limits 0
+    # (z = -inf, confidently right) and inf (z = +inf, wrong)
+    loss = log1pexp(zz, out=vv, overwrite_x=True)
+    # The class sums and the totals as dot products with the weight rows,
+    # the totals by the same products as the losses (a system of all-zero
+    # LLRs then gets exactly 1.0 per class). einsum, not np.dot: BLAS may
+    # hand each short dot product to a thread pool, which costs
+    # milliseconds per chunk on a busy machine.
+    nt = nn = 0.0
+    # A loss above 1.2e308 nats is inf in bits: the answer; an infinite
+    # loss meets a weight of 0 (inf * 0 = nan, redone below).
+    with np.errstate(invalid="ignore", over="ignore"):
+        # In bits per trial, so that l = 0 costs exactly 1.0 and an all-zero
+        # system has a Cllr of exactly 1.
+        loss /= _LOG2
+        if zz.shape[0] <= _FUSED_MAX:
+            zz.fill(1.0)
+            sums = _einsum("kj,ij->ki", scratch[:2], scratch[2:])
+            (nt, nn), (lt, ln) = sums.tolist()
+        else:
+            lt, ln = float(_dot(loss, tt)), float(_dot(loss, uu))
+            if w is not None:
+                zz.fill(1.0)
+                nt, nn = float(_dot(zz, tt)), float(_dot(zz, uu))
     if math.isnan(lt) or math.isnan(ln):
-        # an infinite loss met a 0 of the other class's mask (0 * inf = nan):
-        # boolean masks instead
-        loss = scratch[1]
+        # an infinite loss met a 0 of the other class's mask: boolean masks
         b = is_target
         if w is None:
             lt, ln = float(loss[b].sum()), float(loss[~b].sum())
@@ -618,42 +640,7 @@ def _cllr_chunk(llr, is_target, w, scratch):
     return lt, ln, nt, nn
 
 
-def _loss_sums(scratch, totals=True):
-    """``(loss_tar, loss_non, n_tar, n_non)`` from the rows ``(z, _, t, u)``
-    of ``scratch``: ``z`` the log-odds of an error per trial, ``t`` and ``u``
-    the target and non-target weights (0 for the other class). Rows 0 and 1
-    are overwritten; NaN losses if an infinite loss met a weight of 0. The
-    totals may be left 0 if not ``totals``."""
-    zz, vv = scratch[0], scratch[1]
-    # the logarithmic rule's cost log(1 + e^z): the exact limits 0
-    # (z = -inf, confidently right) and inf (z = +inf, wrong)
-    loss = log1pexp(zz, out=vv, overwrite_x=True)
-    # The class sums and the totals as dot products with the weight rows,
-    # the totals by the same products as the losses (a system of all-zero
-    # LLRs then gets exactly 1.0 per class). einsum, not np.dot: BLAS may
-    # hand each short dot product to a thread pool, which costs
-    # milliseconds per chunk on a busy machine.
-    fused = zz.shape[0] <= _FUSED_MAX
-    # A loss above 1.2e308 nats is inf in bits: the answer; an infinite
-    # loss meets a weight of 0 (inf * 0 = nan, redone by the callers).
-    with np.errstate(invalid="ignore", over="ignore"):
-        # In bits per trial, so that l = 0 costs exactly 1.0 and an all-zero
-        # system has a Cllr of exactly 1.
-        loss /= _LOG2
-        if fused:
-            zz.fill(1.0)
-            sums = _einsum("kj,ij->ki", scratch[:2], scratch[2:])
-            (nt, nn), (lt, ln) = sums.tolist()
-            return lt, ln, nt, nn
-        tt, uu = scratch[2], scratch[3]
-        lt, ln = float(_dot(loss, tt)), float(_dot(loss, uu))
-    if not totals:
-        return lt, ln, 0.0, 0.0
-    zz.fill(1.0)
-    return lt, ln, float(_dot(zz, tt)), float(_dot(zz, uu))
-
-
-#: Up to this many trials, the four dot products of :func:`_loss_sums` are
+#: Up to this many trials, the four dot products of :func:`_cllr_chunk` are
 #: one einsum call, which then runs the same loop over each pair of rows as
 #: four calls (the same sums, bit for bit); above NumPy's iterator buffer
 #: (8192 values) it would split the rows, and so the sums, differently.

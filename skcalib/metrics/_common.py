@@ -13,16 +13,12 @@ from scipy.special import logit
 from .._special import cllr_sums
 from ..utils._stats import error_counts
 
-__all__ = ["_cllr_bits", "_cllr_bits_of_sums", "_normalized_log_loss", "_error_rates"]
+__all__ = ["_cllr_bits", "_normalized_log_loss", "_error_rates"]
 
 
 def _cllr_bits(llr, is_target, w) -> float:
     """Cllr in bits of validated inputs (no zero weights)."""
-    return _cllr_bits_of_sums(*cllr_sums(llr, is_target, w))
-
-
-def _cllr_bits_of_sums(loss_tar, loss_non, n_tar, n_non) -> float:
-    """Cllr in bits from the sums of :func:`~skcalib._special.cllr_sums`."""
+    loss_tar, loss_non, n_tar, n_non = cllr_sums(llr, is_target, w)
     return 0.5 * (loss_tar / n_tar + loss_non / n_non)
 
 

@@ -23,11 +23,7 @@ from ..utils._numpy_compat import count_nonzero, einsum
 from ..utils._sklearn_compat import validate_parameter_constraints
 from ..utils._validation import check_metric_inputs
 from ._application import Application, normalized_dcf
-from ._common import (
-    _cllr_bits,
-    _error_rates,
-    _normalized_log_loss,
-)
+from ._common import _cllr_bits, _error_rates, _normalized_log_loss
 
 __all__ = ["ScoredTrials", "check_prior_log_odds"]
 
@@ -204,18 +200,8 @@ class ScoredTrials:
     def _llr_of_blocks(self):
         blocks = self._summary()
         if self._block_llr is None:
-            if (
-                self._dask is None
-                and self._arrays is not None
-                and self._arrays[2] is None
-            ):
-                # unweighted: the block totals are the class counts, exactly
-                is_target = self._arrays[0]
-                n_tar = float(count_nonzero(is_target))
-                n_non = float(is_target.shape[0]) - n_tar
-            else:
-                n_tar = float(np.add.reduce(blocks.tar))  # .sum(), without its
-                n_non = float(np.add.reduce(blocks.non))  # Python wrapper
+            n_tar = float(np.add.reduce(blocks.tar))  # .sum(), without its
+            n_non = float(np.add.reduce(blocks.non))  # Python wrapper
             self._block_llr = block_llr(blocks, n_tar, n_non)
         return self._block_llr
 
