@@ -59,8 +59,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._base import BaseCalibrator, _needs_single_column
-from ._pav import BlockSummary, _run_starts, pav_merge
-from .utils._stats import drop_zero_weights
+from ._pav import BlockSummary, _points_weighted, _run_starts, pav_merge
 
 __all__ = [
     "VennAbersCalibrator",
@@ -258,28 +257,15 @@ def _pack_keys(bits, is_target, keys, parts):
         at[1] += size - m
 
 
-def _diagram(scores, weights, is_target, order):
-    """:func:`_groups` of weighted scores, sorted by ``order``."""
-    s = scores[order]
-    w = weights[order]
-    tw = np.where(is_target[order], w, 0.0)
-    del order
-    starts = _run_starts(s[1:] != s[:-1])
-    c = s[starts]
-    del s
-    W = np.zeros(c.shape[0] + 1)
-    T = np.zeros(c.shape[0] + 1)
-    np.cumsum(np.add.reduceat(w, starts), out=W[1:])
-    np.cumsum(np.add.reduceat(tw, starts), out=T[1:])
-    return c, W, T, None
-
-
 def _groups_weighted(scores, is_target, sample_weight):
-    """:func:`_groups` of weighted scores, from one argsort."""
-    scores, is_target, sample_weight = drop_zero_weights(
-        sample_weight, scores, is_target
-    )
-    return _diagram(scores, sample_weight, is_target, np.argsort(scores))
+    """:func:`_groups` of weighted scores: the PAV kernel's tie groups
+    (zero weights dropped, one argsort), cumulated."""
+    groups = _points_weighted(scores, is_target, sample_weight)
+    W = np.zeros(groups.lo.shape[0] + 1)
+    T = np.zeros(W.shape[0])
+    np.cumsum(groups.tar + groups.non, out=W[1:])
+    np.cumsum(groups.tar, out=T[1:])
+    return groups.lo, W, T, None
 
 
 def _diagram_run_ends(W, T):
