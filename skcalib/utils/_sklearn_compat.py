@@ -169,15 +169,7 @@ def _binder(signature, constraints):
             zip(by_position, args, strict=True), valid
         ):
             return False
-        for name, value in kwargs.items():  # _all_known, inline: the common case
-            kind = type(value)
-            if kind in _SCALAR_TYPES:
-                if (name, kind, value) not in valid and name not in unchecked:
-                    return False
-            elif kind is not np.ndarray or name not in array_like:
-                if name not in unchecked:
-                    return False
-        return True
+        return _all_known(kwargs.items(), valid)
 
     def _all_known(items, valid):
         for name, value in items:
