@@ -33,12 +33,13 @@ Why it is fast at large n
 Every pass over the data costs the same, so the solver minimizes passes:
 
 * warm start: on more than ``WARM_START_SIZE`` samples the problem is
-  first solved on a systematic subsample of about ``WARM_START_SIZE // 4``
-  samples, and on more than ``4 * WARM_START_SIZE`` then on one of about
-  ``WARM_START_SIZE``; each optimum is within sampling error (~1e-2) of
-  the next, where Newton converges quadratically, so the full data
-  typically take 3 passes (the last Newton step, below ``tol``, is applied
-  without another pass);
+  first solved on systematic subsamples of about ``WARM_START_SIZE // 16``
+  and ``WARM_START_SIZE // 4`` samples, and on more than
+  ``4 * WARM_START_SIZE`` then on one of about ``WARM_START_SIZE``; each
+  optimum is within sampling error (~1e-2) of the next, where Newton
+  converges quadratically, so the full data typically take 3 passes (the
+  last Newton step, below ``tol``, is applied without another pass, and
+  the last pass computes no Hessian);
 * fused passes: each pass returns the value, the gradient and the Hessian
   (without the value when the objective certifies the step's decrease in
   advance, ``hessian_growth``: the logistic fusion).
@@ -345,7 +346,8 @@ def fit_standardizer(data, lo=None, hi=None):
         neg_lo, hi = data.reduce(_chunk_extremes, np.maximum)
         lo = -neg_lo
     samples = _warm_start_samples(data)
-    sample = samples[0] if samples else data.subsample(WARM_START_SIZE)
+    # the stage of WARM_START_SIZE // 4 samples
+    sample = samples[1] if samples else data.subsample(WARM_START_SIZE)
     return Standardizer.fit(sample.arrays[0], lo, hi)
 
 
@@ -501,7 +503,7 @@ def _direction(hess, g):
     return -vec @ coef, lam.min() > -1e-12 * lam_max
 
 
-def _newton(fun, theta, *, span, tol, max_iter, cold=True):
+def _newton(fun, theta, *, span, tol, max_iter, cold=True, margin=1e-3):
     """Minimize ``fun`` by damped (saddle-free) Newton from ``theta``.
 
     The parameters are in standardized units, where ``tol`` is measured.
@@ -514,14 +516,17 @@ def _newton(fun, theta, *, span, tol, max_iter, cold=True):
     two full steps in a row, ``s_k = rate * s_{k-1}^2`` (quadratic, or
     ``rate * s_{k-1}`` with ``rate = s_k / s_{k-1}^2``, linear) predicts the
     next one, ``rate * s_k^2``; a step whose successor is predicted below
-    ``tol / 1000`` (a margin for the estimated rate) is applied without
-    another pass over the data. On large data, started near the optimum,
-    this saves one of three or four passes. A pass whose step is predicted
-    below ``tol / 10`` (so that it is expected to be the last) computes no
-    Hessian: that step is solved with the previous one, which differs by
-    the order of the previous step, so the step is off by that fraction of
-    itself (far below ``tol``; a step found above ``tol`` after all gets its
-    Hessian from another pass).
+    ``margin * tol`` (``margin``: 1e-3 for the estimated rate) is applied
+    without another pass over the data. On large data, started near the
+    optimum, this saves one of three or four passes. A pass whose step is
+    predicted below ``tol`` (so that it is expected to be the last)
+    computes no Hessian: that step is solved with the previous one, which
+    differs by ``2 rate s_{k-1}`` relative (the third derivative that makes
+    the rate), so the step is off by that fraction of itself, which adds
+    ``2 s_k^2 / s_{k-1}`` to the predicted successor (far below ``tol``:
+    about 1e-12 at ``tol = 1e-8``). A step above ``tol`` whose successor
+    is not predicted below ``margin * tol`` gets its Hessian from another
+    pass.
 
     An objective with ``hessian_growth(step)`` (``R``: the second derivative
     along the step grows at most as ``exp(R t)``) gets the step's Armijo
@@ -558,9 +563,13 @@ def _newton(fun, theta, *, span, tol, max_iter, cold=True):
             if size > cap:
                 step *= cap / size
                 size = cap
-            if convex and (
-                size <= tol or (last is not None and size**3 <= 1e-3 * tol * last**2)
-            ):
+            done = size <= tol
+            if not done and last is not None:
+                # the successor of this step, rate * size**2 (times last**2),
+                # plus the error of a Hessian of the previous theta
+                ahead = size**3 + (2.0 * size**2 * last if stale else 0.0)
+                done = ahead <= margin * tol * last**2
+            if convex and done:
                 # the error left, the next step, is ~size**2 or predicted far
                 # below tol: apply without a pass
                 theta = theta + step
@@ -582,8 +591,8 @@ def _newton(fun, theta, *, span, tol, max_iter, cold=True):
         )
         if value and f is None:
             f = fun(theta, 0)
-        # the step after this one predicted below tol / 10: no Hessian
-        stale = convex and last is not None and size**3 <= 0.1 * tol * last**2
+        # the step after this one predicted below tol: no Hessian
+        stale = convex and last is not None and size**3 <= tol * last**2
         fn, gn, *hn = fun(new, 1 if stale else 2, value)
         hn = hess if stale else hn[0]
         if value:
@@ -638,22 +647,32 @@ def _identity(chunk):
     return chunk
 
 
+#: Tolerance of the warm-start stages: far below the sampling error (~1e-2)
+#: that separates each stage's optimum from the next, and its successor
+#: predicted below it suffices (no margin).
+_WARM_START_TOL = 1e-4
+
+
 def _warm_start_samples(data):
     """The in-memory subsamples the solver warms up on, smallest first.
 
-    About ``WARM_START_SIZE // 4`` samples from ``WARM_START_SIZE`` samples
-    on, then ``WARM_START_SIZE`` from ``4 * WARM_START_SIZE`` on: each
-    stage starts the next within its sampling error, where Newton needs
-    about three passes, instead of the five to seven from zero. The small
-    one is a subsample of the large one (on Dask, no second computation).
+    From ``WARM_START_SIZE`` samples on, about ``WARM_START_SIZE // 16`` and
+    ``WARM_START_SIZE // 4``, and from ``4 * WARM_START_SIZE`` on also
+    ``WARM_START_SIZE``: each stage starts the next within its sampling
+    error, where Newton needs two or three passes, instead of the five to
+    seven from zero (with their line searches: on the smallest they cost a
+    quarter of two passes on the next). Each is a subsample of the next (on
+    Dask, no second computation).
     """
-    small = WARM_START_SIZE // 4
-    if data.n_samples < 4 * small:
-        return []
-    large = data.subsample(WARM_START_SIZE)
-    samples = [large.subsample(small)]
-    if data.n_samples >= 4 * WARM_START_SIZE:
-        samples.append(large)
+    n = data.n_samples
+    samples = []
+    if n < WARM_START_SIZE:
+        return samples
+    data = data.subsample(WARM_START_SIZE)
+    for size in (WARM_START_SIZE, WARM_START_SIZE // 4, WARM_START_SIZE // 16):
+        if n >= 4 * size:
+            data = data.subsample(size)
+            samples.insert(0, data)
     return samples
 
 
@@ -684,8 +703,9 @@ def minimize(objective, data, theta0, *, tol=1e-8, max_iter=100, presolve=()):
     SolverResult
         The last objective's result, with the iterations and passes of the
         whole sequence. With more than ``WARM_START_SIZE`` samples the
-        sequence is first solved on one or two subsamples
-        (:func:`_warm_start_samples`; ``n_sub_evals`` passes over them)
+        sequence is first solved on two or three subsamples
+        (:func:`_warm_start_samples`, the smallest for the first objective
+        only; ``n_sub_evals`` passes over them)
         and, if that converged, only ``objective`` on the full data.
 
     Examples
@@ -719,17 +739,21 @@ def minimize(objective, data, theta0, *, tol=1e-8, max_iter=100, presolve=()):
     todo = stages
     sub_evals = 0
     cold = True  # theta is theta0
-    for sub in _warm_start_samples(data):
+    for i, sub in enumerate(_warm_start_samples(data)):
         sub = sub.map(prepare)
         t_sub, t_cold = theta, cold
-        for stage in todo:
+        # the smallest subsample only starts the first objective (the convex
+        # presolve, if any): on so few samples a bounded rule may converge
+        # into a flat region far out, and the next stages start there
+        for stage in todo[:1] if i == 0 else todo:
             res = _newton(
                 _Passes(stage, sub),
                 t_sub,
                 span=span,
-                tol=1e-6,
+                tol=_WARM_START_TOL,
                 max_iter=max_iter,
                 cold=t_cold,
+                margin=1.0,
             )
             sub_evals += res.n_evals
             if res.status != "converged":
@@ -737,7 +761,7 @@ def minimize(objective, data, theta0, *, tol=1e-8, max_iter=100, presolve=()):
             t_sub, t_cold = res.theta, False
         else:
             theta, cold = t_sub, False
-            todo = stages[-1:]
+            todo = todo if i == 0 else stages[-1:]
     prepared = data.map(prepare)
     n_iter = n_evals = 0
     for stage in todo:
