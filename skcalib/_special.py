@@ -260,7 +260,9 @@ def _sigmoid(z, sign):
         else:
             e = np.exp(z)
     e += 1.0
-    return np.reciprocal(e, out=e)
+    # np.divide gives np.reciprocal's correctly rounded quotient, 1.7x
+    # faster (numpy has no SIMD loop of reciprocal)
+    return np.divide(1.0, e, out=e)
 
 
 def rule_terms(z, p, r, order=2, *, value=True):
@@ -345,7 +347,7 @@ def _logistic_terms(z, value=True):
         loss = np.log1p(e)
         loss += np.maximum(np.negative(z), 0.0)
     inv = e + 1.0
-    np.reciprocal(inv, out=inv)  # 1 / (1 + e)
+    np.divide(1.0, inv, out=inv)  # 1 / (1 + e), as in _sigmoid
     m = np.multiply(e, inv, out=e)
     d1 = np.where(z >= 0, m, inv)
     np.negative(d1, out=d1)
