@@ -375,37 +375,53 @@ def _blocks_small(
 ) -> BlockSummary:
     """:func:`pav_blocks` of a few unweighted scores: the same blocks.
 
-    Without ties, PAV runs on the sorted labels themselves (weight 1 each):
-    its blocks are sums of integer counts, exact in float64, and the
+    PAV runs on the sorted labels themselves (weight 1 each), or with ties
+    on the target fraction of each group of tied scores (weighted by its
+    size): its blocks are sums of integer counts, exact in float64, and the
     canonical partition is unique, so they are the blocks of the pooled
     points; the points' score ranges, their class counts and the pooling
     of those are not formed, which on a hundred scores is most of the cost
     of the kernel. ``ranges=False``: see :func:`pav_blocks`.
     """
     s, t, new_score = _sorted_small(scores, is_target)
-    if new_score is not None:
-        blocks = pav_merge(_compress_pure_runs(_tie_points(s, t, new_score)))
-        return blocks if ranges else _without_ranges(blocks)
     n = t.shape[0]
     if n == 0:
         return BlockSummary(s, s, np.zeros(0), np.zeros(0))
-    label = t.astype(np.float64)
-    weight = np.empty(n)
-    weight.fill(1.0)  # np.ones, without its Python wrapper
-    r, b, total = _isotonic_blocks(label.copy(), weight)
+    if new_score is None:
+        counts = t.astype(np.float64)
+        y = counts.copy()
+        weight = np.empty(n)
+        weight.fill(1.0)  # np.ones, without its Python wrapper
+        edges = None
+    else:
+        # the groups of tied scores: edges[g] to edges[g + 1]
+        last = new_score.nonzero()[0]  # the last score of every group but one
+        k = last.shape[0] + 1
+        edges = np.empty(k + 1, dtype=np.intp)
+        edges[0] = 0
+        edges[k] = n
+        np.add(last, 1, out=edges[1:k])
+        counts = np.add.reduceat(t, edges[:k], dtype=np.float64)
+        weight = np.subtract(edges[1:], edges[:k], dtype=np.float64)
+        y = counts / weight
+    r, b, total = _isotonic_blocks(y, weight)
     starts = r[:b]
-    tar = np.add.reduceat(label, starts)
+    tar = np.add.reduceat(counts, starts)
     total = total[:b]
     # exact ratios (tar + non is total: sums of counts), pooled again only
     # where they do not increase strictly (see _pool_violators)
     ratio = tar / total
-    if count_nonzero(ratio[1:] <= ratio[:-1]):
-        blocks = BlockSummary(s[starts], s[r[1 : b + 1] - 1], tar, total - tar)
-        blocks = _pool_violators(blocks)
-        return blocks if ranges else _without_ranges(blocks)
-    if not ranges:  # the score ranges, four array operations, left out
+    pooled = count_nonzero(ratio[1:] <= ratio[:-1])
+    if not (ranges or pooled):  # the score ranges, four array operations, left out
         return BlockSummary(None, None, tar, total - tar)
-    return BlockSummary(s[starts], s[r[1 : b + 1] - 1], tar, total - tar)
+    ends = r[1 : b + 1]
+    if edges is None:
+        blocks = BlockSummary(s[starts], s[ends - 1], tar, total - tar)
+    else:
+        blocks = BlockSummary(s[edges[starts]], s[edges[ends] - 1], tar, total - tar)
+    if pooled:
+        blocks = _pool_violators(blocks)
+    return blocks if ranges else _without_ranges(blocks)
 
 
 def _without_ranges(blocks: BlockSummary) -> BlockSummary:

@@ -114,6 +114,33 @@ def test_unweighted_and_unit_weight_paths_agree(minority, decimals):
             np.testing.assert_array_equal(x1, x2)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_small_tied_blocks_equal_merged_points(seed):
+    """Below ``_SMALL_N``, PAV on the groups of tied scores (weighted by
+    their sizes) gives the blocks of PAV on the pooled points, to the bit
+    and to the sign of a zero score, with and without the score ranges."""
+    import skcalib._pav as kernel
+
+    rng = np.random.default_rng(seed)
+    for _ in range(300):
+        n = int(rng.integers(1, 300))
+        y = rng.random(n) < rng.choice([0.0, 0.1, 0.5, 0.9, 1.0])
+        s = np.round(rng.normal(size=n) + rng.uniform(0, 3) * y, rng.integers(-1, 3))
+        special = rng.integers(0, n, size=rng.integers(0, 3))
+        s[special] = rng.choice([-np.inf, np.inf, 0.0, -0.0], size=special.shape[0])
+        if np.unique(s).shape[0] == n:
+            continue  # no ties: the other path
+        ref = pav_merge(pav_points(s, y))
+        got = kernel._blocks_small(s, y)
+        for a, b in zip(got, ref, strict=True):
+            np.testing.assert_array_equal(a, b)
+            np.testing.assert_array_equal(np.signbit(a), np.signbit(b))
+        bare = kernel._blocks_small(s, y, ranges=False)
+        assert bare.lo is None and bare.hi is None
+        np.testing.assert_array_equal(bare.tar, ref.tar)
+        np.testing.assert_array_equal(bare.non, ref.non)
+
+
 def _brute_force_points(s, y):
     """pav_points by definition: one point per distinct score (stable
     argsort), then adjacent points that hold one class only pooled."""
