@@ -959,6 +959,13 @@ def _output(args, meta, cells, pairs, rank_summary, registry):
         )
         print_report(cells, method_names, registry, pairs, rank_summary)
     if args.update_docs:
+        # the documented tables are the panel's, whole
+        datasets = sorted({cell["dataset"] for cell in cells})
+        if datasets != sorted(DATASET_GROUPS["panel"]):
+            raise SystemExit(
+                "--update-docs writes the tables of the panel (--datasets panel); "
+                f"these results are of {', '.join(datasets)}"
+            )
         root = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
         update_docs(root, cells, method_names, pairs, repeats, meta)
     if args.json:
