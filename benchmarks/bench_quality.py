@@ -1004,7 +1004,8 @@ def main(argv=None):
     parser.add_argument(
         "--update-docs",
         action="store_true",
-        help="rewrite the tables of README.md and docs/user_guide/quality.rst",
+        help="rewrite the tables of README.md and docs/user_guide/quality.rst "
+        "(results of the panel only)",
     )
     parser.add_argument(
         "--quiet", action="store_true", help="no progress line on stderr"
