@@ -95,12 +95,19 @@ class BlockSummary(NamedTuple):
         return int(self.tar.shape[0])
 
 
+def _run_edges(changed: np.ndarray) -> np.ndarray:
+    """Start index of every run, then the number of values: run ``i`` is
+    ``edges[i]:edges[i + 1]``, given ``changed[j] = (x[j+1] != x[j])``."""
+    n = changed.shape[0] + 1
+    edge = np.empty(n + 1, dtype=bool)
+    edge[0] = edge[n] = True
+    edge[1:n] = changed
+    return edge.nonzero()[0]
+
+
 def _run_starts(changed: np.ndarray) -> np.ndarray:
     """Start indices of runs, given ``changed[i] = (x[i+1] != x[i])``."""
-    starts = np.empty(changed.shape[0] + 1, dtype=bool)
-    starts[0] = True
-    starts[1:] = changed
-    return np.flatnonzero(starts)
+    return _run_edges(changed)[:-1]
 
 
 def _run_ends(starts: np.ndarray, n: int) -> np.ndarray:
@@ -363,11 +370,8 @@ def _sorted_small(scores, is_target):
 
 def _label_runs(t: np.ndarray) -> np.ndarray:
     """Start of every run of equal labels in ``t``, then ``len(t)``."""
-    n = t.shape[0]
-    edge = np.empty(n + 1, dtype=bool)
-    edge[0] = edge[n] = True
-    np.not_equal(t[1:], t[:-1], out=edge[1:n])
-    return edge.nonzero()[0]
+    # no labels: [0] alone (one empty run would be [0, 1])
+    return _run_edges(t[1:] != t[:-1])[: t.shape[0] + 1]
 
 
 def _blocks_small(
@@ -395,14 +399,9 @@ def _blocks_small(
         edges = None
     else:
         # the groups of tied scores: edges[g] to edges[g + 1]
-        last = new_score.nonzero()[0]  # the last score of every group but one
-        k = last.shape[0] + 1
-        edges = np.empty(k + 1, dtype=np.intp)
-        edges[0] = 0
-        edges[k] = n
-        np.add(last, 1, out=edges[1:k])
-        counts = np.add.reduceat(t, edges[:k], dtype=np.float64)
-        weight = np.subtract(edges[1:], edges[:k], dtype=np.float64)
+        edges = _run_edges(new_score)
+        counts = np.add.reduceat(t, edges[:-1], dtype=np.float64)
+        weight = np.subtract(edges[1:], edges[:-1], dtype=np.float64)
         y = counts / weight
     r, b, total = _isotonic_blocks(y, weight)
     starts = r[:b]

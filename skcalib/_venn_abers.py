@@ -59,7 +59,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._base import BaseCalibrator, _needs_single_column
-from ._pav import BlockSummary, _points_weighted, _run_starts, pav_merge
+from ._pav import BlockSummary, _points_weighted, _run_edges, _run_starts, pav_merge
 
 __all__ = [
     "VennAbersCalibrator",
@@ -124,11 +124,10 @@ def _groups(scores, is_target, sample_weight):
         ends += 1
         return s, None, _running_count(target), np.append(ends, n)
     # ties: one group per distinct score
-    starts = _run_starts(new_score)
+    edges = _run_edges(new_score)
     del new_score
-    W = np.zeros(starts.shape[0] + 1)
-    W[1:-1] = starts[1:]
-    W[-1] = n
+    starts = edges[:-1]
+    W = edges.astype(np.float64)
     T = np.zeros(W.shape[0])
     # bytes summed into int32: faster than bools into int64
     counts = np.add.reduceat(
