@@ -151,7 +151,8 @@ def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummar
     q_is_tar = 2 * n_tar <= n
     # q: the minority class, located in b: the majority class.
     nq = n_tar if q_is_tar else n - n_tar
-    q, b = _split_classes(scores, is_target, q_is_tar, nq)
+    both = _split_classes(scores, is_target, q_is_tar, nq)
+    q, b = both[:nq], both[nq:]
     q.sort()
     b.sort()
     nb = n - nq
@@ -173,23 +174,24 @@ def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummar
     # values with equal `left` has no majority sample between its values;
     # only its last value can be tied with majority samples (at b[left]).
     left = _searchsorted_sorted(b, uq)
-    rs = _run_starts(left[1:] != left[:-1])
-    points = _interleave_runs(b, uq, q_first, nq, rs, left[rs])
+    edges = _run_edges(left[1:] != left[:-1])
+    run_left = left.take(edges[:-1])
+    points = _interleave_runs(both, nq, q_first, edges, run_left)
     if points is None:
         # Some run ends in a tied value: that value becomes a run of its own,
         # holding its tied majority samples.
-        ends = _run_ends(rs, uq.shape[0])
-        tied_idx = ends[b.take(left[rs], mode="clip") == uq[ends]]
-        start = np.zeros(uq.shape[0], dtype=bool)
-        start[rs] = True
-        start[tied_idx] = True
-        rs = np.flatnonzero(start)
-        run_left = left[rs]
+        ends = edges[1:] - 1
+        tied = ends[b.take(run_left, mode="clip") == uq[ends]]
+        start = np.zeros(uq.shape[0] + 1, dtype=bool)
+        start[edges] = True
+        start[tied] = True
+        edges = np.flatnonzero(start)
+        run_left = left.take(edges[:-1])
         run_right = run_left.copy()
-        start[:] = False
-        start[tied_idx] = True
-        run_right[start[rs]] = np.searchsorted(b, uq[tied_idx], side="right")
-        points = _interleave_runs(b, uq, q_first, nq, rs, run_left, run_right)
+        run_right[np.searchsorted(edges, tied)] = np.searchsorted(
+            b, uq[tied], side="right"
+        )
+        points = _interleave_runs(both, nq, q_first, edges, run_left, run_right)
     lo, hi, q_cnt, b_cnt = points
     if q_is_tar:
         return BlockSummary(lo, hi, q_cnt, b_cnt)
@@ -202,48 +204,64 @@ _SPLIT_CHUNK = 1 << 16
 
 def _split_classes(
     scores: np.ndarray, is_target: np.ndarray, q_is_tar: bool, nq: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(q, b)``: the scores of the minority class ``q`` (targets if
-    ``q_is_tar``), of size ``nq``, in input order, and those of the majority
-    class ``b`` in no particular order (they are sorted next).
+) -> np.ndarray:
+    """The scores of the minority class ``q`` (targets if ``q_is_tar``), of
+    size ``nq``, in input order, then those of the majority class ``b`` in
+    no particular order (they are sorted next): one array, so that
+    :func:`_interleave_runs` reads both classes with one ``take``.
 
     ``b`` is the first ``nb`` scores with their ``q`` samples replaced by the
     ``b`` samples among the remaining scores (there are as many), chunk by
     chunk so that the copy, the ``q`` samples read and the gaps filled stay
     in cache: one streaming pass over the scores instead of a mask pass per
-    class (1e7 scores, 10% targets, on a loaded machine: 43-48 ms instead of
-    50-59). The majority's order is not the input order, so where it holds
-    both ``0.0`` and ``-0.0`` their order after the sort may differ from
-    that of a sort of ``scores[b_mask]``.
+    class. The ``b`` samples of the remaining scores wait in the space of
+    ``q``, where each chunk swaps them for its ``q`` samples. The majority's
+    order is not the input order, so where it holds both ``0.0`` and
+    ``-0.0`` their order after the sort may differ from that of a sort of
+    ``scores[b_mask]``.
     """
     n = scores.shape[0]
     nb = n - nq
-    q = np.empty(nq)
-    b = np.empty(nb)
-    tail_mask = is_target[nb:] if q_is_tar else ~is_target[nb:]
-    tail = scores[nb:]
-    fill = tail[~tail_mask]
+    both = np.empty(n)
+    q, b = both[:nq], both[nq:]
+    # `take` into `out` with mode="clip" (the indices are in range): with
+    # the default mode numpy fills a temporary copy of `out` first.
+    n_tail_q = np.count_nonzero(is_target[nb:])
+    if not q_is_tar:
+        n_tail_q = nq - n_tail_q
+    parked, placed = 0, nq - n_tail_q
+    for start in range(nb, n, _SPLIT_CHUNK):
+        stop = min(start + _SPLIT_CHUNK, n)
+        src = scores[start:stop]
+        mask = is_target[start:stop] if q_is_tar else ~is_target[start:stop]
+        idx = np.flatnonzero(mask)
+        end = placed + idx.shape[0]
+        src.take(idx, out=q[placed:end], mode="clip")
+        placed = end
+        idx = np.flatnonzero(~mask)
+        end = parked + idx.shape[0]
+        src.take(idx, out=q[parked:end], mode="clip")
+        parked = end
     done = 0
     for start in range(0, nb, _SPLIT_CHUNK):
         stop = min(start + _SPLIT_CHUNK, nb)
-        src, dst = scores[start:stop], b[start:stop]
-        np.copyto(dst, src)
+        dst = b[start:stop]
+        np.copyto(dst, scores[start:stop])
         mask = is_target[start:stop]
         idx = np.flatnonzero(mask if q_is_tar else ~mask)
         end = done + idx.shape[0]
-        src.take(idx, out=q[done:end])
-        dst[idx] = fill[done:end]
+        found = dst.take(idx)
+        dst[idx] = q[done:end]
+        q[done:end] = found
         done = end
-    np.compress(tail_mask, tail, out=q[done:])
-    return q, b
+    return both
 
 
 def _interleave_runs(
-    b: np.ndarray,
-    uq: np.ndarray,
-    q_first: np.ndarray | None,
+    both: np.ndarray,
     nq: int,
-    rs: np.ndarray,
+    q_first: np.ndarray | None,
+    edges: np.ndarray,
     run_left: np.ndarray,
     run_right: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
@@ -252,17 +270,17 @@ def _interleave_runs(
 
     Parameters
     ----------
-    b : ndarray of shape (nb,)
-        Sorted majority scores.
-    uq : ndarray of shape (m,)
-        Distinct minority scores, sorted.
-    q_first : ndarray of shape (m,) or None
-        Index of the first minority sample of each ``uq`` value in the sorted
-        minority scores (None: they are all distinct).
+    both : ndarray of shape (n,)
+        Sorted minority scores ``q = both[:nq]``, then sorted majority scores
+        ``b = both[nq:]``.
     nq : int
         Number of minority samples.
-    rs : ndarray of shape (n_runs,)
-        Index into ``uq`` of the first value of each run.
+    q_first : ndarray of shape (m,) or None
+        Index in ``q`` of the first sample of each distinct minority value
+        (None: they are all distinct).
+    edges : ndarray of shape (n_runs + 1,)
+        Run ``g`` holds distinct minority values ``edges[g]`` to
+        ``edges[g + 1] - 1``.
     run_left, run_right : ndarray of shape (n_runs,)
         Majority samples below the run, and at or below it (they differ
         only for a tied value alone in its run). ``run_right=None`` claims
@@ -273,44 +291,56 @@ def _interleave_runs(
     lo, hi, q_cnt, b_cnt : ndarray of shape (n_points,)
         The points ``[gap], run, gap, run, ..., run, [gap]`` where a gap
         holds the majority samples between two runs; empty gaps left out.
+        The four are rows of one array.
     """
-    nb, m, k = b.shape[0], uq.shape[0], rs.shape[0]
+    n = both.shape[0]
+    nb = n - nq
+    k = edges.shape[0] - 1
     rr = run_left if run_right is None else run_right
-    first = int(run_left[0] > 0)
-    last = int(rr[-1] < nb)
-    size = first + 2 * k - 1 + last
-    lo, hi, q_cnt, b_cnt = (np.empty(size) for _ in range(4))
-    runs = slice(first, first + 2 * k - 1, 2)
-    gaps = slice(first + 1, first + 2 * k - 1, 2)  # between runs
-    uq.take(rs[1:] - 1, out=hi[runs][:-1])
-    hi[runs][-1] = uq[m - 1]
-    b.take(rr[:-1], out=lo[gaps], mode="clip")  # clip: empty gaps
-    if last:
-        lo[-1] = b[rr[-1]]
-    if run_right is None and (
-        np.any(lo[gaps] == hi[runs][:-1]) or (last and lo[-1] == uq[m - 1])
-    ):
-        return None
-    uq.take(rs, out=lo[runs])
-    q_start = rs if q_first is None else q_first.take(rs)
-    np.subtract(q_start[1:], q_start[:-1], out=q_cnt[runs][:-1])
-    q_cnt[runs][-1] = nq - q_start[-1]
-    q_cnt[gaps] = 0.0
-    if run_right is None:
-        b_cnt[runs] = 0.0
+    # Point 2g is gap g, majority samples rr[g - 1] to run_left[g] - 1 (gap k:
+    # those above the last run); point 2g + 1 is run g. Their lowest and
+    # highest scores are taken from `both` in one pass, with indices built in
+    # the memory of the counts, which are written after.
+    out = np.empty((4, k + 1, 2))
+    at = out[2:].view(np.int64)
+    lo_at, hi_at = at
+    lo_at[0, 0] = nq
+    np.add(rr, nq, out=lo_at[1:, 0])
+    np.add(run_left, nq - 1, out=hi_at[:k, 0])
+    hi_at[k, 0] = n - 1
+    # q_start[g]: minority samples below run g
+    q_start = edges if q_first is None else np.append(q_first[edges[:-1]], nq)
+    lo_at[:k, 1] = q_start[:-1]
+    if q_first is None:
+        np.subtract(edges[1:], 1, out=hi_at[:k, 1])
     else:
-        np.subtract(run_right, run_left, out=b_cnt[runs])
-    b.take(run_left[1:] - 1, out=hi[gaps], mode="clip")
-    np.subtract(run_left[1:], rr[:-1], out=b_cnt[gaps])
-    if first:
-        lo[0], hi[0], q_cnt[0], b_cnt[0] = b[0], b[run_left[0] - 1], 0.0, run_left[0]
-    if last:
-        hi[-1], q_cnt[-1], b_cnt[-1] = b[nb - 1], 0.0, nb - rr[-1]
-    if run_right is not None and not np.all(b_cnt[gaps]):
-        keep = np.ones(size, dtype=bool)
-        keep[gaps] = b_cnt[gaps] > 0
-        return lo[keep], hi[keep], q_cnt[keep], b_cnt[keep]
-    return lo, hi, q_cnt, b_cnt
+        hi_at[:k, 1] = q_first[edges[1:] - 1]
+    lo_at[k, 1] = hi_at[k, 1] = 0  # no run k
+    # mode="clip": index n for an empty last gap (empty gaps are left out),
+    # and the values go straight to `out` (mode="raise" fills a copy first)
+    both.take(at.reshape(-1), out=out[:2].reshape(-1), mode="clip")
+    lo, hi, q_cnt, b_cnt = out
+    if run_right is None and np.any(lo[1:, 0] == hi[:k, 1]):
+        return None
+    q_cnt[:, 0] = 0.0
+    np.subtract(q_start[1:], q_start[:-1], out=q_cnt[:k, 1], casting="unsafe")
+    q_cnt[k, 1] = 0.0
+    b_cnt[0, 0] = run_left[0]
+    np.subtract(run_left[1:], rr[:-1], out=b_cnt[1:k, 0], casting="unsafe")
+    b_cnt[k, 0] = nb - rr[-1]
+    if run_right is None:
+        b_cnt[:, 1] = 0.0
+    else:
+        np.subtract(run_right, run_left, out=b_cnt[:k, 1], casting="unsafe")
+        b_cnt[k, 1] = 0.0
+    first = 0 if run_left[0] else 1
+    stop = 2 * k + 1 if rr[-1] < nb else 2 * k
+    points = out.reshape(4, 2 * k + 2)[:, first:stop]
+    if run_right is not None and not np.all(b_cnt[1:k, 0]):
+        keep = points[3] > 0
+        keep[1 - first :: 2] = True  # the runs
+        return tuple(a[keep] for a in points)
+    return tuple(points)
 
 
 #: Values per ``np.searchsorted`` call in :func:`_searchsorted_sorted`.
