@@ -224,6 +224,7 @@ def _split_classes(
     nb = n - nq
     both = np.empty(n)
     q, b = both[:nq], both[nq:]
+    flags = np.empty(_SPLIT_CHUNK * 9 // 8 + 2, dtype=bool)
     # `take` into `out` with mode="clip" (the indices are in range): with
     # the default mode numpy fills a temporary copy of `out` first.
     n_tail_q = np.count_nonzero(is_target[nb:])
@@ -234,7 +235,7 @@ def _split_classes(
         stop = min(start + _SPLIT_CHUNK, n)
         src = scores[start:stop]
         mask = is_target[start:stop] if q_is_tar else ~is_target[start:stop]
-        idx = np.flatnonzero(mask)
+        idx = _true_positions(mask, flags)
         end = placed + idx.shape[0]
         src.take(idx, out=q[placed:end], mode="clip")
         placed = end
@@ -248,13 +249,33 @@ def _split_classes(
         dst = b[start:stop]
         np.copyto(dst, scores[start:stop])
         mask = is_target[start:stop]
-        idx = np.flatnonzero(mask if q_is_tar else ~mask)
+        idx = _true_positions(mask if q_is_tar else ~mask, flags)
         end = done + idx.shape[0]
         found = dst.take(idx)
         dst[idx] = q[done:end]
         q[done:end] = found
         done = end
     return both
+
+
+def _true_positions(mask: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    """``np.flatnonzero(mask)``, through the scratch array ``flags`` (bool,
+    ``len(mask) * 9 // 8 + 2`` long suffices) where that is faster.
+
+    numpy finds the True values of a bool array at most 10% True one at a
+    time with ``memchr``, and the others with a branch-free loop: on a
+    random mask 5-10% True the first is 3x slower (9e6 values: 14 ms at
+    9.8%, 5 ms at 10.2%). Such a mask is copied to ``flags`` and followed by
+    enough True values to go over 10%; the positions past it are cut off.
+    """
+    size = mask.shape[0]
+    count = count_nonzero(mask)
+    pad = (size - 10 * count) // 9 + 2  # (count + pad) / (size + pad) > 0.1
+    if pad <= 2 or 20 * count < size or size + pad > flags.shape[0]:
+        return np.flatnonzero(mask)
+    flags[:size] = mask
+    flags[size : size + pad] = True
+    return np.flatnonzero(flags[: size + pad])[:count]
 
 
 def _interleave_runs(
