@@ -183,13 +183,16 @@ def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummar
     edges = _run_edges(np.not_equal(left[1:], left[:-1], out=flags[: m - 1]))
     run_left = work[n + nq : n + nq + edges.shape[0] - 1].view(np.int64)
     left.take(edges[:-1], out=run_left, mode="clip")
-    points = _interleave_runs(both, nq, q_first, edges, run_left)
-    if points is None:
-        # Some run ends in a tied value: that value becomes a run of its own,
-        # holding its tied majority samples.
-        ends = edges[1:] - 1
-        tied = ends[b.take(run_left, mode="clip") == uq[ends]]
-        start = np.zeros(uq.shape[0] + 1, dtype=bool)
+    # the first majority sample at or above each run (clip: a run above
+    # them all), tied with its last value?
+    ends = edges[1:] - 1
+    tied_end = b.take(run_left, mode="clip") == uq[ends]
+    run_right = None
+    if count_nonzero(tied_end):
+        # such a value becomes a run of its own, holding its tied majority
+        # samples
+        tied = ends[tied_end]
+        start = np.zeros(m + 1, dtype=bool)
         start[edges] = True
         start[tied] = True
         edges = np.flatnonzero(start)
@@ -198,7 +201,7 @@ def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummar
         run_right[np.searchsorted(edges, tied)] = np.searchsorted(
             b, uq[tied], side="right"
         )
-        points = _interleave_runs(both, nq, q_first, edges, run_left, run_right)
+    points = _interleave_runs(both, nq, q_first, edges, run_left, run_right)
     lo, hi, q_cnt, b_cnt = points
     if q_is_tar:
         return BlockSummary(lo, hi, q_cnt, b_cnt)
@@ -280,6 +283,8 @@ def _true_positions(mask: np.ndarray, flags: np.ndarray) -> np.ndarray:
     enough True values to go over 10%; the positions past it are cut off.
     """
     size = mask.shape[0]
+    if size < 8192:  # the copy costs more than it saves
+        return np.flatnonzero(mask)
     count = count_nonzero(mask)
     pad = (size - 10 * count) // 9 + 2  # (count + pad) / (size + pad) > 0.1
     if pad <= 2 or 20 * count < size or size + pad > flags.shape[0]:
@@ -296,7 +301,7 @@ def _interleave_runs(
     edges: np.ndarray,
     run_left: np.ndarray,
     run_right: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Points of :func:`_points_unweighted`: runs of minority values and the
     gaps of majority samples between them.
 
@@ -315,8 +320,8 @@ def _interleave_runs(
         ``edges[g + 1] - 1``.
     run_left, run_right : ndarray of shape (n_runs,)
         Majority samples below the run, and at or below it (they differ
-        only for a tied value alone in its run). ``run_right=None`` claims
-        that no run ends in a tied value; if one does, None is returned.
+        only for a tied value alone in its run; None: no run ends in a
+        tied value).
 
     Returns
     -------
@@ -351,9 +356,7 @@ def _interleave_runs(
     # mode="clip": index n for an empty last gap (empty gaps are left out),
     # and the values go straight to `out` (mode="raise" fills a copy first)
     both.take(at.reshape(-1), out=out[:2].reshape(-1), mode="clip")
-    lo, hi, q_cnt, b_cnt = out
-    if run_right is None and np.any(lo[1:, 0] == hi[:k, 1]):
-        return None
+    q_cnt, b_cnt = out[2:]
     q_cnt[:, 0] = 0.0
     np.subtract(q_start[1:], q_start[:-1], out=q_cnt[:k, 1], casting="unsafe")
     q_cnt[k, 1] = 0.0

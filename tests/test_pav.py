@@ -189,6 +189,23 @@ def test_unweighted_points_equal_brute_force(seed, chunk, monkeypatch):
                 np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("rate", [0.0, 0.01, 0.049, 0.05, 0.098, 0.1, 0.1001, 0.3, 1.0])
+@pytest.mark.parametrize("size", [1, 8191, 8192, 20000])
+def test_true_positions_equal_flatnonzero(rate, size):
+    """The padded route to numpy's branch-free nonzero (masks 5-10% True of
+    8192 values or more) gives np.flatnonzero, also when the scratch array
+    is too short for the padding."""
+    from skcalib._pav import _true_positions
+
+    rng = np.random.default_rng(size)
+    mask = rng.random(size) < rate
+    for flags in (np.empty(size * 9 // 8 + 2, dtype=bool), np.empty(size, dtype=bool)):
+        flags.fill(False)
+        np.testing.assert_array_equal(
+            _true_positions(mask, flags), np.flatnonzero(mask)
+        )
+
+
 def test_integer_weights_equal_repeated_rows_and_zero_weights_dropped():
     rng = np.random.default_rng(4)
     s, y, _ = _random_data(rng, 300)
