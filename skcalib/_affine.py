@@ -556,7 +556,9 @@ class _AffineCalibrator(BaseCalibrator):
     def _affine(self, X):
         # scores near the float maximum give infinite LLRs: the right limit
         with np.errstate(over="ignore"):
-            return X * self.coef_ + self.intercept_
+            llr = X * self.coef_
+            llr += self.intercept_  # in place: one array of the size of X
+        return llr
 
 
 class ProperScoringAffineCalibrator(_AffineCalibrator):

@@ -151,7 +151,8 @@ class PlattCalibrator(_AffineCalibrator):
         return objective, [], theta0
 
     def _transform(self, X):
-        return expit(self._affine(X))
+        logit_p = self._affine(X)
+        return expit(logit_p, out=logit_p)
 
     @_needs_single_column
     def decision_function(self, X):
