@@ -248,12 +248,14 @@ def _split_classes(
     for start in range(nb, n, _SPLIT_CHUNK):
         stop = min(start + _SPLIT_CHUNK, n)
         src = scores[start:stop]
-        mask = is_target[start:stop] if q_is_tar else ~is_target[start:stop]
-        idx = _true_positions(mask, flags)
+        in_q, in_b = is_target[start:stop], ~is_target[start:stop]
+        if not q_is_tar:
+            in_q, in_b = in_b, in_q
+        idx = _true_positions(in_q, flags)
         end = placed + idx.shape[0]
         src.take(idx, out=q[placed:end], mode="clip")
         placed = end
-        idx = np.flatnonzero(~mask)
+        idx = np.flatnonzero(in_b)
         end = parked + idx.shape[0]
         src.take(idx, out=q[parked:end], mode="clip")
         parked = end

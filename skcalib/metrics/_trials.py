@@ -594,7 +594,7 @@ def _pav_cllr(tar, non, p_target):
     if c != 1.0:
         q *= c
     loss_tar = float(einsum("i,i->", t, np.log1p(q)))
-    np.reciprocal(q, out=q)
+    np.divide(1.0, q, out=q)  # 1 / q, as in _special._sigmoid
     loss_non = float(einsum("i,i->", u, np.log1p(q, out=q)))
     ref = p_target * np.log1p(c) + (1.0 - p_target) * np.log1p(1.0 / c)
     return min(float((p_target * loss_tar + (1.0 - p_target) * loss_non) / ref), 1.0)
