@@ -84,6 +84,9 @@ html_theme_options = {
 }
 html_sidebars = {"index": [], "install": []}
 html_show_sourcelink = False
+# "On this page" of a class lists ``fit()``, not ``PAVCalibrator.fit()``: the
+# side bar is narrow, and the class is the page's title.
+toc_object_entries_show_parents = "hide"
 
 
 def _skip_scikit_learn_members(app, what, name, obj, skip, options):

@@ -1,4 +1,4 @@
-"""skcalib: calibration of binary classifier scores, scikit-learn style.
+"""skcalib: calibration of classifier scores, binary or multiclass, scikit-learn style.
 
 Calibrators are transformers (``fit``/``transform``) that follow a classifier
 in a ``Pipeline``; metrics and scorers live in :mod:`skcalib.metrics`, data

@@ -571,7 +571,7 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
     .. math::
 
         \\bar C = \\frac{\\pi}{N_{tar}} \\sum_{i \\in tar} w_i C(q_i, tar)
-        + \\frac{1-\\pi}{N_{non}} \\sum_{i \\in non} w_i C(q_i, non)
+        + \\frac{1-\\pi}{N_{non}} \\sum_{i \\in non} w_i C(q_i, non) \\\\
         + \\lambda \\bar C_0 (A s_{sd})^2,
         \\qquad q_i = \\sigma(A s_i + B + \\operatorname{logit}\\pi),
 

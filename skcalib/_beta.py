@@ -80,7 +80,7 @@ class BetaCalibrator(BaseCalibrator):
     .. math::
 
         \\bar C = \\frac{\\pi}{N_{tar}} \\sum_{i \\in tar} w_i C(q_i, tar)
-        + \\frac{1-\\pi}{N_{non}} \\sum_{i \\in non} w_i C(q_i, non)
+        + \\frac{1-\\pi}{N_{non}} \\sum_{i \\in non} w_i C(q_i, non) \\\\
         + \\lambda (a^2 + b^2),
         \\qquad q_i = \\sigma(\\ell_i + \\operatorname{logit}\\pi).
 

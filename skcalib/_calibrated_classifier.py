@@ -295,10 +295,12 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     ``estimator`` on all the data; predictions chain the two. This is
     ``make_pipeline(ScoreTransformer(estimator, cv=cv), calibrator)`` as one
     classifier, and the alternative to scikit-learn's
-    ``CalibratedClassifierCV(ensemble=False)``: with
-    ``calibrator=PAVCalibrator()`` it gives the probabilities of
-    ``method='isotonic'``, with ``PlattCalibrator()`` those of
-    ``method='sigmoid'``, with the same folds.
+    ``CalibratedClassifierCV(ensemble=False)``. With the same folds,
+    ``calibrator=PAVCalibrator()`` gives the probabilities of
+    ``method='isotonic'``, and ``PlattCalibrator()`` those of
+    ``method='sigmoid'`` for a classifier with a ``decision_function``
+    (from ``predict_proba`` it may calibrate the log-odds instead; user
+    guide: *Reproducing CalibratedClassifierCV*).
 
     For ``y`` with K > 2 classes, a binary calibrator is cloned and fitted
     one-vs-rest on each class's score column, and the K probabilities are
@@ -316,20 +318,11 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     estimator : classifier object, default=None
         A classifier with ``decision_function`` or ``predict_proba``
         (the former is preferred, as in ``CalibratedClassifierCV``). With
-        ``predict_proba`` only, the calibrator sees what suits it (the
-        ``proba_input_``): the PAV calibrators the probability (of
-        ``classes_[1]``, or of each class for one-vs-rest), with
-        probabilities closer than 1e-15 tied, as scikit-learn's isotonic
-        regression; ``PlattCalibrator`` the probability or the log-odds,
-        whichever fits the calibration data better by more than one nat;
-        other binary calibrators the log-odds (of each class against the
-        rest for one-vs-rest); a multiclass calibrator the
-        log-probabilities. Logarithms are taken of the probabilities raised
-        to ``proba_floor_`` (see :class:`ScoreTransformer`), so that
-        probabilities of exactly 0 or 1 (random forests, naive Bayes) stay
-        within the classifier's resolution. When over two thirds of the
-        calibration samples have a probability of exactly 0 or 1, a warning
-        says so. ``None``
+        ``predict_proba`` only, each calibrator gets the input that suits
+        it (``proba_input_``): the probability, the log-odds or the
+        log-probabilities, the logarithms taken of probabilities raised to
+        ``proba_floor_``; the user guide's *The score a calibrator sees*
+        says which calibrator gets which. ``None``
         means ``LinearSVC()``, the default of ``CalibratedClassifierCV``. An
         already fitted classifier wrapped in
         ``sklearn.frozen.FrozenEstimator`` is not refitted: the calibrator is

@@ -324,7 +324,7 @@ class ProperScoringFusion(BaseCalibrator):
     .. math::
 
         \\bar C = \\frac{\\pi}{N_{tar}} \\sum_{i \\in tar} w_i C(q_i, tar)
-        + \\frac{1-\\pi}{N_{non}} \\sum_{i \\in non} w_i C(q_i, non)
+        + \\frac{1-\\pi}{N_{non}} \\sum_{i \\in non} w_i C(q_i, non) \\\\
         + \\lambda \\bar C_0 \\sum_j (w_j \\sigma_j)^2,
         \\qquad q_i = \\sigma(l_i + \\operatorname{logit}\\pi),
 

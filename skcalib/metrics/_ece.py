@@ -98,8 +98,8 @@ def expected_calibration_error(
 
     .. math::
 
-        ECE_{l1} = \\sum_m \\frac{|B_m|}{n} |o_m - p_m|, \\quad
-        ECE_{l2} = \\sqrt{\\sum_m \\frac{|B_m|}{n} (o_m - p_m)^2}, \\quad
+        ECE_{l1} = \\sum_m \\frac{|B_m|}{n} |o_m - p_m|, \\\\
+        ECE_{l2} = \\sqrt{\\sum_m \\frac{|B_m|}{n} (o_m - p_m)^2}, \\\\
         ECE_{max} = \\max_m |o_m - p_m|.
 
     This is the binary (positive-class) ECE, as in scikit-learn's

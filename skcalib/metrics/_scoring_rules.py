@@ -239,7 +239,7 @@ def beta_rule_loss(
     .. math::
 
         C(q, tar) = \\frac{1}{B(\\alpha,\\beta)} \\int_q^1
-                    c^{\\alpha-2} (1-c)^{\\beta-1} dc, \\quad
+                    c^{\\alpha-2} (1-c)^{\\beta-1} dc, \\\\
         C(q, non) = \\frac{1}{B(\\alpha,\\beta)} \\int_0^q
                     c^{\\alpha-1} (1-c)^{\\beta-2} dc.
 
