@@ -373,3 +373,89 @@ def test_readme_api_table_names_real_parameters():
         params = inspect.signature(obj).parameters
         for param in re.findall(r"(\w+)=", args):
             assert param in params, f"README: {name} has no parameter {param!r}"
+
+
+#: Words of a development log, not of user documentation: "issue 18",
+#: "previous code", "the panel of round 3", "as before".
+_DEV_LOG = re.compile(
+    r"\bissue \d|\bprevious code\b|\bround \d|\bsession\b|\bused to be\b"
+    r"|\bas before\b|\(before\)",
+    re.I,
+)
+
+
+def test_guide_and_readme_read_as_documentation():
+    """The site and the README say what the package does, not its history."""
+    for path in [*PAGES, ROOT / "README.md"]:
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            assert not _DEV_LOG.search(line), f"{path.relative_to(ROOT)}:{i}: {line}"
+
+
+def test_home_page_and_readme_list_every_calibrator():
+    """Every public calibrator is named on the home page and in the README's
+    opening list (the home page once listed four of nine)."""
+    import skcalib
+
+    not_calibrators = {"BaseCalibrator", "CalibratedClassifier", "ScoreTransformer"}
+    calibrators = [
+        name
+        for name in skcalib.__all__
+        if isinstance(getattr(skcalib, name), type) and name not in not_calibrators
+    ]
+    assert len(calibrators) >= 9
+    home = (DOCS / "index.rst").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    opening = readme.split("## ", 1)[0]
+    for name in calibrators:
+        assert f"skcalib.{name}`" in home, f"docs/index.rst does not list {name}"
+        assert f"`{name}`" in opening, f"README.md's opening does not list {name}"
+
+
+def test_what_a_calibrator_sees_is_stated_once():
+    """What a calibrator gets from ``predict_proba`` is described on one page
+    (the user guide's *The score a calibrator sees*); the other pages and the
+    docstrings link to it instead of repeating it (three versions disagreed
+    once)."""
+    import skcalib
+
+    guide = (DOCS / "user_guide" / "classifier.rst").read_text(encoding="utf-8")
+    assert ".. _proba_inputs:" in guide
+    for page in [
+        "coming_from.rst",
+        "user_guide/multiclass.rst",
+        "user_guide/affine.rst",
+    ]:
+        assert ":ref:`proba_inputs`" in (DOCS / page).read_text(encoding="utf-8")
+    for obj in (skcalib.CalibratedClassifier, skcalib.PlattCalibrator):
+        assert "The score a calibrator sees" in obj.__doc__, obj
+    # the one statement names every calibrator class that declares its input
+    for name in ("PAVCalibrator", "PAVLLRCalibrator", "PlattCalibrator"):
+        assert f":class:`{name}`" in guide.split(".. _proba_inputs:")[1][:3000]
+
+
+@pytest.mark.slow
+def test_display_formulas_fit_the_text_column(site):
+    """No display formula is wider than the narrowest text column it sits in
+    (an API page's Notes, about 40em at a 1920-pixel screen); longer ones are
+    broken into lines with ``\\\\``."""
+    too_wide = []
+    for page in _html_pages(site):
+        html = page.read_text(encoding="utf-8")
+        for m in re.finditer(r'<img class="math-line"[^>]*>', html):
+            width = float(re.search(r"width:([0-9.]+)em", m.group(0)).group(1))
+            if width > 40:
+                alt = re.search(r'alt="([^"]*)"', m.group(0)).group(1)[:60]
+                too_wide.append(f"{page.relative_to(site)}: {width}em {alt}")
+    assert not too_wide, "\n".join(too_wide)
+
+
+def test_wide_tables_fit_a_wide_screen():
+    """The quality tables (17 columns) show every column at 1920 pixels: the
+    site's stylesheet compacts tables of ten columns or more and widens
+    their text column on wide screens, instead of a scroll bar that hid
+    skcalib's columns."""
+    css = (DOCS / "_static" / "skcalib.css").read_text(encoding="utf-8")
+    assert "table:has(tr > :nth-child(10))" in css
+    assert ".bd-article-container:has(table tr > :nth-child(10))" in css
+    conf = (DOCS / "conf.py").read_text(encoding="utf-8")
+    assert "skcalib.css" in conf
