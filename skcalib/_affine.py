@@ -645,7 +645,7 @@ class ProperScoringAffineCalibrator(_AffineCalibrator):
     Scores from a classifier's ``predict_proba`` should be log-odds: in
     :class:`CalibratedClassifier` (and :class:`ScoreTransformer`) they are
     ``log p_1 - log p_0`` with the probabilities floored at the classifier's
-    resolution (user guide: *The score a calibrator sees*).
+    resolution (user guide: :ref:`The score a calibrator sees <proba_inputs>`).
 
     The solver is Newton's method on ``(A, B)`` with a line search, using the
     absolute eigenvalues of the Hessian where it is indefinite (non-convex

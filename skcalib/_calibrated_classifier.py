@@ -299,8 +299,8 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     ``calibrator=PAVCalibrator()`` gives the probabilities of
     ``method='isotonic'``, and ``PlattCalibrator()`` those of
     ``method='sigmoid'`` for a classifier with a ``decision_function``
-    (from ``predict_proba`` it may calibrate the log-odds instead; user
-    guide: *Reproducing CalibratedClassifierCV*).
+    (from ``predict_proba`` it may calibrate the log-odds instead: user
+    guide, :ref:`Reproducing CalibratedClassifierCV <reproduce_sklearn>`).
 
     For ``y`` with K > 2 classes, a binary calibrator is cloned and fitted
     one-vs-rest on each class's score column, and the K probabilities are
@@ -310,8 +310,8 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     natively multiclass calibrator also works on a binary problem, on two
     score columns: ``(-x/2, x/2)`` from a decision function ``x``, the two
     log-probabilities from ``predict_proba``; so
-    ``MulticlassAffineCalibrator(kind='temperature')`` gives the
-    probabilities of ``method='temperature'`` for any number of classes.
+    ``MulticlassAffineCalibrator(kind='temperature')`` is the temperature
+    scaling of ``method='temperature'`` for any number of classes.
 
     Parameters
     ----------
@@ -321,8 +321,8 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         ``predict_proba`` only, each calibrator gets the input that suits
         it (``proba_input_``): the probability, the log-odds or the
         log-probabilities, the logarithms taken of probabilities raised to
-        ``proba_floor_``; the user guide's *The score a calibrator sees*
-        says which calibrator gets which. ``None``
+        ``proba_floor_``; the user guide's :ref:`The score a calibrator
+        sees <proba_inputs>` says which calibrator gets which. ``None``
         means ``LinearSVC()``, the default of ``CalibratedClassifierCV``. An
         already fitted classifier wrapped in
         ``sklearn.frozen.FrozenEstimator`` is not refitted: the calibrator is
@@ -406,8 +406,8 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     them. On the user guide's panel of real data sets it is better on
     average than the best of scikit-learn's sigmoid, isotonic and
     temperature calibration, and within 5 % of it in all but a few cells
-    with calibration sets of a few dozen samples (the *Which calibrator?*
-    page).
+    with calibration sets of a few dozen samples (user guide:
+    :ref:`which_calibrator`).
 
     The decision function is the calibrated LLR :math:`\\ell`, and
     ``predict_proba`` is the posterior at ``prior_``:

@@ -395,7 +395,7 @@ class ProperScoringFusion(BaseCalibrator):
     Scores from a classifier's ``predict_proba`` should be log-odds: in
     :class:`CalibratedClassifier` (and :class:`ScoreTransformer`) they are
     ``log p_1 - log p_0`` with the probabilities floored at the classifier's
-    resolution (user guide: *The score a calibrator sees*).
+    resolution (user guide: :ref:`The score a calibrator sees <proba_inputs>`).
 
     The objective, its gradient and Hessian are sums over the trials, so the
     fit is Newton's method over data in memory or on Dask alike. Rules other

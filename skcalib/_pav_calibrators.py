@@ -320,8 +320,9 @@ _PAV_NOTES = r"""
     classifier with only ``predict_proba`` gives this calibrator its
     probability (of each class, one-vs-rest), with probabilities closer
     than 1e-15 tied and linear interpolation in probability, as
-    scikit-learn's isotonic regression (user guide: *The score a calibrator
-    sees*). Called directly, it calibrates whatever scores it is given.
+    scikit-learn's isotonic regression (user guide:
+    :ref:`The score a calibrator sees <proba_inputs>`). Called directly, it
+    calibrates whatever scores it is given.
 
     **Extremes.** The exact PAV solution gives probability 0 (LLR
     :math:`-\infty`) to a lowest block without targets and 1

@@ -71,7 +71,7 @@ class PlattCalibrator(_AffineCalibrator):
     ``predict_proba`` gives this calibrator its probability (scikit-learn's
     sigmoid input) or the log-odds (floored at the classifier's
     resolution), whichever fits the calibration data better by more than
-    one nat (user guide: *The score a calibrator sees*).
+    one nat (user guide: :ref:`The score a calibrator sees <proba_inputs>`).
 
     The objective is the weighted cross-entropy with targets ``t_i``,
 
