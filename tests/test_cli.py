@@ -236,10 +236,12 @@ def test_key_may_hold_more_trials_than_the_scores(fast, tmp_path, capsys, monkey
     assert (out["n_target"], out["n_nontarget"]) == (int(y.sum()), int((~y).sum()))
     assert out["eer"] == pytest.approx(skcalib.metrics.eer(y, np.array(s)))
     assert main(["evaluate", "scores.txt", "--key", "key.txt"]) == 0
+    captured = capsys.readouterr()  # a note: on stderr, the data on stdout
+    assert "no score" not in captured.out
     assert (
-        "key.txt: 30 key trials have no score in scores.txt and are left out"
-        in capsys.readouterr().out
-    )
+        "skcalib: note: key.txt: 30 key trials have no score in scores.txt and "
+        "are left out"
+    ) in captured.err
     argv = ["calibrate", "--method", "platt", "--train", "scores.txt"]
     assert main([*argv, "--train-key", "key.txt", "--save-model", "m.pkl"]) == 0
     assert "skcalib: note: key.txt: 30 key trials have no score" in (
@@ -695,10 +697,12 @@ def test_json_infinities_are_strict_json(tmp_path, capsys):
 def test_infinite_cllr_is_explained(tmp_path, capsys):
     path = _write(tmp_path / "s.txt", "inf 0\n-inf 1\n-inf 1\n1.0 1\n-1 0\n")
     assert main(["evaluate", path]) == 0
-    out = capsys.readouterr().out
-    assert "Cllr is infinite: 3 trials are confidently wrong" in out
-    assert "2 target trials at LLR -inf, 1 non-target trials at +inf" in out
-    assert "extremes='raw'" in out
+    captured = capsys.readouterr()  # a note: on stderr, the data on stdout
+    assert "confidently" not in captured.out and "Cllr" in captured.out
+    err = captured.err
+    assert "skcalib: note: Cllr is infinite: 3 trials are confidently wrong" in err
+    assert "2 target trials at LLR -inf, 1 non-target trials at +inf" in err
+    assert "extremes='raw'" in err
 
 
 # --- demo sizes ----------------------------------------------------------------

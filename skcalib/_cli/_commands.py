@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 import sys
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._common import InputError, Progress, duration, note, warnings_as_notes
+from ._common import PROG, InputError, Progress, duration, note, warnings_as_notes
 from ._model import load_model, refuse_training_options, save_model
 from ._output import (
     ROWS,
@@ -18,11 +19,13 @@ from ._output import (
     evaluation_json,
     evaluation_plots,
     evaluation_text,
+    infinite_cllr_note,
     percent,
     resample_unit,
 )
 from ._reader import (
     ScoreFile,
+    check_inputs,
     read_scores,
     require_both_classes,
     require_finite,
@@ -277,13 +280,24 @@ def cmd_evaluate(args) -> int:
     check_outputs(
         {"--plot": args.plot, "--det": args.det, "--tippett": args.tippett},
         {"SCORES": args.scores, "--key": args.key},
+        figures=("--plot", "--det", "--tippett"),
     )
+    check_inputs([args.scores, args.key])
     progress = Progress(args.quiet)
     result = evaluate(args, progress)
-    evaluation_plots(result, args, progress)
+    failed = evaluation_plots(result, args, progress)
     progress.done()
-    print(evaluation_json(result, args) if args.json else evaluation_text(result, args))
-    return 0
+    note(unscored_note(result.scores), quiet=args.quiet)
+    if math.isinf(result.metrics["cllr"]):
+        note(infinite_cllr_note(*result.confidently_wrong), quiet=args.quiet)
+    # the metrics cost the work: printed even if a plot could not be written
+    shown = argparse.Namespace(**{**vars(args), **dict.fromkeys(failed)})
+    print(
+        evaluation_json(result, shown) if args.json else evaluation_text(result, shown)
+    )
+    for exc in failed.values():
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+    return 2 if failed else 0
 
 
 # --------------------------------------------------------------- calibration
@@ -347,6 +361,7 @@ def cmd_calibrate(args) -> int:
     )
     if [args.train, args.apply].count("-") > 1:
         raise InputError("only one input can be standard input (-).")
+    check_inputs([args.train, args.train_key, args.apply])
     progress = Progress(args.quiet)
     if args.load_model is not None:
         model = load_model(args.load_model, "calibrate")

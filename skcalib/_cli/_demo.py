@@ -39,7 +39,7 @@ def cmd_demo(args) -> int:
 
     import skcalib
 
-    check_outputs({"--plot": args.plot}, {})
+    check_outputs({"--plot": args.plot}, {}, figures=("--plot",))
     progress = Progress(args.quiet)
     # Rakotomalala's protocol: train / tuning (calibration) / test sets from the
     # two-class waveform data; naive Bayes gives badly calibrated scores.
