@@ -406,6 +406,9 @@ def _calibrators():
         "affine": skcalib.ProperScoringAffineCalibrator(
             alpha=2.0, beta=1.0, p_target=0.3
         ),
+        "beta": skcalib.BetaCalibrator(alpha=2.0, beta=1.0, p_target=0.3),
+        "venn-abers": skcalib.VennAbersCalibrator(),
+        "auto": skcalib.AutoCalibrator(),
     }
 
 
@@ -438,7 +441,9 @@ def _read_values(path, col):
     return rows, np.array([float(r[col]) for r in rows[1:] if r])
 
 
-@pytest.mark.parametrize("method", ["pav-llr", "pav", "platt", "affine"])
+@pytest.mark.parametrize(
+    "method", ["pav-llr", "pav", "platt", "affine", "beta", "venn-abers", "auto"]
+)
 def test_calibrate_matches_estimator(method, data, tmp_path, capsys):
     cals = _calibrators()
     s, y, _ = data
@@ -448,7 +453,7 @@ def test_calibrate_matches_estimator(method, data, tmp_path, capsys):
     out = tmp_path / "out.csv"
     extra = (
         ["--alpha", "2", "--beta", "1", "--p-target", "0.3"]
-        if method == "affine"
+        if method in ("affine", "beta")
         else []
     )
     argv = ["calibrate", "--method", method, "--train", train, "--apply", apply]
@@ -470,6 +475,41 @@ def test_calibrate_matches_estimator(method, data, tmp_path, capsys):
     np.testing.assert_allclose(
         got_p, cals[method].predict_proba(s2)[:, 1], rtol=1e-9, atol=1e-12
     )
+
+
+@pytest.mark.parametrize("method", ["beta", "venn-abers", "auto"])
+def test_newer_calibrators_save_load_and_options(method, data, tmp_path, capsys):
+    s, y, _ = data
+    train = _two_column(tmp_path / "train.txt", s, y)
+    model = str(tmp_path / "m.pkl")
+    argv = ["calibrate", "-q", "--method", method, "--train", train]
+    assert main([*argv, "--save-model", model, "--prior", "0.2"]) == 0
+    cal = joblib.load(model)
+    assert (
+        type(cal).__name__
+        == {
+            "beta": "BetaCalibrator",
+            "venn-abers": "VennAbersCalibrator",
+            "auto": "AutoCalibrator",
+        }[method]
+    )
+    assert cal.prior == 0.2
+    assert main(["calibrate", "--load-model", model, "--apply", train]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    got = np.array([float(r.split()[0]) for r in rows])
+    np.testing.assert_array_equal(got, cal.decision_function(s))
+    if method == "beta":  # the rule options reach BetaCalibrator
+        opts = ["--alpha", "2", "--beta", "0.5", "--p-target", "0.1", "--l2", "0"]
+        assert main([*argv, "--save-model", model, *opts]) == 0
+        params = joblib.load(model).get_params()
+        assert (params["alpha"], params["beta"]) == (2.0, 0.5)
+        assert (params["p_target"], params["l2"]) == (0.1, 0.0)
+    else:
+        assert main([*argv, "--save-model", model, "--p-target", "0.1"]) == 2
+        assert capsys.readouterr().err == (
+            "skcalib: error: --p-target applies to --method affine and beta only, "
+            f"not {method}.\n"
+        )
 
 
 def test_calibrate_trials_format_and_model_roundtrip(data, tmp_path, capsys):
@@ -672,9 +712,11 @@ def test_messages(tmp_path, capsys, monkeypatch):
     assert "k.txt, line 2: unknown label 'zz'" in capsys.readouterr().err
     # affine-only options with another method
     assert main([*train, "ok.txt", "--apply", "ok.txt", "--alpha", "2"]) == 2
-    assert "--alpha applies to --method affine only" in capsys.readouterr().err
+    assert "--alpha applies to --method affine and beta only, not pav-llr" in (
+        capsys.readouterr().err
+    )
     assert main([*train, "ok.txt", "--apply", "ok.txt", "--l2", "0"]) == 2
-    assert "--l2 applies to --method affine only" in capsys.readouterr().err
+    assert "--l2 applies to --method affine and beta only" in capsys.readouterr().err
 
 
 def _strict_json(text):

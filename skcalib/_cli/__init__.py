@@ -8,7 +8,8 @@
                             [--ci-method {percentile,basic,bca}]
                             [--groups {model,segment}] [--n-resamples N]]
                             [--json]
-    skcalib calibrate --method {pav-llr,pav,platt,affine} --train TRAIN
+    skcalib calibrate --method {pav-llr,pav,platt,affine,beta,venn-abers,auto}
+                      --train TRAIN
                       [--train-key KEY] --apply SCORES [-o OUT]
                       [--save-model FILE | --load-model FILE]
     skcalib fuse --train TRAIN1 TRAIN2 ... [--train-key KEY]

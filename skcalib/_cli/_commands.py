@@ -306,7 +306,14 @@ _CALIBRATORS = {
     "pav": "PAVCalibrator",
     "platt": "PlattCalibrator",
     "affine": "ProperScoringAffineCalibrator",
+    "beta": "BetaCalibrator",
+    "venn-abers": "VennAbersCalibrator",
+    "auto": "AutoCalibrator",
 }
+
+#: The methods trained on a proper scoring rule, which --alpha, --beta,
+#: --p-target and --l2 shape.
+_RULE_METHODS = ("affine", "beta")
 
 #: Options that only shape a calibrator being trained (dest, flag).
 TRAINING_OPTIONS = (
@@ -326,7 +333,7 @@ def make_calibrator(args):
     if cls is None:
         raise InputError(f"this skcalib build has no {_CALIBRATORS[args.method]}.")
     kwargs = {"prior": args.prior}
-    if args.method == "affine":
+    if args.method in _RULE_METHODS:
         kwargs["alpha"] = 1.0 if args.alpha is None else args.alpha
         kwargs["beta"] = 1.0 if args.beta is None else args.beta
         kwargs["p_target"] = 0.5 if args.p_target is None else args.p_target
@@ -335,7 +342,10 @@ def make_calibrator(args):
     else:
         for dest, flag in TRAINING_OPTIONS[1:5]:
             if getattr(args, dest) is not None:
-                raise InputError(f"{flag} applies to --method affine only.")
+                raise InputError(
+                    f"{flag} applies to --method {' and '.join(_RULE_METHODS)} "
+                    f"only, not {args.method}."
+                )
     return cls(**kwargs)
 
 
