@@ -623,6 +623,41 @@ def test_demo_json_in_process(tmp_path, capsys):
         assert m["min_dcf"] <= m["actual_dcf"] + 1e-12
 
 
+def test_demo_shows_newer_calibrators_and_no_infinite_cllr(tmp_path, capsys):
+    from sklearn.naive_bayes import GaussianNB
+
+    from skcalib._cli._demo import _draw
+
+    plot = tmp_path / "demo.png"
+    argv = ["demo", "--plot", str(plot), "--n-test", "1000"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    rows = {ln.split()[0]: ln.split()[1:] for ln in captured.out.splitlines()}
+    for name in ("BetaCalibrator", "VennAbersCalibrator", "AutoCalibrator"):
+        assert name in rows and len(rows[name]) == 5
+    # every Cllr of the table is finite: no row of probability-0/1 ends
+    assert "inf" not in captured.out and "PAVCalibrator " not in captured.out
+    # why scikit-learn's isotonic fit is left out: a note on stderr, with the
+    # count of its confidently wrong test trials, recomputed here
+    train, cal, test = _draw(500, 500, 1000, 0)
+    clf = GaussianNB().fit(train[0], train[1])
+
+    def log_odds(X):
+        log_proba = clf.predict_log_proba(X)
+        return log_proba[:, 1] - log_proba[:, 0]
+
+    p = skcalib.PAVCalibrator().fit(log_odds(cal[0]), cal[1])
+    p = p.predict_proba(log_odds(test[0]))[:, 1]
+    n_wrong = int(np.sum((p == 0) & (test[1] == 1)) + np.sum((p == 1) & (test[1] == 0)))
+    assert n_wrong > 0
+    assert (
+        "skcalib: note: PAVCalibrator (scikit-learn's isotonic regression) is not "
+        "in the table: its two end blocks give probability 0 or 1, an infinite "
+        f"LLR, and {n_wrong} of the 1000 test trials lie there on the wrong side"
+    ) in captured.err
+    assert "inf" not in captured.out
+
+
 def test_progress_line():
     stream = io.StringIO()
     p = Progress(False, delay=0.0, stream=stream)
