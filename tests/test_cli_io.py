@@ -342,6 +342,28 @@ def test_missing_input_is_refused_before_training(files, capsys, monkeypatch):
     assert capsys.readouterr().err == f"skcalib: error: {key}: no such file.\n"
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes")
+def test_named_pipe_input_is_not_opened_by_the_check(files, capsys):
+    """A FIFO is read once: the check before the work must not open it."""
+    import threading
+
+    tmp_path, train, _ = files
+    fifo = str(tmp_path / "scores.fifo")
+    os.mkfifo(fifo)
+
+    def feed():
+        with open(fifo, "wb") as f:
+            f.write(_read(train))
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        assert main(["evaluate", fifo, "--json"]) == 0
+    finally:
+        writer.join(timeout=60)
+    assert json.loads(capsys.readouterr().out)["n_target"] > 0
+
+
 @pytest.mark.parametrize("json_output", [False, True])
 def test_metrics_are_printed_when_a_plot_fails(json_output, files, capsys, monkeypatch):
     """A plot that fails at writing time (full disk) costs that plot only."""

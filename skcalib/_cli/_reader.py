@@ -586,8 +586,11 @@ def check_inputs(paths) -> None:
     the training) is checked here with the others.
     """
     for path in paths:
-        if path not in (None, "-"):
-            _Source(path)._open_raw().close()
+        if path in (None, "-"):
+            continue
+        if os.path.exists(path) and not (os.path.isfile(path) or os.path.isdir(path)):
+            continue  # a FIFO is read once: opening it here could lose its data
+        _Source(path)._open_raw().close()
 
 
 def read_scores(
