@@ -116,6 +116,27 @@ class _BasePAVCalibrator(BaseCalibrator):
         "strict": ["boolean"],
     }
 
+    def __new__(cls, *args, **kwargs):
+        # Python's own message for PAVCalibrator("linear") would name this
+        # private class and no parameter
+        if args:
+            import inspect
+
+            names = [
+                p.name
+                for p in inspect.signature(cls.__init__).parameters.values()
+                if p.kind is p.KEYWORD_ONLY
+            ]
+            meant = ", ".join(
+                f"{name}={value!r}" for name, value in zip(names, args, strict=False)
+            )
+            raise TypeError(
+                f"{cls.__name__} takes keyword arguments only; got "
+                f"{', '.join(map(repr, args))} by position: write "
+                f"{cls.__name__}({meant}) if that is what you meant."
+            )
+        return super().__new__(cls)
+
     def __init__(
         self,
         *,
@@ -453,6 +474,25 @@ class PAVCalibrator(_BasePAVCalibrator):
     """
 
     _output = "proba"
+
+    def __init__(
+        self,
+        *,
+        interpolation="linear",
+        out_of_bounds="clip",
+        extremes="raw",
+        max_abs_llr=20.0,
+        strict=False,
+        prior=None,
+    ):
+        super().__init__(
+            interpolation=interpolation,
+            out_of_bounds=out_of_bounds,
+            extremes=extremes,
+            max_abs_llr=max_abs_llr,
+            strict=strict,
+            prior=prior,
+        )
 
     def _block_values(self, blocks, n_tar, n_non):
         if self.extremes == "raw":

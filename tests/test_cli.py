@@ -236,10 +236,12 @@ def test_key_may_hold_more_trials_than_the_scores(fast, tmp_path, capsys, monkey
     assert (out["n_target"], out["n_nontarget"]) == (int(y.sum()), int((~y).sum()))
     assert out["eer"] == pytest.approx(skcalib.metrics.eer(y, np.array(s)))
     assert main(["evaluate", "scores.txt", "--key", "key.txt"]) == 0
+    captured = capsys.readouterr()  # a note: on stderr, the data on stdout
+    assert "no score" not in captured.out
     assert (
-        "key.txt: 30 key trials have no score in scores.txt and are left out"
-        in capsys.readouterr().out
-    )
+        "skcalib: note: key.txt: 30 key trials have no score in scores.txt and "
+        "are left out"
+    ) in captured.err
     argv = ["calibrate", "--method", "platt", "--train", "scores.txt"]
     assert main([*argv, "--train-key", "key.txt", "--save-model", "m.pkl"]) == 0
     assert "skcalib: note: key.txt: 30 key trials have no score" in (
@@ -404,6 +406,9 @@ def _calibrators():
         "affine": skcalib.ProperScoringAffineCalibrator(
             alpha=2.0, beta=1.0, p_target=0.3
         ),
+        "beta": skcalib.BetaCalibrator(alpha=2.0, beta=1.0, p_target=0.3),
+        "venn-abers": skcalib.VennAbersCalibrator(),
+        "auto": skcalib.AutoCalibrator(),
     }
 
 
@@ -436,7 +441,9 @@ def _read_values(path, col):
     return rows, np.array([float(r[col]) for r in rows[1:] if r])
 
 
-@pytest.mark.parametrize("method", ["pav-llr", "pav", "platt", "affine"])
+@pytest.mark.parametrize(
+    "method", ["pav-llr", "pav", "platt", "affine", "beta", "venn-abers", "auto"]
+)
 def test_calibrate_matches_estimator(method, data, tmp_path, capsys):
     cals = _calibrators()
     s, y, _ = data
@@ -446,7 +453,7 @@ def test_calibrate_matches_estimator(method, data, tmp_path, capsys):
     out = tmp_path / "out.csv"
     extra = (
         ["--alpha", "2", "--beta", "1", "--p-target", "0.3"]
-        if method == "affine"
+        if method in ("affine", "beta")
         else []
     )
     argv = ["calibrate", "--method", method, "--train", train, "--apply", apply]
@@ -468,6 +475,41 @@ def test_calibrate_matches_estimator(method, data, tmp_path, capsys):
     np.testing.assert_allclose(
         got_p, cals[method].predict_proba(s2)[:, 1], rtol=1e-9, atol=1e-12
     )
+
+
+@pytest.mark.parametrize("method", ["beta", "venn-abers", "auto"])
+def test_newer_calibrators_save_load_and_options(method, data, tmp_path, capsys):
+    s, y, _ = data
+    train = _two_column(tmp_path / "train.txt", s, y)
+    model = str(tmp_path / "m.pkl")
+    argv = ["calibrate", "-q", "--method", method, "--train", train]
+    assert main([*argv, "--save-model", model, "--prior", "0.2"]) == 0
+    cal = joblib.load(model)
+    assert (
+        type(cal).__name__
+        == {
+            "beta": "BetaCalibrator",
+            "venn-abers": "VennAbersCalibrator",
+            "auto": "AutoCalibrator",
+        }[method]
+    )
+    assert cal.prior == 0.2
+    assert main(["calibrate", "--load-model", model, "--apply", train]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    got = np.array([float(r.split()[0]) for r in rows])
+    np.testing.assert_array_equal(got, cal.decision_function(s))
+    if method == "beta":  # the rule options reach BetaCalibrator
+        opts = ["--alpha", "2", "--beta", "0.5", "--p-target", "0.1", "--l2", "0"]
+        assert main([*argv, "--save-model", model, *opts]) == 0
+        params = joblib.load(model).get_params()
+        assert (params["alpha"], params["beta"]) == (2.0, 0.5)
+        assert (params["p_target"], params["l2"]) == (0.1, 0.0)
+    else:
+        assert main([*argv, "--save-model", model, "--p-target", "0.1"]) == 2
+        assert capsys.readouterr().err == (
+            "skcalib: error: --p-target applies to --method affine and beta only, "
+            f"not {method}.\n"
+        )
 
 
 def test_calibrate_trials_format_and_model_roundtrip(data, tmp_path, capsys):
@@ -581,6 +623,41 @@ def test_demo_json_in_process(tmp_path, capsys):
         assert m["min_dcf"] <= m["actual_dcf"] + 1e-12
 
 
+def test_demo_shows_newer_calibrators_and_no_infinite_cllr(tmp_path, capsys):
+    from sklearn.naive_bayes import GaussianNB
+
+    from skcalib._cli._demo import _draw
+
+    plot = tmp_path / "demo.png"
+    argv = ["demo", "--plot", str(plot), "--n-test", "1000"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    rows = {ln.split()[0]: ln.split()[1:] for ln in captured.out.splitlines()}
+    for name in ("BetaCalibrator", "VennAbersCalibrator", "AutoCalibrator"):
+        assert name in rows and len(rows[name]) == 5
+    # every Cllr of the table is finite: no row of probability-0/1 ends
+    assert "inf" not in captured.out and "PAVCalibrator " not in captured.out
+    # why scikit-learn's isotonic fit is left out: a note on stderr, with the
+    # count of its confidently wrong test trials, recomputed here
+    train, cal, test = _draw(500, 500, 1000, 0)
+    clf = GaussianNB().fit(train[0], train[1])
+
+    def log_odds(X):
+        log_proba = clf.predict_log_proba(X)
+        return log_proba[:, 1] - log_proba[:, 0]
+
+    p = skcalib.PAVCalibrator().fit(log_odds(cal[0]), cal[1])
+    p = p.predict_proba(log_odds(test[0]))[:, 1]
+    n_wrong = int(np.sum((p == 0) & (test[1] == 1)) + np.sum((p == 1) & (test[1] == 0)))
+    assert n_wrong > 0
+    assert (
+        "skcalib: note: PAVCalibrator (scikit-learn's isotonic regression) is not "
+        "in the table: its two end blocks give probability 0 or 1, an infinite "
+        f"LLR, and {n_wrong} of the 1000 test trials lie there on the wrong side"
+    ) in captured.err
+    assert "inf" not in captured.out
+
+
 def test_progress_line():
     stream = io.StringIO()
     p = Progress(False, delay=0.0, stream=stream)
@@ -670,9 +747,11 @@ def test_messages(tmp_path, capsys, monkeypatch):
     assert "k.txt, line 2: unknown label 'zz'" in capsys.readouterr().err
     # affine-only options with another method
     assert main([*train, "ok.txt", "--apply", "ok.txt", "--alpha", "2"]) == 2
-    assert "--alpha applies to --method affine only" in capsys.readouterr().err
+    assert "--alpha applies to --method affine and beta only, not pav-llr" in (
+        capsys.readouterr().err
+    )
     assert main([*train, "ok.txt", "--apply", "ok.txt", "--l2", "0"]) == 2
-    assert "--l2 applies to --method affine only" in capsys.readouterr().err
+    assert "--l2 applies to --method affine and beta only" in capsys.readouterr().err
 
 
 def _strict_json(text):
@@ -695,10 +774,12 @@ def test_json_infinities_are_strict_json(tmp_path, capsys):
 def test_infinite_cllr_is_explained(tmp_path, capsys):
     path = _write(tmp_path / "s.txt", "inf 0\n-inf 1\n-inf 1\n1.0 1\n-1 0\n")
     assert main(["evaluate", path]) == 0
-    out = capsys.readouterr().out
-    assert "Cllr is infinite: 3 trials are confidently wrong" in out
-    assert "2 target trials at LLR -inf, 1 non-target trials at +inf" in out
-    assert "extremes='raw'" in out
+    captured = capsys.readouterr()  # a note: on stderr, the data on stdout
+    assert "confidently" not in captured.out and "Cllr" in captured.out
+    err = captured.err
+    assert "skcalib: note: Cllr is infinite: 3 trials are confidently wrong" in err
+    assert "2 target trials at LLR -inf, 1 non-target trials at +inf" in err
+    assert "extremes='raw'" in err
 
 
 # --- demo sizes ----------------------------------------------------------------

@@ -151,6 +151,254 @@ def test_outputs_keep_their_mode_and_special_files(files, capsys):
     assert not os.path.isfile(os.devnull)
 
 
+# --- outputs and inputs are checked before any work -------------------------------
+
+
+def _no_work(monkeypatch):
+    """Make every command's first step of real work fail the test."""
+    from skcalib._cli import _commands, _demo, _fuse
+
+    def work(*args, **kwargs):
+        raise AssertionError("the command started its work")
+
+    monkeypatch.setattr(_commands, "read_scores", work)
+    monkeypatch.setattr(_fuse, "read_scores", work)
+    monkeypatch.setattr(_demo, "_draw", work)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["evaluate", "{train}", "--plot", "{tmp}/nodir/b.png"],
+            "(--plot): '{tmp}/nodir' does not exist",
+        ),
+        (
+            ["evaluate", "{train}", "--det", "{tmp}/det.pngg"],
+            "(--det): unknown image format 'pngg'",
+        ),
+        (
+            ["evaluate", "{train}", "--tippett", "{tmp}"],
+            "is a directory (--tippett names a file",
+        ),
+        (
+            ["evaluate", "{train}", "--plot", "{train}/b.png"],
+            "(--plot): '{train}' is not a folder",
+        ),
+        (
+            ["evaluate", "{train}", "--ci", "0.95", "--det", "{tmp}/d.xyz"],
+            "(--det): unknown image format 'xyz'",
+        ),
+        (
+            [
+                "calibrate",
+                "--method",
+                "pav",
+                "--train",
+                "{train}",
+                "--apply",
+                "{apply}",
+                "-o",
+                "{tmp}/nodir/o.txt",
+            ],
+            "(-o): '{tmp}/nodir' does not exist",
+        ),
+        (
+            [
+                "calibrate",
+                "--method",
+                "pav",
+                "--train",
+                "{train}",
+                "--save-model",
+                "{tmp}",
+            ],
+            "is a directory (--save-model",
+        ),
+        (
+            [
+                "fuse",
+                "--train",
+                "{train}",
+                "{train}",
+                "--apply",
+                "{apply}",
+                "{apply}",
+                "-o",
+                "{tmp}/nodir/f.txt",
+            ],
+            "(-o): '{tmp}/nodir' does not exist",
+        ),
+        (
+            [
+                "fuse",
+                "--train",
+                "{train}",
+                "{train}",
+                "--save-model",
+                "{tmp}/nodir/m.pkl",
+            ],
+            "(--save-model): '{tmp}/nodir' does not exist",
+        ),
+        (
+            ["demo", "--plot", "{tmp}/demo.jpgg"],
+            "(--plot): unknown image format 'jpgg'",
+        ),
+    ],
+    ids=[
+        "plot-folder",
+        "det-format",
+        "tippett-dir",
+        "plot-under-file",
+        "ci-det",
+        "calibrate-o",
+        "calibrate-model",
+        "fuse-o",
+        "fuse-model",
+        "demo-plot",
+    ],
+)
+def test_bad_outputs_are_refused_before_any_work(
+    argv, message, files, capsys, monkeypatch
+):
+    tmp_path, train, apply = files
+    fill = {"tmp": str(tmp_path), "train": train, "apply": apply}
+    _no_work(monkeypatch)
+    assert main([a.format(**fill) for a in argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("skcalib: error: ") and captured.err.count("\n") == 1
+    assert message.format(**fill) in captured.err
+    assert _leftovers(tmp_path) == []
+
+
+def test_unwritable_folder_is_refused_before_any_work(files, capsys, monkeypatch):
+    from skcalib._cli import _output
+
+    tmp_path, train, apply = files
+    _no_work(monkeypatch)
+    if os.geteuid() != 0:  # root writes anywhere: a read-only folder cannot fail
+        locked = tmp_path / "locked"
+        locked.mkdir()
+        locked.chmod(0o500)
+        assert main(["evaluate", train, "--plot", str(locked / "b.png")]) == 2
+        assert "cannot write (--plot): Permission denied." in capsys.readouterr().err
+
+    def refused(*args, **kwargs):  # what a read-only mount or an ACL answers
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    monkeypatch.setattr(_output.tempfile, "mkstemp", refused)
+    argv = ["calibrate", "--method", "pav", "--train", train, "--apply", apply]
+    assert main([*argv, "-o", str(tmp_path / "o.txt")]) == 2
+    assert capsys.readouterr().err == (
+        f"skcalib: error: {tmp_path / 'o.txt'}: cannot write (-o): Read-only file "
+        "system.\n"
+    )
+
+
+def test_pgf_without_latex_is_refused_before_any_work(files, capsys, monkeypatch):
+    import shutil
+
+    import matplotlib
+
+    tex = matplotlib.rcParams["pgf.texsystem"]
+    if shutil.which(tex) is not None:
+        pytest.skip(f"{tex} is installed: pgf figures can be written")
+    tmp_path, train, _ = files
+    _no_work(monkeypatch)
+    assert main(["evaluate", train, "--plot", str(tmp_path / "b.pgf")]) == 2
+    err = capsys.readouterr().err
+    assert f"the pgf format needs {tex}" in err and err.count("\n") == 1
+
+
+def test_special_output_files_still_accepted(files, capsys):
+    tmp_path, train, apply = files
+    argv = ["calibrate", "--method", "pav", "--train", train, "--apply", apply]
+    assert main([*argv, "-q", "-o", os.devnull]) == 0
+    assert main(["evaluate", train, "-q", "--plot", str(tmp_path / "plain")]) == 0
+    assert _read(tmp_path / "plain").startswith(b"\x89PNG")  # no extension: PNG
+    capsys.readouterr()
+
+
+def test_missing_input_is_refused_before_training(files, capsys, monkeypatch):
+    from skcalib._cli import _commands, _fuse
+
+    tmp_path, train, apply = files
+
+    def fit(*args, **kwargs):
+        raise AssertionError("trained before checking --apply")
+
+    monkeypatch.setattr(_commands, "make_calibrator", fit)
+    monkeypatch.setattr(_fuse, "_train", fit)
+    missing = str(tmp_path / "aply.txt")
+    argv = ["calibrate", "--method", "pav", "--train", train, "--apply", missing]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"skcalib: error: {missing}: no such file.\n"
+    argv = ["fuse", "--train", train, train, "--apply", apply, missing]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"skcalib: error: {missing}: no such file.\n"
+    key = str(tmp_path / "key.txt")
+    assert main(["evaluate", train, "--key", key]) == 2
+    assert capsys.readouterr().err == f"skcalib: error: {key}: no such file.\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes")
+def test_named_pipe_input_is_not_opened_by_the_check(files, capsys):
+    """A FIFO is read once: the check before the work must not open it."""
+    import threading
+
+    tmp_path, train, _ = files
+    fifo = str(tmp_path / "scores.fifo")
+    os.mkfifo(fifo)
+
+    def feed():
+        with open(fifo, "wb") as f:
+            f.write(_read(train))
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        assert main(["evaluate", fifo, "--json"]) == 0
+    finally:
+        writer.join(timeout=60)
+    assert json.loads(capsys.readouterr().out)["n_target"] > 0
+
+
+@pytest.mark.parametrize("json_output", [False, True])
+def test_metrics_are_printed_when_a_plot_fails(json_output, files, capsys, monkeypatch):
+    """A plot that fails at writing time (full disk) costs that plot only."""
+    from skcalib._cli import _output
+
+    tmp_path, train, _ = files
+    original = _output.save_figure
+
+    def full_disk_for_det(fig, path):
+        if path.endswith("det.png"):
+            with _output.atomic_output(path, "wb"):
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        original(fig, path)
+
+    monkeypatch.setattr(_output, "save_figure", full_disk_for_det)
+    plots = {opt: str(tmp_path / f"{opt}.png") for opt in ("plot", "det", "tippett")}
+    argv = ["evaluate", train, *(a for o, p in plots.items() for a in (f"--{o}", p))]
+    assert main([*argv, "--json"] if json_output else argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"skcalib: error: {plots['det']}: cannot write: No space left on device.\n"
+    )
+    if json_output:
+        out = json.loads(captured.out)
+        assert out["eer"] > 0 and out["plot"] == plots["plot"]
+        assert "det" not in out and out["tippett"] == plots["tippett"]
+    else:
+        assert "EER" in captured.out and "min Cllr" in captured.out
+        assert f"Bayes error plot written to {plots['plot']}" in captured.out
+        assert f"Tippett plot written to {plots['tippett']}" in captured.out
+        assert "DET plot written" not in captured.out
+    assert os.path.exists(plots["plot"]) and os.path.exists(plots["tippett"])
+    assert not os.path.exists(plots["det"]) and _leftovers(tmp_path) == []
+
+
 # --- standard output: closed pipes and full devices -----------------------------
 
 

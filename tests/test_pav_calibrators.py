@@ -85,6 +85,23 @@ def test_bad_parameters(Cal, params):
 
 
 @pytest.mark.parametrize("Cal", CALIBRATORS)
+def test_positional_or_unknown_arguments_name_the_public_class(Cal):
+    """PAVCalibrator("linear") names PAVCalibrator and the parameter meant,
+    not the private base class."""
+    name = Cal.__name__
+    with pytest.raises(TypeError) as info:
+        Cal("linear")
+    assert str(info.value) == (
+        f"{name} takes keyword arguments only; got 'linear' by position: write "
+        f"{name}(interpolation='linear') if that is what you meant."
+    )
+    with pytest.raises(TypeError, match=f"^{name}.__init__.. got an unexpected"):
+        Cal(interp="linear")
+    cal = pickle.loads(pickle.dumps(Cal(interpolation="step")))  # unaffected
+    assert cal.get_params()["interpolation"] == "step"
+
+
+@pytest.mark.parametrize("Cal", CALIBRATORS)
 def test_out_of_bounds_options(Cal):
     s, y, _ = _data()
     cal = Cal(out_of_bounds="raise").fit(s, y)

@@ -232,6 +232,60 @@ def test_legend_inside_axes_given_by_the_caller():
             assert not a.overlaps(b), [t.get_text() for t in labels]
 
 
+def _hidden_by_legend(ax, renderer):
+    """The lines of ``ax`` with a point under its legend or crossing it
+    (where they are drawn: inside the axes)."""
+    from matplotlib.transforms import Bbox
+
+    box = Bbox.intersection(
+        ax.get_legend().get_window_extent(renderer), ax.get_window_extent(renderer)
+    )
+    if box is None:  # the legend is beside the axes
+        return []
+    hidden = []
+    for line in ax.get_lines():
+        xy = line.get_transform().transform(line.get_xydata())
+        path = line.get_transform().transform_path(line.get_path())
+        inside = (
+            (xy[:, 0] >= box.x0)
+            & (xy[:, 0] <= box.x1)
+            & (xy[:, 1] >= box.y0)
+            & (xy[:, 1] <= box.y1)
+        )
+        if inside.any() or path.intersects_bbox(box, filled=False):
+            hidden.append(line.get_label())
+    return hidden
+
+
+@pytest.mark.parametrize("layout", ["tight", "constrained"])
+@pytest.mark.parametrize("n_systems", [1, 2])
+def test_legend_on_the_callers_axes_hides_no_curve(n_systems, layout):
+    """The legend was put in the upper right corner whatever lay there: with
+    a second system it hid one's curve and markers. Now it goes where it
+    hides nothing: inside when there is such a place, else beside the axes,
+    where the caller's layout makes room for it."""
+    rng = np.random.default_rng(0)
+    fig, ax = plt.subplots(
+        figsize=(6, 6), layout="constrained" if layout == "constrained" else None
+    )
+    for name, shift, spread in (("A", 2.0, 1.0), ("C", 1.2, 1.5))[:n_systems]:
+        y = rng.random(3000) < 0.3
+        llr = rng.normal(size=3000) * spread + shift * y - 1
+        DETDisplay.from_predictions(
+            y, llr, llr=True, p_target=[0.01, 0.1], name=name, ax=ax
+        )
+    if layout == "tight":
+        fig.tight_layout()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    assert _hidden_by_legend(ax, renderer) == []
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert _inside(legend, fig.bbox)
+    if n_systems == 1:  # room enough inside the axes
+        assert _inside(legend, ax.get_window_extent(renderer))
+    plt.close(fig)
+
+
 def test_command_line_det_plot_is_not_cut(tmp_path):
     """``skcalib evaluate --det``: nothing is drawn across the image's edges
     (the legend beside the axes was cut off by the right edge)."""

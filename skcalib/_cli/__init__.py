@@ -8,7 +8,8 @@
                             [--ci-method {percentile,basic,bca}]
                             [--groups {model,segment}] [--n-resamples N]]
                             [--json]
-    skcalib calibrate --method {pav-llr,pav,platt,affine} --train TRAIN
+    skcalib calibrate --method {pav-llr,pav,platt,affine,beta,venn-abers,auto}
+                      --train TRAIN
                       [--train-key KEY] --apply SCORES [-o OUT]
                       [--save-model FILE | --load-model FILE]
     skcalib fuse --train TRAIN1 TRAIN2 ... [--train-key KEY]
@@ -29,7 +30,8 @@ starting with ``#`` are ignored; a first line naming its columns, e.g.
 
 Malformed input exits with status 2 and a one-line message naming the file
 and the line; nothing in this package prints a traceback for bad input.
-Output files are replaced only once completely written. Only this module,
+Every output path and input file is checked before any work; output files
+are replaced only once completely written. Only this module,
 the parser (:mod:`._parser`) and :mod:`._common` are imported for ``--help``
 and ``--version``: the commands import NumPy, scikit-learn and matplotlib
 when they run.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 import sys
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._common import InputError, Progress, duration, note, warnings_as_notes
+from ._common import PROG, InputError, Progress, duration, note, warnings_as_notes
 from ._model import load_model, refuse_training_options, save_model
 from ._output import (
     ROWS,
@@ -18,11 +19,13 @@ from ._output import (
     evaluation_json,
     evaluation_plots,
     evaluation_text,
+    infinite_cllr_note,
     percent,
     resample_unit,
 )
 from ._reader import (
     ScoreFile,
+    check_inputs,
     read_scores,
     require_both_classes,
     require_finite,
@@ -277,13 +280,24 @@ def cmd_evaluate(args) -> int:
     check_outputs(
         {"--plot": args.plot, "--det": args.det, "--tippett": args.tippett},
         {"SCORES": args.scores, "--key": args.key},
+        figures=("--plot", "--det", "--tippett"),
     )
+    check_inputs([args.scores, args.key])
     progress = Progress(args.quiet)
     result = evaluate(args, progress)
-    evaluation_plots(result, args, progress)
+    failed = evaluation_plots(result, args, progress)
     progress.done()
-    print(evaluation_json(result, args) if args.json else evaluation_text(result, args))
-    return 0
+    note(unscored_note(result.scores), quiet=args.quiet)
+    if math.isinf(result.metrics["cllr"]):
+        note(infinite_cllr_note(*result.confidently_wrong), quiet=args.quiet)
+    # the metrics cost the work: printed even if a plot could not be written
+    shown = argparse.Namespace(**{**vars(args), **dict.fromkeys(failed)})
+    print(
+        evaluation_json(result, shown) if args.json else evaluation_text(result, shown)
+    )
+    for exc in failed.values():
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+    return 2 if failed else 0
 
 
 # --------------------------------------------------------------- calibration
@@ -292,7 +306,14 @@ _CALIBRATORS = {
     "pav": "PAVCalibrator",
     "platt": "PlattCalibrator",
     "affine": "ProperScoringAffineCalibrator",
+    "beta": "BetaCalibrator",
+    "venn-abers": "VennAbersCalibrator",
+    "auto": "AutoCalibrator",
 }
+
+#: The methods trained on a proper scoring rule, which --alpha, --beta,
+#: --p-target and --l2 shape.
+_RULE_METHODS = ("affine", "beta")
 
 #: Options that only shape a calibrator being trained (dest, flag).
 TRAINING_OPTIONS = (
@@ -312,7 +333,7 @@ def make_calibrator(args):
     if cls is None:
         raise InputError(f"this skcalib build has no {_CALIBRATORS[args.method]}.")
     kwargs = {"prior": args.prior}
-    if args.method == "affine":
+    if args.method in _RULE_METHODS:
         kwargs["alpha"] = 1.0 if args.alpha is None else args.alpha
         kwargs["beta"] = 1.0 if args.beta is None else args.beta
         kwargs["p_target"] = 0.5 if args.p_target is None else args.p_target
@@ -321,7 +342,10 @@ def make_calibrator(args):
     else:
         for dest, flag in TRAINING_OPTIONS[1:5]:
             if getattr(args, dest) is not None:
-                raise InputError(f"{flag} applies to --method affine only.")
+                raise InputError(
+                    f"{flag} applies to --method {' and '.join(_RULE_METHODS)} "
+                    f"only, not {args.method}."
+                )
     return cls(**kwargs)
 
 
@@ -347,6 +371,7 @@ def cmd_calibrate(args) -> int:
     )
     if [args.train, args.apply].count("-") > 1:
         raise InputError("only one input can be standard input (-).")
+    check_inputs([args.train, args.train_key, args.apply])
     progress = Progress(args.quiet)
     if args.load_model is not None:
         model = load_model(args.load_model, "calibrate")

@@ -8,15 +8,29 @@ import math
 import numpy as np
 
 from ._commands import application, confidently_wrong, metrics_table, scored_trials
-from ._common import Progress, json_number, warnings_as_notes
+from ._common import Progress, json_number, note, warnings_as_notes
 from ._output import ROWS, app_line, bayes_error_plot, check_outputs, fmt
 
 _DEMO_CALIBRATORS = (
-    "PAVCalibrator",
     "PAVLLRCalibrator",
     "PlattCalibrator",
     "ProperScoringAffineCalibrator",
+    "BetaCalibrator",
+    "VennAbersCalibrator",
+    "AutoCalibrator",
 )
+
+
+def _isotonic_note(n_wrong: int, n_test: int) -> str:
+    """Why the table has no PAVCalibrator row (scikit-learn's isotonic fit)."""
+    return (
+        "PAVCalibrator (scikit-learn's isotonic regression) is not in the table: "
+        "its two end blocks give probability 0 or 1, an infinite LLR, and "
+        f"{n_wrong} of the {n_test} test trials lie there on the wrong side, "
+        f"so its Cllr is {'infinite' if n_wrong else 'finite here, by luck'}; "
+        "PAVLLRCalibrator is the same fit with finite LLRs at the ends "
+        "(extremes='succession')."
+    )
 
 
 def _draw(n_train: int, n_cal: int, n_test: int, random_state: int):
@@ -39,7 +53,7 @@ def cmd_demo(args) -> int:
 
     import skcalib
 
-    check_outputs({"--plot": args.plot}, {})
+    check_outputs({"--plot": args.plot}, {}, figures=("--plot",))
     progress = Progress(args.quiet)
     # Rakotomalala's protocol: train / tuning (calibration) / test sets from the
     # two-class waveform data; naive Bayes gives badly calibrated scores.
@@ -61,22 +75,17 @@ def cmd_demo(args) -> int:
             cal_model = cls().fit(raw_cal, cal[1])
             systems.append((name, cal_model.decision_function(raw_te)))
             progress.update(f"{name} fitted")
+        isotonic = skcalib.PAVCalibrator().fit(raw_cal, cal[1])
+        with np.errstate(divide="ignore"):  # its 0/1 ends: infinite LLRs
+            isotonic_llr = isotonic.decision_function(raw_te)
     systems.append(("true LLR (Bayes, reference)", test[2]))
     y_te = test[1].astype(bool)
     trials = {name: scored_trials(y_te, llr) for name, llr in systems}
     results = {name: metrics_table(trials[name], args) for name, _ in systems}
     wrong = {name: sum(confidently_wrong(y_te, llr)) for name, llr in systems}
+    isotonic_wrong = sum(confidently_wrong(y_te, isotonic_llr))
 
     plotted = [(name, trials[name], i == 0) for i, (name, _) in enumerate(systems[:-1])]
-    # PAV's LLRs are PAV-LLR's except at the two end blocks, so its curve
-    # lies under PAV-LLR's: drawn wide and pale beneath it, and said so
-    under = {"linewidth": 6, "alpha": 0.35, "zorder": 1, "solid_capstyle": "butt"}
-    plotted = [
-        (*p, under | {"label": f"{p[0]}: actual DCF (= PAV-LLR except at the ends)"})
-        if p[0] == "PAVCalibrator"
-        else p
-        for p in plotted
-    ]
     progress.update(f"writing {args.plot}")
     bayes_error_plot(
         plotted,
@@ -85,6 +94,15 @@ def cmd_demo(args) -> int:
         "Two-class waveform, naive Bayes: calibrated vs raw scores",
     )
     progress.done()
+    note(_isotonic_note(isotonic_wrong, n_test), quiet=args.quiet)
+    for name, m in results.items():
+        if math.isinf(m["cllr"]):
+            note(
+                f"{name}: Cllr is infinite: {wrong[name]} test trials are "
+                "confidently wrong (probability 0 or 1, an infinite LLR, for a "
+                "trial of the other class).",
+                quiet=args.quiet,
+            )
     if args.json:
         print(
             json.dumps(
@@ -122,13 +140,5 @@ def cmd_demo(args) -> int:
     for name, m in results.items():
         cells = "  ".join(f"{fmt(t, m[k]):>15}" for _, k, t in ROWS)
         print(f"{name:<{name_width}}  {cells}")
-    for name, m in results.items():
-        if math.isinf(m["cllr"]):
-            print(
-                f"{name}: Cllr is infinite: {wrong[name]} test trials are "
-                "confidently wrong (probability 0 or 1, an infinite LLR, for a "
-                "trial of the other class); PAVLLRCalibrator's default "
-                "extremes='succession' avoids it."
-            )
     print(f"Bayes error plot written to {args.plot}")
     return 0

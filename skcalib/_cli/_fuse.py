@@ -17,6 +17,7 @@ from ._model import load_model, refuse_training_options, save_model
 from ._output import check_outputs
 from ._reader import (
     ScoreFile,
+    check_inputs,
     read_scores,
     require_both_classes,
     require_finite,
@@ -171,6 +172,7 @@ def _check_options(args) -> None:
     check_outputs({"-o": args.out, "--save-model": args.save_model}, inputs)
     if [*(args.train or ()), *(args.apply or ()), args.train_key].count("-") > 1:
         raise InputError("only one input can be standard input (-).")
+    check_inputs([*(args.train or ()), args.train_key, *(args.apply or ())])
 
 
 def _train(args, progress):

@@ -16,7 +16,6 @@ import stat
 import tempfile
 
 from ._common import InputError, json_number
-from ._reader import unscored_note
 
 
 def _cannot_write(path: str, exc: OSError) -> InputError:
@@ -80,11 +79,15 @@ def _remove(path: str) -> None:
         os.unlink(path)
 
 
-def check_outputs(outputs: dict, inputs: dict) -> None:
-    """Refuse an output file that is one of the inputs or another output.
+def check_outputs(outputs: dict, inputs: dict, *, figures=()) -> None:
+    """Refuse, before any work, an output that cannot be written.
 
     ``outputs`` and ``inputs`` map option names (``-o``, ``--train``, ...) to
-    paths (``None`` and ``-`` are skipped).
+    paths (``None`` and ``-`` are skipped); the options in ``figures`` write
+    images, whose format is read from the file's extension. An output is
+    refused if it is one of the inputs or another output, a directory, in a
+    folder that does not exist or cannot be written, or (a figure) of an
+    unknown format: a typo costs one line, not the work before the write.
     """
     seen: list = []
     for out_opt, out in outputs.items():
@@ -105,6 +108,38 @@ def check_outputs(outputs: dict, inputs: dict) -> None:
                     f"{out}: the same file is given to {other_opt} and {out_opt}."
                 )
         seen.append((out_opt, out))
+        _check_writable(out, out_opt)
+        if out_opt in figures:
+            figure_format(out, out_opt)
+
+
+def _check_writable(path: str, option: str) -> None:
+    """Refuse ``path`` unless :func:`atomic_output` can write it."""
+    target = os.path.realpath(path)
+    if os.path.isdir(target):
+        raise InputError(f"{path}: is a directory ({option} names a file to write).")
+    if os.path.exists(target) and not os.path.isfile(target):
+        # a special file (/dev/null, a FIFO) is written directly
+        if not os.access(target, os.W_OK):
+            raise InputError(f"{path}: cannot write ({option}): permission denied.")
+        return
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
+        shown = os.path.dirname(path) or "."
+        why = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise InputError(f"{path}: cannot write ({option}): {shown!r} {why}.")
+    # the one sure test of a folder (permissions, ACLs, a read-only mount):
+    # create the temporary file atomic_output would, and remove it
+    try:
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{os.path.basename(target)}.", suffix=".part", dir=folder
+        )
+    except OSError as exc:
+        raise InputError(
+            f"{path}: cannot write ({option}): {exc.strerror or exc}."
+        ) from None
+    os.close(fd)
+    _remove(tmp)
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -156,6 +191,7 @@ def app_line(args, app) -> str:
 
 
 def infinite_cllr_note(n_tar_wrong: int, n_non_wrong: int) -> str:
+    """Why Cllr is infinite: a note for stderr (the count is in the JSON)."""
     return (
         f"Cllr is infinite: {n_tar_wrong + n_non_wrong} trials are confidently "
         f"wrong ({n_tar_wrong} target trials at LLR -inf, {n_non_wrong} "
@@ -174,8 +210,6 @@ def evaluation_text(result, args) -> str:
         f"{result.scores.path}: {n_tar + n_non} trials ({n_tar} target, {n_non} "
         "non-target); scores read as natural-log LLRs"
     ]
-    if result.scores.n_unscored:
-        lines.append(unscored_note(result.scores))
     lines.append(app_line(args, result.app))
     intervals = result.intervals
     if intervals is not None:
@@ -191,8 +225,6 @@ def evaluation_text(result, args) -> str:
             low, high = (fmt(template, v) for v in intervals[key])
             line += f"  [{low}, {high}]"
         lines.append(line)
-    if math.isinf(result.metrics["cllr"]):
-        lines.append(infinite_cllr_note(*result.confidently_wrong))
     for option, what in PLOTS:
         if getattr(args, option):
             lines.append(f"{what} written to {getattr(args, option)}")
@@ -231,24 +263,31 @@ def evaluation_json(result, args) -> str:
 
 
 # ---------------------------------------------------------------------- plots
-def evaluation_plots(result, args, progress) -> None:
+def evaluation_plots(result, args, progress) -> dict:
     """Write the plots that ``args`` asks of ``evaluate`` (``result``: an
-    ``Evaluation``)."""
+    ``Evaluation``); return the error of each plot not written, by option."""
     name, trials = result.name, result.trials
-    if args.plot:
-        progress.update(f"writing {args.plot}")
-        bayes_error_plot(
-            [(name, trials, True)],
-            args.plot,
-            result.app,
-            f"Bayes error plot: {name}",
-        )
-    if args.det:
-        progress.update(f"writing {args.det}")
-        det_plot(name, trials, args.det, result.app, f"DET plot: {name}")
-    if args.tippett:
-        progress.update(f"writing {args.tippett}")
-        tippett_plot(name, trials, args.tippett, f"Tippett plot: {name}")
+    writers = {
+        "plot": lambda path: bayes_error_plot(
+            [(name, trials, True)], path, result.app, f"Bayes error plot: {name}"
+        ),
+        "det": lambda path: det_plot(
+            name, trials, path, result.app, f"DET plot: {name}"
+        ),
+        "tippett": lambda path: tippett_plot(
+            name, trials, path, f"Tippett plot: {name}"
+        ),
+    }
+    failed = {}
+    for option, _ in PLOTS:
+        path = getattr(args, option)
+        if path:
+            progress.update(f"writing {path}")
+            try:
+                writers[option](path)
+            except InputError as exc:  # the other plots and the metrics go on
+                failed[option] = exc
+    return failed
 
 
 def _pyplot():
@@ -323,13 +362,39 @@ def tippett_plot(name, trials, path: str, title: str) -> None:
         plt.close(fig)
 
 
+def figure_format(path: str, option: str | None = None) -> str:
+    """The image format of ``path``, from its extension (``png`` if none)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    what = "cannot write the plot" + (f" ({option})" if option else "")
+    ext = os.path.splitext(path)[1].lstrip(".").lower() or "png"
+    known = FigureCanvasAgg.get_supported_filetypes()
+    if ext not in known:
+        raise InputError(
+            f"{path}: {what}: unknown image format "
+            f"{ext!r} (use one of " + ", ".join(sorted(known)) + ")."
+        )
+    if ext == "pgf":
+        import shutil
+
+        import matplotlib
+
+        tex = matplotlib.rcParams["pgf.texsystem"]
+        if shutil.which(tex) is None:
+            raise InputError(
+                f"{path}: {what}: the pgf format needs "
+                f"{tex} (LaTeX), which is not installed; use pdf or svg."
+            )
+    return ext
+
+
 def save_figure(fig, path: str) -> None:
     """Save ``fig`` to ``path`` (format from its extension), atomically."""
-    ext = os.path.splitext(path)[1].lstrip(".").lower() or "png"
-    if ext not in fig.canvas.get_supported_filetypes():
-        raise InputError(
-            f"{path}: cannot write the plot: unknown image format {ext!r} (use "
-            "one of " + ", ".join(sorted(fig.canvas.get_supported_filetypes())) + ")."
-        )
+    ext = figure_format(path)
     with atomic_output(path, "wb") as f:
-        fig.savefig(f, format=ext, dpi=100)
+        try:
+            fig.savefig(f, format=ext, dpi=100)
+        except (RuntimeError, ValueError) as exc:  # a backend's own failure
+            raise InputError(
+                f"{path}: cannot write the plot: " + " ".join(str(exc).split())
+            ) from None

@@ -16,7 +16,7 @@ from ._common import JSON_INFINITY_HELP, PROG
 __all__ = ["build_parser"]
 
 _LABEL_HELP = "1/0, target/nontarget, tar/non, true/false, +1/-1"
-_METHODS = ("pav-llr", "pav", "platt", "affine")
+_METHODS = ("pav-llr", "pav", "platt", "affine", "beta", "venn-abers", "auto")
 _DEMO_MIN_SAMPLES = 2  # one sample of each class
 
 
@@ -250,8 +250,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--method",
         choices=_METHODS,
         help="pav-llr (PAVLLRCalibrator), pav (PAVCalibrator), "
-        "platt (PlattCalibrator) or affine "
-        "(ProperScoringAffineCalibrator); required with --train",
+        "platt (PlattCalibrator), affine (ProperScoringAffineCalibrator), "
+        "beta (BetaCalibrator, scores read as log-odds), venn-abers "
+        "(VennAbersCalibrator) or auto (AutoCalibrator: cross-validated "
+        "stacking of temperature, Platt and PAV); required with --train",
     )
     ca.add_argument(
         "--train", metavar="TRAIN", help="labelled training scores ('-': stdin)"
@@ -269,12 +271,13 @@ def build_parser() -> argparse.ArgumentParser:
         ca,
         output="write calibrated LLRs (default) or target "
         "probabilities at the calibrator's prior",
-        alpha="affine: Beta-family rule parameter alpha (default 1)",
-        beta="affine: Beta-family rule parameter beta (default 1)",
-        p_target="affine: target prior of the application the objective is tuned "
+        alpha="affine, beta: Beta-family rule parameter alpha (default 1)",
+        beta="affine, beta: Beta-family rule parameter beta (default 1)",
+        p_target="affine, beta: target prior of the application the objective is tuned "
         "for (default 0.5)",
-        l2="affine: L2 penalty on the slope per standard deviation of the "
-        "training scores (default 1e-5; 0: the exact unpenalized fit)",
+        l2="affine, beta: L2 penalty (default 1e-5; 0: the exact unpenalized "
+        "fit), for affine on the slope per standard deviation of the training "
+        "scores, for beta on a^2 + b^2",
         prior="prior that turns calibrated LLRs into probabilities for "
         "--output proba (default: the training proportion of targets)",
         save_model="save the fitted calibrator (joblib pickle)",

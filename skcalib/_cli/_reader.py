@@ -578,6 +578,21 @@ def _match_key_fast(sf: ScoreFile, key_source: _Source, progress):
 
 
 # ------------------------------------------------------------------------- API
+def check_inputs(paths) -> None:
+    """Refuse, before any work, an input file that cannot be opened.
+
+    ``paths`` may hold ``None`` (not given) and ``-`` (standard input, read
+    when its turn comes); a file read after a long step (``--apply`` after
+    the training) is checked here with the others.
+    """
+    for path in paths:
+        if path in (None, "-"):
+            continue
+        if os.path.exists(path) and not (os.path.isfile(path) or os.path.isdir(path)):
+            continue  # a FIFO is read once: opening it here could lose its data
+        _Source(path)._open_raw().close()
+
+
 def read_scores(
     path: str,
     progress: Progress,

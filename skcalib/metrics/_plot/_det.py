@@ -187,7 +187,12 @@ class DETDisplay(_DisplayMixin):
         Parameters
         ----------
         ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
+            Axes to draw on; a new figure is created if None, with the legend
+            beside the axes. On axes of yours the legend goes inside, where
+            it hides no curve or marker, or, if there is no such place (many
+            systems or applications), beside the axes on the right: leave
+            room for it (``fig.tight_layout()``, a layout engine, or
+            ``savefig(..., bbox_inches="tight")``).
         name : str, default=None
             Name of the system in the legend; defaults to ``self.name``.
         plot_hull : bool, default=True
@@ -344,10 +349,14 @@ class DETDisplay(_DisplayMixin):
             ax.set_title("DET curve")
         ax.grid(True, linewidth=0.5, alpha=0.5)
         ax.set_aspect("equal", adjustable="box")
+        beside = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0)}
         if fig.get_gid() == _FIGURE_GID:  # room was left beside the axes
-            ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
-        else:  # someone else's layout: inside, where DET curves seldom go
-            ax.legend(fontsize="small", loc="upper right")
+            ax.legend(fontsize="small", **beside)
+        elif _hides_a_curve(ax, ax.legend(fontsize="small", loc="best")):
+            # someone else's layout: inside where it hides nothing, else
+            # beside the axes (for their layout engine or bbox_inches="tight"
+            # to make room) rather than over the curves
+            ax.legend(fontsize="small", **beside)
 
     @classmethod
     def from_predictions(
@@ -566,3 +575,23 @@ def _applications(p_target, c_miss, c_fa, caller):
         for p in p_targets or [0.5]
     ]
     return apps[: len(p_targets)]
+
+
+def _hides_a_curve(ax, legend) -> bool:
+    """Whether ``legend`` covers a point or crosses a line drawn on ``ax``.
+
+    Measured as the figure stands (``loc='best'`` is placed now for the
+    measure, and again when the figure is drawn); False if the figure's
+    canvas has no renderer at hand to measure text with.
+    """
+    get_renderer = getattr(ax.figure.canvas, "get_renderer", None)
+    if get_renderer is None:
+        return False
+    renderer = get_renderer()
+    ax.apply_aspect()  # the square box the drawing will have
+    box = legend.get_window_extent(renderer)
+    for line in ax.get_lines():
+        path = line.get_transform().transform_path(line.get_path())
+        if box.count_contains(path.vertices) or path.intersects_bbox(box, filled=False):
+            return True
+    return False
