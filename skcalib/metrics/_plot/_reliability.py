@@ -16,8 +16,6 @@ from ._base import _check_matplotlib, _DisplayMixin
 __all__ = ["ReliabilityDisplay"]
 
 _REF_LABEL = "perfectly calibrated"
-# a legend of more entries than this goes beside the axes, not over the curves
-_LEGEND_INSIDE = 4
 
 
 def _histograms(curves: _Curves, edges):
@@ -193,7 +191,7 @@ class ReliabilityDisplay(_DisplayMixin):
             )
         if self.p_target is not None:
             return (
-                f"Posterior probability of the target at prior {self.p_target:g} "
+                f"Posterior probability of the target at prior {self.p_target:.3g} "
                 "(bin mean)",
                 "Observed frequency of targets",
             )
@@ -234,13 +232,13 @@ class ReliabilityDisplay(_DisplayMixin):
         n_curves = np.asarray(self.hist_share).shape[0]
         if ax is None:
             plt = _check_matplotlib(f"{type(self).__name__}.plot")
-            # a legend of many classes goes beside the diagram: a wider figure
-            wide = n_curves + 1 > _LEGEND_INSIDE
+            # the legend goes beside the diagram, where no interval can be
+            # under it: a figure wider than tall, whose layout keeps it inside
             fig, (ax, hist_ax) = plt.subplots(
                 2,
                 1,
                 sharex=True,
-                figsize=(8.8 if wide else 6.4, 7.2),
+                figsize=(8.8, 7.2),
                 gridspec_kw={"height_ratios": [3, 1]},
                 layout="constrained",
             )
@@ -291,11 +289,7 @@ class ReliabilityDisplay(_DisplayMixin):
         ax.set_ylabel(ylabel)
         if not ax.get_title():
             ax.set_title(f"Reliability diagram ({level} Clopper-Pearson intervals)")
-        handles, labels = ax.get_legend_handles_labels()
-        if len(labels) > _LEGEND_INSIDE:
-            ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
-        else:
-            ax.legend(fontsize="small", loc="upper left")
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
         if hist_ax is not None:
             hist_ax.set_xlim(-0.02, 1.02)
             hist_ax.set_xlabel(xlabel)
