@@ -246,7 +246,8 @@ class ReliabilityDisplay(_DisplayMixin):
         prefix = self._legend_prefix(name)
         curve = np.asarray(self.curve)
         if ref_line and _REF_LABEL not in ax.get_legend_handles_labels()[1]:
-            ax.plot([0, 1], [0, 1], ":", color="grey", label=_REF_LABEL)
+            # above the curves: a curve along the diagonal must not hide it
+            ax.plot([0, 1], [0, 1], ":", color="grey", label=_REF_LABEL, zorder=3)
         level = f"{self.confidence_level:.0%}".replace(".0%", "%")
         self.lines_, self.hist_ = [], []
         for k in range(n_curves):
