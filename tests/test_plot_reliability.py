@@ -280,6 +280,29 @@ def test_multiclass_curves_are_binary_curves():
     )
 
 
+@pytest.mark.parametrize("n_bins", [2, 3, 10, 16, 17, 40])
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_values_on_the_edges_fall_in_the_lower_bin(n_bins, strategy):
+    """Up to 16 bins a sample's bin is counted edge by edge, beyond by binary
+    search: both give the ECE's bins (calibration_curve's rule: a value on an
+    interior edge is in the lower bin), also for values on an edge."""
+    rng = np.random.default_rng(n_bins)
+    p = np.r_[np.linspace(0, 1, n_bins + 1), rng.uniform(size=200)]
+    p = np.r_[p, np.round(rng.uniform(size=100), 1)]  # ties on the tenths
+    y = (rng.uniform(size=p.shape[0]) < p).astype(int)
+    curve = reliability_curve(y, p, n_bins=n_bins, strategy=strategy)
+    q = np.linspace(0, 1, n_bins + 1)
+    edges = q if strategy == "uniform" else np.quantile(p, q)
+    bins, counts = np.unique(np.searchsorted(edges[1:-1], p), return_counts=True)
+    np.testing.assert_array_equal(curve.bin, bins)
+    np.testing.assert_array_equal(curve.count, counts)
+    if strategy == "uniform":
+        # (calibration_curve's quantile edges, np.percentile(p, 100 q), can
+        # be an ulp below np.quantile(p, q) and move a value on an edge up)
+        prob_true, _ = calibration_curve(y, p, n_bins=n_bins, strategy=strategy)
+        np.testing.assert_allclose(curve.frequency, prob_true, rtol=1e-12)
+
+
 def test_more_bins_than_samples():
     """Past 2 n + 1024 bins, the bins are found by bisection; same bins."""
     y, p = _binary(n=100, seed=5)
