@@ -5,6 +5,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.special import betainc
 from scipy.stats import binomtest
 from sklearn.calibration import calibration_curve
@@ -152,6 +154,25 @@ def test_interval_ends_for_pure_bins():
     assert curve.frequency.tolist() == [0.0, 1.0]
     assert curve.lower.tolist()[0] == 0.0 and curve.upper.tolist()[1] == 1.0
     assert 0 < curve.upper[0] < 1 and 0 < curve.lower[1] < 1
+
+
+@settings(derandomize=True, database=None, deadline=None, max_examples=80)
+@given(
+    n=st.floats(0.05, 1e6),
+    share=st.floats(0.0, 1.0),
+    levels=st.tuples(st.floats(0.01, 0.999), st.floats(0.01, 0.999)),
+)
+def test_intervals_hold_the_frequency_and_nest(n, share, levels):
+    """For any (effective) count, the interval is in [0, 1], holds k / n, and
+    a higher level gives a wider interval around a narrower one."""
+    k = np.array([share * n])
+    n = np.array([n])
+    low_level, high_level = sorted(levels)
+    lo1, hi1 = _clopper_pearson(k, n, low_level)
+    lo2, hi2 = _clopper_pearson(k, n, high_level)
+    f = k[0] / n[0]
+    assert 0.0 <= lo2[0] <= lo1[0] <= f + 1e-12
+    assert f - 1e-12 <= hi1[0] <= hi2[0] <= 1.0
 
 
 def _simulated_bins(p, y, w, n_bins, strategy):
