@@ -457,6 +457,18 @@ def test_display_from_predictions_draws_the_curve():
     assert disp.ax_.get_ylabel().startswith("Observed frequency")
 
 
+def test_display_level_and_unshared_histogram_axes():
+    y, p = _binary(seed=15)
+    fig, (ax, hist_ax) = plt.subplots(1, 2)
+    disp = ReliabilityDisplay.from_predictions(
+        y, p, confidence_level=0.999, ax=ax, hist_ax=hist_ax
+    )
+    assert "99.9% Clopper-Pearson" in ax.get_title()
+    # side by side, not below: both axes keep their x labels
+    assert ax.get_xlabel() == hist_ax.get_xlabel() != ""
+    assert len(disp.hist_) == 1
+
+
 def test_display_several_systems_share_axes():
     y, p = _binary(seed=11)
     first = ReliabilityDisplay.from_predictions(y, p, name="A")

@@ -248,7 +248,7 @@ class ReliabilityDisplay(_DisplayMixin):
         if ref_line and _REF_LABEL not in ax.get_legend_handles_labels()[1]:
             # above the curves: a curve along the diagonal must not hide it
             ax.plot([0, 1], [0, 1], ":", color="grey", label=_REF_LABEL, zorder=3)
-        level = f"{self.confidence_level:.0%}".replace(".0%", "%")
+        level = f"{100 * self.confidence_level:.4g}%"
         self.lines_, self.hist_ = [], []
         for k in range(n_curves):
             rows = curve == k
@@ -299,7 +299,8 @@ class ReliabilityDisplay(_DisplayMixin):
             hist_ax.set_yscale("log")
             hist_ax.yaxis.set_minor_formatter("")  # powers of ten only
             hist_ax.set_ylabel("Share of samples (log)")
-            ax.tick_params(labelbottom=False)
+        if hist_ax is not None and ax.get_shared_x_axes().joined(ax, hist_ax):
+            ax.tick_params(labelbottom=False)  # the histogram below has them
         else:
             ax.set_xlabel(xlabel)
         self.hist_ax_ = hist_ax
