@@ -97,5 +97,6 @@ def test_files_are_package_data():
     root = Path(skcalib.__file__).resolve().parents[1]
     pyproject = tomllib.loads((root / "pyproject.toml").read_text())
     patterns = pyproject["tool"]["setuptools"]["package-data"]["skcalib"]
-    for f in FILES:
+    for f in (*FILES, "README.md", "LICENSE-APACHE-2.0.txt"):
+        assert (DATA / f).is_file()
         assert any(Path("datasets/data", f).match(p) for p in patterns), f
