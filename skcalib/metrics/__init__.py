@@ -6,7 +6,7 @@ Proper scoring rules on LLRs (:func:`cllr`, :func:`brier_loss`,
 (:func:`rocch`, :func:`eer`), the minimum Cllr, multiclass Bayes decisions
 and their risk, multiclass Cllr and Brier loss (:func:`multiclass_cllr`,
 :func:`multiclass_brier_loss`), the binned ECE (binary, top-label and
-classwise), and scorers for model
+classwise) and reliability curves with intervals, and scorers for model
 selection (:func:`get_scorer`).
 
 All binary metrics go through :class:`ScoredTrials`, which validates the
@@ -29,9 +29,11 @@ from ._plot import (
     BayesErrorDisplay,
     CalibrationTransformDisplay,
     DETDisplay,
+    ReliabilityDisplay,
     ROCConvexHullDisplay,
     TippettDisplay,
 )
+from ._reliability import reliability_curve
 from ._roc import eer, rocch
 from ._scorer import get_scorer, get_scorer_names
 from ._scoring_rules import beta_rule_loss, brier_loss, cllr, min_cllr
@@ -57,11 +59,13 @@ __all__ = [
     "min_dcf",
     "multiclass_brier_loss",
     "multiclass_cllr",
+    "reliability_curve",
     "rocch",
     "top_label_calibration_error",
     "BayesErrorDisplay",
     "CalibrationTransformDisplay",
     "DETDisplay",
+    "ReliabilityDisplay",
     "ROCConvexHullDisplay",
     "TippettDisplay",
 ]

@@ -132,15 +132,10 @@ def _binned_calibration_error(outcome, p, w, n_bins, strategy, norm):
     (the positive class, a correct top-label prediction, class ``k``), ``p``
     the predicted probabilities of it, ``w`` the sample weights or None.
     """
-    if n_bins <= 2 * p.shape[0] + 1024:
-        bin_ids = _bin_ids_from_edges(p, w, n_bins, strategy)
+    bin_ids = _bin_ids(p, w, n_bins, strategy)
+    if _few_bins(n_bins, p.shape[0]):
         n_ids = n_bins
-    else:
-        # More bins than samples: neither the edges nor per-bin totals are
-        # materialized (n_bins=10**9 would take gigabytes); each sample's bin
-        # is found by bisection over the bin index, and only the at most
-        # n_samples non-empty bins are kept.
-        bin_ids = _bin_ids_by_bisection(p, w, n_bins, strategy)
+    else:  # only the at most n_samples non-empty bins are kept
         _, bin_ids = np.unique(bin_ids, return_inverse=True)
         n_ids = int(bin_ids.max()) + 1
     if w is None:
@@ -159,6 +154,27 @@ def _binned_calibration_error(outcome, p, w, n_bins, strategy, norm):
     return float(gap.max())
 
 
+#: Up to this many bins, a sample's bin is counted edge by edge (int8 counts).
+_FEW_BINS = 16
+
+
+def _few_bins(n_bins, n_samples):
+    """Whether ``n_bins`` edges and per-bin totals may be materialized."""
+    return n_bins <= 2 * n_samples + 1024
+
+
+def _bin_ids(p, w, n_bins, strategy):
+    """Bin index in ``0..n_bins-1`` of each probability (the ECE's bins).
+
+    With more bins than samples, neither the edges nor per-bin totals are
+    materialized (``n_bins=10**9`` would take gigabytes): each sample's bin
+    is found by bisection over the bin index.
+    """
+    if _few_bins(n_bins, p.shape[0]):
+        return _bin_ids_from_edges(p, w, n_bins, strategy)
+    return _bin_ids_by_bisection(p, w, n_bins, strategy)
+
+
 def _bin_ids_from_edges(p, w, n_bins, strategy):
     """Bin of each probability, from the materialized bin edges.
 
@@ -172,7 +188,16 @@ def _bin_ids_from_edges(p, w, n_bins, strategy):
         edges = np.quantile(p, q)
     else:
         edges = weighted_quantiles(p, w, q)
-    return np.searchsorted(edges[1:-1], p)
+    interior = edges[1:-1]
+    if n_bins > _FEW_BINS:
+        return np.searchsorted(interior, p)
+    # For a few edges, one comparison per edge (a linear pass each) beats the
+    # binary search of unsorted values several times over (1e6 values, 10
+    # bins: 15 instead of 100 ms); the count of edges below p is the same.
+    ids = np.zeros(p.shape[0], dtype=np.int8)
+    for edge in interior:
+        np.add(ids, p > edge, out=ids, casting="unsafe")
+    return ids
 
 
 def _bin_ids_by_bisection(p, w, n_bins, strategy):

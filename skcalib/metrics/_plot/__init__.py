@@ -7,6 +7,7 @@ skcalib never imports it (install the ``plot`` extra to draw).
 from ._bayes_error import BayesErrorDisplay
 from ._calibration_transform import CalibrationTransformDisplay
 from ._det import DETDisplay
+from ._reliability import ReliabilityDisplay
 from ._rocch import ROCConvexHullDisplay
 from ._tippett import TippettDisplay
 
@@ -14,6 +15,7 @@ __all__ = [
     "BayesErrorDisplay",
     "CalibrationTransformDisplay",
     "DETDisplay",
+    "ReliabilityDisplay",
     "ROCConvexHullDisplay",
     "TippettDisplay",
 ]
