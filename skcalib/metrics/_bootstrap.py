@@ -128,12 +128,15 @@ def _trials_statistic(metric, metric_kwargs):
     trial_kwargs = {
         k: kwargs.pop(k) for k in ("sample_weight", "pos_label") if k in kwargs
     }
-    if isinstance(metric, functools.partial) and not metric.args:
-        kwargs = {**metric.keywords, **kwargs}
-        metric = metric.func
-    route = _METRICS.get(metric)
-    if isinstance(route, str):
-        return _Method(route, kwargs), trial_kwargs
+    if _of_trials(metric):
+        if isinstance(metric, functools.partial):
+            if metric.args:
+                raise ValueError(
+                    "`metric` binds positional arguments; bind keywords only."
+                )
+            kwargs = {**metric.keywords, **kwargs}
+            metric = metric.func
+        return _Method(_METRICS[metric], kwargs), trial_kwargs
     if kwargs:
         raise TypeError(
             "Keyword arguments go to skcalib's metrics; a function of the "
@@ -727,12 +730,13 @@ default=None
             sample_weight=trial_kwargs.get("sample_weight"),
             pos_label=trial_kwargs.get("pos_label"),
         )
-    # the metrics on the data: their arguments checked here, once
+    # the resampler first: its points of the kernel give the blocks of the
+    # metrics on the data too (one sort); their arguments are checked there
+    resampler = Resampler(trials, groups)
     points = [
         _one_number(s(trials), m) for s, m in zip(statistics, metrics, strict=True)
     ]
     statistics = [s.checked() if isinstance(s, _Method) else s for s in statistics]
-    resampler = Resampler(trials, groups)
     n_units = resampler.units.n_units
     replicate = _TrialsReplicate(resampler, statistics)
     distribution = _distribution(

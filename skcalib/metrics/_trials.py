@@ -861,7 +861,6 @@ class _ArrangedLayout:
     metric asks, the class-sorted scores and per-trial terms."""
 
     def __init__(self, trials, is_target, x):
-        self._trials = trials
         points = trials._kernel_points()
         n_tar = int(points.tar.sum())
         n_points = points.tar.shape[0]
