@@ -882,16 +882,14 @@ def _count_scored_trials(monkeypatch):
 def test_metrics_table_asks_one_scored_trials(monkeypatch):
     """EER, min DCF, actual DCF, Cllr and min Cllr of ``evaluate`` come from
     one ScoredTrials, sorted once."""
-    from types import SimpleNamespace
-
     from skcalib._cli._commands import metrics_table, scored_trials
+    from skcalib.metrics import Application
 
     rng = np.random.default_rng(0)
     y = (rng.random(500) < 0.3).astype(int)
     llr = rng.normal(size=500) + 2.0 * y
-    args = SimpleNamespace(p_target=0.1, c_miss=1.0, c_fa=2.0)
     built, sorted_ = _count_scored_trials(monkeypatch)
-    table = metrics_table(scored_trials(y, llr), args)
+    table = metrics_table(scored_trials(y, llr), Application(0.1, 1.0, 2.0))
     assert len(built) == 1 and sorted_ == built
     monkeypatch.undo()
     app = {"p_target": 0.1, "c_miss": 1.0, "c_fa": 2.0}

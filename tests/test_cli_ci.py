@@ -197,9 +197,11 @@ def test_long_bootstrap_shows_progress(files, capsys, monkeypatch):
     argv = ["evaluate", files["two"], "--ci", "0.9", "--n-resamples", "30"]
     assert main([*argv, "--ci-method", "bca"]) == 0
     err = capsys.readouterr().err
-    assert "bootstrap 1/5 (EER): 30 of 30 resamples of trials, about" in err
-    assert "bootstrap 5/5 (min Cllr): 1 of 30 resamples" in err
-    assert "bootstrap 2/5 (min DCF): BCa jackknife, 200 of 200 trials left out" in err
+    # every metric on each resample: one count of resamples for the five
+    assert "bootstrap (5 metrics): 30 of 30 resamples of trials, about" in err
+    assert "bootstrap (5 metrics): 1 of 30 resamples" in err
+    assert "bootstrap 1/5 (EER): BCa jackknife, 200 of 200 trials left out" in err
+    assert "bootstrap 5/5 (min Cllr): BCa jackknife, 200 of 200 trials" in err
     assert "left for this metric" in err
     assert main(["-q", *argv]) == 0
     assert capsys.readouterr().err == ""
@@ -267,3 +269,47 @@ def test_tippett_plot_of_extreme_llrs(files, tmp_path, big, capsys):
     assert main(["-q", "evaluate", path, "--tippett", str(png)]) == 0
     assert capsys.readouterr().err == ""
     assert png.stat().st_size > 0
+
+
+def test_ci_resamples_the_one_validated_trials(files, monkeypatch, capsys):
+    # `evaluate --ci` validated the trials 109 times and ran the kernel 7
+    # times at 50 resamples: now one ScoredTrials is built, and the bootstrap
+    # draws every resample of every metric from that object
+    import skcalib.metrics as metrics
+    from skcalib._cli import _commands
+    from skcalib.metrics import ScoredTrials
+
+    built, received, resamples = [], [], []
+    build, bootstrap = _commands.scored_trials, metrics.bootstrap_ci
+
+    def building(y, llr):
+        built.append(build(y, llr))
+        return built[-1]
+
+    def recording(metric, y_true, y_score=None, **kwargs):
+        received.append((y_true, y_score))
+
+        def watched(m):
+            def statistic(t):
+                resamples.append(t)
+                return m(t)
+
+            return statistic
+
+        return bootstrap([watched(m) for m in metric], y_true, y_score, **kwargs)
+
+    monkeypatch.setattr(_commands, "scored_trials", building)
+    monkeypatch.setattr(metrics, "bootstrap_ci", recording)
+    argv = ["evaluate", files["two"], "--ci", "0.95", "--n-resamples", "50", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(built) == 1 and received == [(built[0], None)]
+    # the metrics on the data and on 50 resamples, five metrics each
+    assert len(resamples) == 5 * 51
+    assert sum(t is built[0] for t in resamples) == 5
+    replicas = [t for t in resamples if t is not built[0]]
+    assert all(isinstance(t, ScoredTrials) for t in replicas)
+    # a resample is the trials reweighted, not a validated copy of rows
+    with pytest.raises(ValueError, match="weights over the sorted trials"):
+        replicas[0].as_arrays()
+    assert out["min_dcf"] == min_dcf(files["y"], files["llr"], p_target=0.5)

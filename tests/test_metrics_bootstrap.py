@@ -9,6 +9,7 @@ from scipy.stats import norm
 
 from skcalib.datasets import make_gaussian_scores
 from skcalib.metrics import (
+    ScoredTrials,
     actual_dcf,
     beta_rule_loss,
     bootstrap_ci,
@@ -21,15 +22,14 @@ from skcalib.metrics import (
     rocch,
 )
 from skcalib.metrics._bootstrap import (
+    _ArraysReplicate,
     _interval,
-    _KernelReplicate,
+    _Method,
     _replicates,
-    _RowReplicate,
     _seeds,
-    _statistic,
-    _Units,
-    _WeightedReplicate,
+    _trials_statistic,
 )
+from skcalib.metrics._trials import Resampler, ResamplingUnits
 
 MIN_METRICS = [
     (min_dcf, {"p_target": 0.2}),
@@ -48,9 +48,29 @@ def _data(n=300, ties=False, seed=0):
 
 
 def _row_distribution(metric, y, s, kwargs, groups=None, sample_weight=None, n=50):
-    units = _Units(y.shape[0], groups)
-    rep = _RowReplicate(units, metric, y, s, sample_weight, kwargs)
+    units = ResamplingUnits(y.shape[0], groups)
+    rep = _ArraysReplicate(units, metric, y, s, sample_weight, kwargs, False)
     return _replicates(rep, units.n_units, _seeds(7, n))
+
+
+def _arranged_distribution(metric, y, s, kwargs, n=50):
+    # unit j: the j-th trial of "targets by score, then non-targets by
+    # score"; the metric with the counts of the drawn units as weights
+    yb = y.astype(bool)
+    y_arranged = np.r_[np.ones(yb.sum()), np.zeros((~yb).sum())]
+    s_arranged = np.r_[np.sort(s[yb]), np.sort(s[~yb])]
+    out = []
+    for seed in _seeds(7, n):
+        idx = np.random.default_rng(seed).integers(0, y.shape[0], y.shape[0])
+        w = np.bincount(idx, minlength=y.shape[0])
+        out.append(metric(y_arranged, s_arranged, sample_weight=w, **kwargs))
+    return np.array(out)
+
+
+def _trials_replicate(metric, kwargs, y, s):
+    statistic = _trials_statistic(metric, kwargs)[0]
+    resampler = Resampler(ScoredTrials(y, s))
+    return lambda idx: statistic(resampler(idx))
 
 
 # ------------------------------------------------------------------ errors
@@ -110,8 +130,7 @@ def test_sorted_once_replicate_is_the_weighted_metric(metric, kwargs, ties):
     # of the drawn units as weights on those trials.
     y, s, _ = _data(ties=ties)
     yb = y.astype(bool)
-    units = _Units(y.shape[0], None)
-    rep = _KernelReplicate(units, yb, s, None, _statistic(metric, kwargs))
+    rep = _trials_replicate(metric, kwargs, y, s)
     y_arranged = np.r_[np.ones(yb.sum()), np.zeros((~yb).sum())]
     s_arranged = np.r_[np.sort(s[yb]), np.sort(s[~yb])]
     for seed in range(5):
@@ -137,10 +156,8 @@ def test_min_dcf_replicate_over_many_points(kwargs):
     # as weights.
     y, s, _ = _data(n=6000, seed=3)
     yb = y.astype(bool)
-    rep = _KernelReplicate(
-        _Units(y.shape[0], None), yb, s, None, _statistic(min_dcf, kwargs)
-    )
-    assert rep.n_points > 1024
+    rep = _trials_replicate(min_dcf, kwargs, y, s)
+    assert ScoredTrials(y, s).roc_curve()[0].shape[0] > 1025  # ordered points
     y_arranged = np.r_[np.ones(yb.sum()), np.zeros((~yb).sum())]
     s_arranged = np.r_[np.sort(s[yb]), np.sort(s[~yb])]
     for seed in range(5):
@@ -207,7 +224,10 @@ def test_per_trial_metrics_weighted_replicates_equal_resampled_rows(
     res = bootstrap_ci(
         metric, y, x, groups=groups, n_resamples=50, random_state=7, **kwargs
     )
-    expected = _row_distribution(metric, y, x, kwargs, groups=groups)
+    if grouped or metric is expected_calibration_error:
+        expected = _row_distribution(metric, y, x, kwargs, groups=groups)
+    else:  # from the trials sorted once
+        expected = _arranged_distribution(metric, y, x, kwargs)
     np.testing.assert_allclose(
         res.bootstrap_distribution, expected, rtol=1e-10, atol=1e-14
     )
@@ -215,8 +235,8 @@ def test_per_trial_metrics_weighted_replicates_equal_resampled_rows(
 
 def test_path_choice():
     y, s, llr = _data()
-    units = _Units(y.shape[0], None)
-    assert _statistic(cllr, {}) is None
+    assert isinstance(_trials_statistic(cllr, {})[0], _Method)
+    assert isinstance(_trials_statistic("not a table metric".count, {})[0], type(len))
     # quantile bins are not weight-invariant: ECE then resamples rows
     res = bootstrap_ci(
         expected_calibration_error,
@@ -235,9 +255,6 @@ def test_path_choice():
         n=20,
     )
     np.testing.assert_allclose(res.bootstrap_distribution, expected[:20])
-    assert isinstance(
-        _WeightedReplicate(units, cllr, y, llr, None, {}), _WeightedReplicate
-    )
 
 
 def test_sorted_once_distribution_matches_resampled_rows():
@@ -322,8 +339,8 @@ def test_interval_is_scipy_bootstrap_on_the_same_replicates(method, metric, kwar
         confidence_level=0.9,
         **{_SCIPY_RNG: np.random.default_rng(0)},
     )
-    units = _Units(y.shape[0], None)
-    replicate = _RowReplicate(units, metric, y, x, None, kwargs)
+    units = ResamplingUnits(y.shape[0], None)
+    replicate = _ArraysReplicate(units, metric, y, x, None, kwargs, False)
     ci, se = _interval(
         ref.bootstrap_distribution,
         replicate,

@@ -187,3 +187,16 @@ def test_empirical_bayes_risk_of_empty_input():
 
     with pytest.raises(ValueError, match="`y_true` is empty"):
         empirical_bayes_risk([], np.zeros((0, 3)), 1 - np.eye(3))
+
+
+@pytest.mark.parametrize("metric", [multiclass_cllr, multiclass_brier_loss])
+def test_missing_column_is_named_as_a_shape_problem(metric):
+    # 2 columns for 3 classes blamed the row sums
+    y = np.array([0, 1, 2, 1, 0])
+    p = np.tile([0.5, 0.3, 0.2], (5, 1))
+    with pytest.raises(
+        ValueError, match="has 2 columns, but `y_true` holds class index 2"
+    ):
+        metric(y, p[:, :2])
+    with pytest.raises(ValueError, match="2 columns for the 3 classes of `labels`"):
+        metric(y, p[:, :2], labels=[0, 1, 2])

@@ -130,15 +130,76 @@ def test_rocch_returns_copies():
     assert trials.rocch()[0].tolist() == [0.0, 0.0, 1.0]
 
 
-def test_block_summary_only_answers_minimum_metrics():
-    from skcalib._pav import pav_blocks
+@pytest.mark.parametrize("decimals", [None, 0])
+def test_resample_is_the_sorted_trials_with_counts_as_weights(decimals):
+    # Unweighted trials: unit j is the j-th trial of "targets by score, then
+    # non-targets by score"; the resample answers every metric as the
+    # metric functions do with the counts of the drawn units as weights.
+    from skcalib.metrics import beta_rule_loss, brier_loss
+    from skcalib.metrics._trials import Resampler
 
-    y, s, _ = _data(3)
-    trials = ScoredTrials._from_blocks(pav_blocks(s, y))
-    assert trials.eer() == eer(y, s)
-    assert trials.min_dcf(0.2) == min_dcf(y, s, p_target=0.2)
-    with pytest.raises(ValueError, match="block summary"):
-        trials.cllr()
+    y, s, _ = _data(4, n=3000, decimals=decimals)
+    trials = ScoredTrials(y, s)
+    resampler = Resampler(trials)
+    y_arr = np.r_[np.ones(y.sum()), np.zeros((~y).sum())]
+    s_arr = np.r_[np.sort(s[y]), np.sort(s[~y])]
+    app = Application(0.1, c_miss=3.0)
+    for seed in range(3):
+        idx = np.random.default_rng(seed).integers(0, y.shape[0], y.shape[0])
+        w = np.bincount(idx, minlength=y.shape[0])
+        resample = resampler(idx)
+        assert isinstance(resample, ScoredTrials)
+        for got, expected in [
+            (resample.eer(), eer(y_arr, s_arr, sample_weight=w)),
+            (
+                resample.min_dcf(app),
+                min_dcf(y_arr, s_arr, p_target=app, sample_weight=w),
+            ),
+            (
+                resample.min_cllr(0.2),
+                min_cllr(y_arr, s_arr, p_target=0.2, sample_weight=w),
+            ),
+            (
+                resample.actual_dcf(app),
+                actual_dcf(y_arr, s_arr, p_target=app, sample_weight=w),
+            ),
+            (resample.cllr(), cllr(y_arr, s_arr, sample_weight=w)),
+            (resample.cllr(0.3), cllr(y_arr, s_arr, p_target=0.3, sample_weight=w)),
+            (resample.brier_loss(), brier_loss(y_arr, s_arr, sample_weight=w)),
+            (
+                resample.beta_rule_loss(2.0, 0.5, p_target=0.3),
+                beta_rule_loss(
+                    y_arr, s_arr, alpha=2.0, beta=0.5, p_target=0.3, sample_weight=w
+                ),
+            ),
+        ]:
+            assert got == pytest.approx(expected, rel=1e-12, abs=1e-14)
+        a, m = resample.bayes_error_curve([-2.0, 0.0, 3.0])
+        a_ref, m_ref = bayes_error_curve(
+            y_arr, s_arr, [-2.0, 0.0, 3.0], sample_weight=w
+        )
+        np.testing.assert_allclose(a, a_ref, rtol=1e-12)
+        np.testing.assert_allclose(m, m_ref, rtol=1e-12)
+    with pytest.raises(ValueError, match="weights over the sorted trials"):
+        resample.det_curve()
+
+
+def test_resample_of_an_infinite_loss():
+    # a target at LLR -inf costs inf in every resample that draws it, and
+    # nothing (not 0 * inf = nan) in the others
+    from skcalib.metrics._trials import Resampler
+
+    y = np.array([1, 1, 0, 0, 1, 0], bool)
+    s = np.array([-np.inf, 1.0, -1.0, 0.5, 2.0, -2.0])
+    resampler = Resampler(ScoredTrials(y, s))
+    # unit 0 is the target at -inf (targets sorted first)
+    assert resampler(np.array([0, 1, 3, 4, 5, 5])).cllr() == np.inf
+    finite = resampler(np.array([1, 2, 3, 4, 5, 5])).cllr()
+    assert np.isfinite(finite)
+    ref = cllr(
+        [1, 1, 0, 0, 0], [1.0, 2.0, -2.0, -1.0, 0.5], sample_weight=[1, 1, 1, 1, 2]
+    )
+    assert finite == pytest.approx(ref, rel=1e-14)
 
 
 # --------------------------------------------------------------- properties
@@ -171,3 +232,55 @@ def test_dask_trials_are_drawn_from_memory():
         for a, b in zip(got.det_curve(), ref.det_curve(), strict=True):
             np.testing.assert_array_equal(a, b)
         assert got.eer() == pytest.approx(ref.eer(), rel=1e-12)
+
+
+# ------------------------------------------------------------- applications
+def test_min_dcf_of_an_application():
+    # ScoredTrials.min_dcf(Application(0.01)) was refused
+    y, s, _ = _data(2)
+    trials = ScoredTrials(y, s)
+    app = Application(0.01, c_miss=3.0)
+    assert trials.min_dcf(app) == trials.min_dcf(0.01, c_miss=3.0)
+    assert trials.actual_dcf(app) == trials.actual_dcf(0.01, c_miss=3.0)
+    got = trials.min_dcf([app, 0.5, Application(0.2)])
+    assert got.tolist() == [
+        trials.min_dcf(0.01, c_miss=3.0),
+        trials.min_dcf(0.5),
+        trials.min_dcf(0.2),
+    ]
+    # the functions take them too, and an Application is never re-checked
+    assert min_dcf(y, s, p_target=app) == trials.min_dcf(app)
+    assert actual_dcf(y, s, p_target=app) == trials.actual_dcf(app)
+    np.testing.assert_array_equal(
+        min_dcf(y, s, p_target=[app, 0.5]), trials.min_dcf([app, 0.5])
+    )
+    with pytest.raises(ValueError, match="carries its own costs"):
+        trials.min_dcf(app, c_miss=2.0)
+    with pytest.raises(ValueError, match="'p_target' parameter of min_dcf"):
+        min_dcf(y, s, p_target=[0.1, 1.5])
+
+
+def test_public_methods_of_the_pav_blocks():
+    from skcalib._pav import block_llr, pav_blocks
+
+    y, s, w = _data(5, weights=True, decimals=1)
+    trials = ScoredTrials(y, s, sample_weight=w)
+    keep = w > 0
+    blocks = pav_blocks(s[keep], y[keep], w[keep])
+    llr, lo, hi = trials.pav_llr()
+    ref = block_llr(blocks, blocks.tar.sum(), blocks.non.sum())
+    np.testing.assert_array_equal(llr, ref)
+    np.testing.assert_array_equal(lo, blocks.lo)
+    np.testing.assert_array_equal(hi, blocks.hi)
+    np.testing.assert_array_equal(
+        trials.pav_proba(), blocks.tar / (blocks.tar + blocks.non)
+    )
+    # the ROC curve's area is scikit-learn's AUC
+    from sklearn.metrics import roc_auc_score
+
+    fpr, tpr = trials.roc_curve()
+    area = float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2))
+    assert area == pytest.approx(roc_auc_score(y, s, sample_weight=w), rel=1e-12)
+    is_target, x, sw = trials.as_arrays()
+    np.testing.assert_array_equal(x, s[keep])
+    np.testing.assert_array_equal(sw, w[keep])

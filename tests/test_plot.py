@@ -242,33 +242,27 @@ def test_rocch_display_001_example():
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_rocch_display_runs_the_kernel_once(gaussian, weighted, monkeypatch):
-    """The empirical ROC, the hull and the PAV groups come from one kernel run."""
-    import skcalib._pav as kernel
+def test_rocch_display_draws_one_scored_trials(gaussian, weighted):
+    """The empirical ROC, the hull and the PAV groups are those of one
+    ScoredTrials (one sort: the kernel's points, and PAV on them)."""
+    from skcalib.metrics import ScoredTrials
 
     s, y, _ = gaussian
-    calls = {"sort": 0, "pav": 0}
-
-    def counted(name, key):
-        original = getattr(kernel, name)
-
-        def wrapper(*args, **kwargs):
-            calls[key] += 1
-            return original(*args, **kwargs)
-
-        monkeypatch.setattr(kernel, name, wrapper)
-
-    counted("_points_small", "sort")  # unweighted, n <= _SMALL_N
-    counted("_points_unweighted", "sort")
-    counted("_points_weighted", "sort")
-    counted("pav_merge", "pav")
     w = np.linspace(0.5, 2.0, s.shape[0]) if weighted else None
-    disp = ROCConvexHullDisplay.from_predictions(y, s, sample_weight=w)
-    assert calls == {"sort": 1, "pav": 1}
-    monkeypatch.undo()
+    trials = ScoredTrials(y, s, sample_weight=w)
+    disp = ROCConvexHullDisplay.from_trials(trials)
     pmiss, pfa = rocch(y, s, sample_weight=w)
     np.testing.assert_array_equal(disp.hull_fpr, pfa[::-1])
     np.testing.assert_array_equal(disp.hull_tpr, 1 - pmiss[::-1])
+    fpr, tpr = trials.roc_curve()
+    np.testing.assert_array_equal(disp.fpr, fpr)
+    np.testing.assert_array_equal(disp.tpr, tpr)
+    np.testing.assert_array_equal(disp.pav_proba, trials.pav_proba()[::-1])
+    assert disp.pav_proba.shape[0] == disp.hull_fpr.shape[0] - 1
+    # from_predictions draws the same from the trials it validates
+    again = ROCConvexHullDisplay.from_predictions(y, s, sample_weight=w)
+    for name in ("fpr", "tpr", "hull_fpr", "hull_tpr", "pav_proba"):
+        np.testing.assert_array_equal(getattr(again, name), getattr(disp, name))
 
 
 def test_rocch_display_matches_rocch_and_roc(gaussian):

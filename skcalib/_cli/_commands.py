@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import os
 import sys
@@ -14,7 +15,7 @@ import numpy as np
 from ._common import PROG, InputError, Progress, duration, note, warnings_as_notes
 from ._model import load_model, refuse_training_options, save_model
 from ._output import (
-    ROWS,
+    METRICS,
     check_outputs,
     evaluation_json,
     evaluation_plots,
@@ -35,39 +36,19 @@ from ._writer import write_scores
 
 
 # ---------------------------------------------------------------- evaluation
-def _metric_calls(args) -> dict:
-    """Each printed metric as ``(function, keyword arguments)``."""
-    from ..metrics import actual_dcf, cllr, eer, min_cllr, min_dcf
-
-    app = application(args).as_dict()
-    return {
-        "eer": (eer, {}),
-        "min_dcf": (min_dcf, app),
-        "actual_dcf": (actual_dcf, app),
-        "cllr": (cllr, {}),
-        "min_cllr": (min_cllr, {}),
-    }
-
-
 def scored_trials(y: np.ndarray, llr: np.ndarray):
     """The trials of one score file, validated once; sorted at most once,
-    when the first minimum metric or plot needs it."""
+    when the first minimum metric, plot or bootstrap needs it."""
     from ..metrics import ScoredTrials
 
     return ScoredTrials(y, llr)
 
 
-def metrics_table(trials, args) -> dict:
-    """The printed metrics of ``trials`` (a ``ScoredTrials``)."""
-    app = application(args).as_dict()
+def metrics_table(trials, app) -> dict:
+    """Each metric of ``_output.METRICS`` of ``trials`` (a ``ScoredTrials``)
+    at the application ``app``, by key."""
     with np.errstate(all="ignore"):
-        return {
-            "eer": float(trials.eer()),
-            "min_dcf": float(trials.min_dcf(**app)),
-            "actual_dcf": float(trials.actual_dcf(**app)),
-            "cllr": float(trials.cllr()),
-            "min_cllr": float(trials.min_cllr()),
-        }
+        return {m.key: float(m.method(trials, app)) for m in METRICS}
 
 
 #: ``--ci-method`` choices and the names ``bootstrap_ci`` knows them by.
@@ -90,75 +71,83 @@ class BootstrapProgress:
     """``callback(stage, done, total)`` of the bootstrap, as progress lines.
 
     Steady work of minutes: a line at most every ``10 * progress.interval``
-    seconds (5 s), with the time left estimated from the time so far.
+    seconds (5 s). Every metric is computed on each resample, so the
+    resamples take equal time on a steady machine: the time left is the
+    mean time of the latter half of the resamples done (never the first,
+    which also prepares the per-trial terms; a machine whose load changes
+    is followed) times the resamples left. The BCa jackknife then runs
+    metric by metric.
     """
 
-    def __init__(self, progress: Progress, n_metrics: int, unit: str):
+    def __init__(self, progress: Progress, labels: list, unit: str):
         self.progress = progress
         self.every = 10 * progress.interval
-        self.n_metrics = n_metrics
+        self.labels = labels
         self.unit = unit
-        self.index, self.label = 0, ""
-        self.resampling = 0.0  # seconds spent drawing resamples so far
-        self.resampled = 0  # resamples drawn so far, all metrics
-        self.stage, self.stage_start = None, time.monotonic()
-        self.last = time.monotonic()
+        self.stage = None
+        self.stage_start = time.monotonic()
+        self.resampled = []  # when each resample was done
+        self.index, self.last_done = -1, 0
 
-    def metric(self, index: int, label: str) -> None:
-        self.index, self.label, self.stage = index, label, None
+    def time_left(self, stage: str, done: int, total: int) -> float:
+        """Seconds left of ``stage``, estimated at ``done`` of ``total``."""
+        now = time.monotonic()
+        if stage != self.stage or done < self.last_done:
+            # a new stage, or the jackknife of the next metric
+            self.stage, self.stage_start = stage, now
+            self.index += stage == "jackknife"
+        self.last_done = done
+        if stage == "resamples":
+            self.resampled.append(now)
+            if done > 1:
+                since = max(1, (done - 1) // 2)  # index of a resample done
+                rate = (now - self.resampled[since - 1]) / (done - since)
+                return rate * (total - done)
+        return (now - self.stage_start) / done * (total - done)
 
     def __call__(self, stage: str, done: int, total: int) -> None:
-        now = time.monotonic()
-        if stage != self.stage:
-            self.stage, self.stage_start, self.last = stage, now, now
-        where = f"bootstrap {self.index + 1}/{self.n_metrics} ({self.label})"
+        left = self.time_left(stage, done, total)
         if stage == "resamples":
-            self.resampling += now - self.last
-            self.resampled += 1
-            self.last = now
-            left_total = total * self.n_metrics - self.resampled
-            left = self.resampling / self.resampled * left_total
             message = (
-                f"{where}: {done:,} of {total:,} resamples of {self.unit}, "
-                f"about {duration(left)} of resampling left"
+                f"bootstrap ({len(self.labels)} metrics): {done:,} of {total:,} "
+                f"resamples of {self.unit}, about {duration(left)} left"
             )
         else:
-            left = (now - self.stage_start) / done * (total - done)
+            i = min(max(self.index, 0), len(self.labels) - 1)
             message = (
-                f"{where}: BCa jackknife, {done:,} of {total:,} {self.unit} "
-                f"left out, about {duration(left)} left for this metric"
+                f"bootstrap {i + 1}/{len(self.labels)} ({self.labels[i]}): BCa "
+                f"jackknife, {done:,} of {total:,} {self.unit} left out, about "
+                f"{duration(left)} left for this metric"
             )
         self.progress.update(message, throttle=self.every)
 
 
-def intervals_table(y, llr, groups, args, progress: Progress) -> dict:
-    """Bootstrap interval ``(low, high)`` of each metric."""
+def intervals_table(trials, app, groups, args, progress: Progress) -> dict:
+    """Bootstrap interval ``(low, high)`` of each metric at the application
+    ``app``, all from the same resamples of ``trials`` (a ``ScoredTrials``:
+    sorted once)."""
     from ..metrics import bootstrap_ci
     from ..utils._progress import report_progress
 
-    calls = _metric_calls(args)
-    callback = BootstrapProgress(progress, len(calls), resample_unit(args))
-    labels = {key: label.removesuffix(" (bits)") for label, key, _ in ROWS}
-    out = {}
+    labels = [m.label.removesuffix(" (bits)") for m in METRICS]
+    callback = BootstrapProgress(progress, labels, resample_unit(args))
     with np.errstate(all="ignore"), report_progress(callback):
-        for i, (key, (f, kw)) in enumerate(calls.items()):
-            callback.metric(i, labels[key])
-            try:
-                res = bootstrap_ci(
-                    f,
-                    y,
-                    llr,
-                    n_resamples=args.n_resamples,
-                    confidence_level=args.ci,
-                    method=CI_METHODS[args.ci_method],
-                    groups=groups,
-                    random_state=args.seed,
-                    **kw,
-                )
-            except ValueError as exc:
-                raise InputError(f"cannot bootstrap {key}: {exc}") from None
-            out[key] = tuple(float(v) for v in res.confidence_interval)
-    return out
+        try:
+            results = bootstrap_ci(
+                [functools.partial(m.method, app=app) for m in METRICS],
+                trials,
+                n_resamples=args.n_resamples,
+                confidence_level=args.ci,
+                method=CI_METHODS[args.ci_method],
+                groups=groups,
+                random_state=args.seed,
+            )
+        except ValueError as exc:
+            raise InputError(f"cannot bootstrap: {exc}") from None
+    return {
+        m.key: tuple(float(v) for v in res.confidence_interval)
+        for m, res in zip(METRICS, results, strict=True)
+    }
 
 
 def bootstrap_groups(sf, args):
@@ -226,7 +215,7 @@ class Evaluation:
     app : Application
         The application of ``--p-target``, ``--c-miss`` and ``--c-fa``.
     metrics : dict
-        Each metric of ``_output.ROWS`` by key.
+        Each metric of ``_output.METRICS`` by key.
     intervals : dict or None
         Each metric's bootstrap interval ``(low, high)``, with ``--ci``.
     n_target, n_nontarget : int
@@ -252,21 +241,23 @@ def evaluate(args, progress: Progress) -> Evaluation:
     require_both_classes(sf)
     groups = bootstrap_groups(sf, args)
     progress.update("computing metrics")
-    # validated once, sorted once: the metrics and every plot share it
+    # validated once, sorted once: the metrics, the bootstrap and every plot
+    # share it (the bootstrap first, whose resamples reuse the kernel's points)
     trials = scored_trials(sf.labels, sf.scores)
-    metrics = metrics_table(trials, args)
+    app = application(args)
     intervals = None
     if args.ci is not None:
         progress.update(
             f"bootstrap: {args.n_resamples} resamples of {resample_unit(args)}"
         )
-        intervals = intervals_table(sf.labels, sf.scores, groups, args, progress)
+        intervals = intervals_table(trials, app, groups, args, progress)
+    metrics = metrics_table(trials, app)
     n_tar = int(np.count_nonzero(sf.labels))
     return Evaluation(
         scores=sf,
         name="standard input" if args.scores == "-" else os.path.basename(args.scores),
         trials=trials,
-        app=application(args),
+        app=app,
         metrics=metrics,
         intervals=intervals,
         n_target=n_tar,

@@ -9,7 +9,7 @@ import numpy as np
 
 from ._commands import application, confidently_wrong, metrics_table, scored_trials
 from ._common import Progress, json_number, note, warnings_as_notes
-from ._output import ROWS, app_line, bayes_error_plot, check_outputs, fmt
+from ._output import METRICS, app_line, bayes_error_plot, check_outputs, fmt
 
 _DEMO_CALIBRATORS = (
     "PAVLLRCalibrator",
@@ -81,7 +81,8 @@ def cmd_demo(args) -> int:
     systems.append(("true LLR (Bayes, reference)", test[2]))
     y_te = test[1].astype(bool)
     trials = {name: scored_trials(y_te, llr) for name, llr in systems}
-    results = {name: metrics_table(trials[name], args) for name, _ in systems}
+    app = application(args)
+    results = {name: metrics_table(trials[name], app) for name, _ in systems}
     wrong = {name: sum(confidently_wrong(y_te, llr)) for name, llr in systems}
     isotonic_wrong = sum(confidently_wrong(y_te, isotonic_llr))
 
@@ -135,10 +136,10 @@ def cmd_demo(args) -> int:
     )
     print(app_line(args, application(args)))
     name_width = max(len(n) for n in results)
-    head = "  ".join(f"{label:>15}" for label, _, _ in ROWS)
+    head = "  ".join(f"{m.label:>15}" for m in METRICS)
     print(f"{'system':<{name_width}}  {head}")
     for name, m in results.items():
-        cells = "  ".join(f"{fmt(t, m[k]):>15}" for _, k, t in ROWS)
+        cells = "  ".join(f"{fmt(r.format, m[r.key]):>15}" for r in METRICS)
         print(f"{name:<{name_width}}  {cells}")
     print(f"Bayes error plot written to {args.plot}")
     return 0

@@ -14,6 +14,8 @@ import math
 import os
 import stat
 import tempfile
+from collections.abc import Callable
+from typing import NamedTuple
 
 from ._common import InputError, json_number
 
@@ -150,13 +152,46 @@ def _same_file(a: str, b: str) -> bool:
 
 
 # ----------------------------------------------------------------------- text
-ROWS = [
-    ("EER", "eer", "{:.2%}"),
-    ("min DCF", "min_dcf", "{:.4f}"),
-    ("actual DCF", "actual_dcf", "{:.4f}"),
-    ("Cllr (bits)", "cllr", "{:.4f}"),
-    ("min Cllr (bits)", "min_cllr", "{:.4f}"),
-]
+class Metric(NamedTuple):
+    """A metric of ``evaluate``: its label in the text, its key in the JSON,
+    its text format, and ``method(trials, app)``, how a ``ScoredTrials``
+    computes it at the command's ``Application`` (on the data and on every
+    bootstrap resample alike)."""
+
+    label: str
+    key: str
+    format: str
+    method: Callable
+
+
+def _eer(trials, app):
+    return trials.eer()
+
+
+def _min_dcf(trials, app):
+    return trials.min_dcf(app)
+
+
+def _actual_dcf(trials, app):
+    return trials.actual_dcf(app)
+
+
+def _cllr(trials, app):
+    return trials.cllr()
+
+
+def _min_cllr(trials, app):
+    return trials.min_cllr()
+
+
+#: The metrics of ``evaluate`` and ``demo``, in the order printed.
+METRICS = (
+    Metric("EER", "eer", "{:.2%}", _eer),
+    Metric("min DCF", "min_dcf", "{:.4f}", _min_dcf),
+    Metric("actual DCF", "actual_dcf", "{:.4f}", _actual_dcf),
+    Metric("Cllr (bits)", "cllr", "{:.4f}", _cllr),
+    Metric("min Cllr (bits)", "min_cllr", "{:.4f}", _min_cllr),
+)
 
 #: The plot options of ``evaluate`` (dest) and what each writes.
 PLOTS = (
@@ -218,8 +253,8 @@ def evaluation_text(result, args) -> str:
             f"{args.n_resamples} resamples of {resample_unit(args)}, "
             f"seed {args.seed})"
         )
-    width = max(len(r[0]) for r in ROWS)
-    for label, key, template in ROWS:
+    width = max(len(m.label) for m in METRICS)
+    for label, key, template, _ in METRICS:
         line = f"  {label:<{width}}  {fmt(template, result.metrics[key]):>10}"
         if intervals is not None:
             low, high = (fmt(template, v) for v in intervals[key])

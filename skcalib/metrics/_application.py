@@ -10,7 +10,13 @@ from scipy.special import expit, logit
 
 from ..utils._sklearn_compat import Interval, validate_parameter_constraints
 
-__all__ = ["Application", "APPLICATION_CONSTRAINTS", "normalized_dcf"]
+__all__ = [
+    "Application",
+    "APPLICATION_CONSTRAINTS",
+    "APPLICATIONS_CONSTRAINTS",
+    "as_applications",
+    "normalized_dcf",
+]
 
 #: The constraints of an application's three numbers: the one definition that
 #: :class:`Application` applies and that the metric functions declare in
@@ -209,6 +215,78 @@ class Application:
         else:
             out = self.miss_weight * p_miss + self.fa_weight * p_fa
         return float(out) if np.ndim(out) == 0 else out
+
+
+#: :data:`APPLICATION_CONSTRAINTS` of a function whose ``p_target`` may also
+#: be an :class:`Application` or a sequence of floats and applications
+#: (parsed by :func:`as_applications`).
+APPLICATIONS_CONSTRAINTS = {
+    **APPLICATION_CONSTRAINTS,
+    "p_target": [*APPLICATION_CONSTRAINTS["p_target"], Application, "array-like"],
+}
+
+
+def as_applications(p_target, c_miss=1.0, c_fa=1.0, *, caller, checked=False):
+    """The applications of a ``p_target`` argument, and whether it was one.
+
+    The one reading of the ``p_target`` that the DCF metrics, ``ScoredTrials``
+    and the displays accept: a float (with ``c_miss`` and ``c_fa``), an
+    :class:`Application` (already validated: taken as it is), or a 1-D
+    sequence of floats and applications.
+
+    Parameters
+    ----------
+    p_target : float, Application or sequence of them
+        The target prior(s) or the applications themselves.
+    c_miss, c_fa : float
+        The costs of the floats; must be left at 1.0 with applications,
+        which carry their own.
+    caller : str
+        Named in the errors.
+    checked : bool, default=False
+        Whether a float ``p_target`` and the costs were already checked
+        against :data:`APPLICATION_CONSTRAINTS` (by ``caller``'s
+        ``validate_params``); the items of a sequence are always checked.
+
+    Returns
+    -------
+    applications : list of Application
+    scalar : bool
+        Whether ``p_target`` was one float or one application.
+    """
+    if isinstance(p_target, Application):
+        _costs_unset(c_miss, c_fa, caller)
+        return [p_target], True
+    if np.ndim(p_target) == 0:
+        check = None if checked else caller
+        return [Application._from_params(p_target, c_miss, c_fa, caller=check)], True
+    if np.ndim(p_target) > 1:
+        raise ValueError(
+            "`p_target` must be a float, an Application or a 1-D array-like of "
+            f"them; got shape {np.shape(p_target)}."
+        )
+    # a list keeps its items' types (True is refused, not read as 1.0)
+    if isinstance(p_target, list | tuple):
+        values = list(p_target)
+    else:
+        values = [v.item() if isinstance(v, np.generic) else v for v in p_target]
+    if any(isinstance(v, Application) for v in values):
+        _costs_unset(c_miss, c_fa, caller)
+    apps = [
+        v
+        if isinstance(v, Application)
+        else Application._from_params(v, c_miss, c_fa, caller=caller)
+        for v in values
+    ]
+    return apps, False
+
+
+def _costs_unset(c_miss, c_fa, caller):
+    if c_miss != 1.0 or c_fa != 1.0:
+        raise ValueError(
+            f"{caller}: an Application carries its own costs; give `c_miss` "
+            "and `c_fa` to the Application, not to the call."
+        )
 
 
 def _checked(p_target, c_miss, c_fa, *, caller):

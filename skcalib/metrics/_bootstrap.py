@@ -1,15 +1,17 @@
 """Bootstrap confidence intervals of the metrics.
 
-The minimum metrics (``min_dcf``, ``eer``, ``min_cllr``) take a fast path:
-the scores are sorted once into the kernel's ordered points, and a bootstrap
-replicate is the same ordered points with new integer weights, so each
-replicate costs linear passes (two counts and the pool-adjacent-violators
-step) instead of a sort. The per-trial metrics are evaluated with the
-replicate's counts as sample weights; any other metric on resampled rows.
+Every metric of :class:`ScoredTrials` is bootstrapped from the trials
+sorted once (:class:`~skcalib.metrics._trials.Resampler`): a resample is the
+same sorted trials with integer weights, so a minimum metric costs linear
+passes (the pool-adjacent-violators step on the reweighted points) and an
+actual metric a weighted sum of per-trial terms computed once; several
+metrics share each resample. Any other metric is computed with the
+resample's counts as sample weights, or on the resampled rows.
 """
 
 from __future__ import annotations
 
+import functools
 import types
 from collections import namedtuple
 from dataclasses import dataclass
@@ -20,36 +22,46 @@ from joblib import Parallel, delayed, effective_n_jobs
 from scipy import special, stats
 from sklearn.utils import check_random_state
 
-from .._pav import BlockSummary, pav_merge, pav_point_index, pav_points
 from ..utils._progress import progress_callback
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
-from ..utils._validation import check_metric_inputs
-from ._application import Application
-from ._dcf import actual_dcf, bayes_error_curve, min_dcf
+from ._application import as_applications
+from ._dcf import actual_dcf, min_dcf
 from ._ece import expected_calibration_error
 from ._roc import eer
 from ._scoring_rules import beta_rule_loss, brier_loss, cllr, min_cllr
-from ._trials import ScoredTrials
+from ._trials import Resampler, ResamplingUnits, ScoredTrials
 
 __all__ = ["bootstrap_ci", "BootstrapResult"]
 
-#: Metrics that accept a name instead of the function.
-_BY_NAME = {
-    f.__name__: f
-    for f in (
-        actual_dcf,
-        beta_rule_loss,
-        brier_loss,
-        cllr,
-        eer,
-        expected_calibration_error,
-        min_cllr,
-        min_dcf,
-    )
+
+def _uniform_bins(kwargs):
+    """Whether an ECE call's bins are fixed (uniform): then a weight counts
+    as copies of a trial; quantile bins move with the data."""
+    return kwargs.get("strategy", "uniform") == "uniform"
+
+
+#: Each public metric and how a resample reaches it: the name of its
+#: :class:`ScoredTrials` method (the same keyword arguments, without
+#: ``sample_weight`` and ``pos_label``, which go to the trials), or, for a
+#: metric of other arrays, whether the resample's counts may be its sample
+#: weights (a predicate of its keyword arguments).
+_METRICS = {
+    actual_dcf: "actual_dcf",
+    beta_rule_loss: "beta_rule_loss",
+    brier_loss: "brier_loss",
+    cllr: "cllr",
+    eer: "eer",
+    min_cllr: "min_cllr",
+    min_dcf: "min_dcf",
+    expected_calibration_error: _uniform_bins,
 }
 
-#: Per-trial metrics: a sample weight k counts exactly as k copies of a trial.
-_WEIGHTED = (actual_dcf, beta_rule_loss, brier_loss, cllr)
+#: Metrics that accept a name instead of the function.
+_BY_NAME = {f.__name__: f for f in _METRICS}
+
+#: The trials methods whose ``p_target`` (with ``c_miss``, ``c_fa``) is an
+#: application: parsed once, not at every resample.
+_OF_APPLICATIONS = ("min_dcf", "actual_dcf")
 
 
 @dataclass(frozen=True)
@@ -80,213 +92,217 @@ class BootstrapResult:
     method: str
 
 
-def _statistic(metric, kwargs):
-    """A minimum metric as a function of cumulative per-point class weights.
+class _Method:
+    """A metric as a method of the trials: ``getattr(trials, name)(**kwargs)``."""
 
-    ``f(cum_tar, cum_non)`` receives the target and non-target weight below
-    each boundary between the ordered points (from 0 to the class totals).
-    The minimum DCF needs no PAV: the minimum of a linear cost over the ROC
-    points of the ordered points equals its minimum over their convex hull.
-    EER and minimum Cllr run PAV on the points that hold weight.
+    def __init__(self, name, kwargs):
+        self.name = name
+        self.kwargs = kwargs
+
+    def __call__(self, trials):
+        return getattr(trials, self.name)(**self.kwargs)
+
+    def checked(self):
+        """The same call with its applications validated once (after the
+        call on the data checked them, naming the method)."""
+        kwargs = dict(self.kwargs)
+        if self.name in _OF_APPLICATIONS and "p_target" in kwargs:
+            apps, scalar = as_applications(
+                kwargs.pop("p_target"),
+                kwargs.pop("c_miss", 1.0),
+                kwargs.pop("c_fa", 1.0),
+                caller=f"ScoredTrials.{self.name}",
+            )
+            kwargs["p_target"] = apps[0] if scalar else apps
+        return _Method(self.name, kwargs)
+
+
+def _trials_statistic(metric, metric_kwargs):
+    """``metric`` as a function of scored trials, and what is left of the
+    keyword arguments for the trials (``sample_weight``, ``pos_label``).
+
+    A metric of the table (or a ``functools.partial`` of one) becomes its
+    method; any other callable is taken to be a function of the trials.
     """
-    if metric is min_dcf:
-        return _min_dcf_statistic(kwargs)
-    if metric is eer:
-
-        def of_trials(trials):
-            return trials.eer()
-    elif metric is min_cllr:
-
-        def of_trials(trials):
-            return trials._min_cllr(kwargs.get("p_target"))
-    else:
-        return None
-
-    def f(cum_tar, cum_non):
-        tar, non = np.diff(cum_tar), np.diff(cum_non)
-        keep = np.flatnonzero(tar + non > 0)  # PAV needs positive weights
-        position = keep.astype(np.float64)
-        tar, non = tar[keep].astype(np.float64), non[keep].astype(np.float64)
-        blocks = pav_merge(BlockSummary(position, position, tar, non))
-        return of_trials(ScoredTrials._from_blocks(blocks))
-
-    return f
+    kwargs = dict(metric_kwargs)
+    trial_kwargs = {
+        k: kwargs.pop(k) for k in ("sample_weight", "pos_label") if k in kwargs
+    }
+    if _of_trials(metric):
+        if isinstance(metric, functools.partial):
+            if metric.args:
+                raise ValueError(
+                    "`metric` binds positional arguments; bind keywords only."
+                )
+            kwargs = {**metric.keywords, **kwargs}
+            metric = metric.func
+        return _Method(_METRICS[metric], kwargs), trial_kwargs
+    if kwargs:
+        raise TypeError(
+            "Keyword arguments go to skcalib's metrics; a function of the "
+            f"trials takes none: got {sorted(kwargs)}."
+        )
+    return metric, trial_kwargs
 
 
-def _min_dcf_statistic(kwargs):
-    """``f(cum_tar, cum_non)`` for the minimum DCF (see :func:`_statistic`).
-
-    The cost at each point is ``a * misses + b * false_alarms`` with the
-    normalized cost weights over the class totals as ``a`` and ``b``: one
-    pass over the points finds the best one (a sum of two nonnegative terms,
-    so no cancellation), and the metric's own formula gives the value there.
-    Extreme applications (a weight ratio that overflows) take the metric's
-    formula at every point.
-    """
-    app = Application._from_params(
-        kwargs["p_target"], kwargs.get("c_miss", 1.0), kwargs.get("c_fa", 1.0)
-    )
-    w_miss, w_fa = app.miss_weight, app.fa_weight
-    normalize = kwargs.get("normalize", True)
-    if normalize:
-        with np.errstate(divide="ignore", over="ignore"):
-            a, b = (1.0, w_fa / w_miss) if w_miss <= w_fa else (w_miss / w_fa, 1.0)
-    else:
-        a, b = w_miss, w_fa
-    by_cost = bool(np.isfinite(a) and np.isfinite(b) and a > 0 and b > 0)
-
-    def f(cum_tar, cum_non):
-        n_tar, n_non = cum_tar[-1], cum_non[-1]
-        if by_cost and cum_tar.shape[0] > 1024:  # else one pass is as fast
-            cost = cum_tar * (a / n_tar)
-            cost += (n_non - cum_non) * (b / n_non)
-            k = int(np.argmin(cost))
-            cum_tar, cum_non = cum_tar[k : k + 1], cum_non[k : k + 1]
-        cost = app.dcf(cum_tar / n_tar, (n_non - cum_non) / n_non, normalize=normalize)
-        return float(np.min(cost))
-
-    return f
+def _of_trials(metric):
+    """Whether ``metric`` (or the function of a ``functools.partial``) is a
+    method of the trials in the table."""
+    if isinstance(metric, functools.partial):
+        metric = metric.func
+    return isinstance(_METRICS.get(metric), str)
 
 
-class _Units:
-    """Resampling units (rows, or whole groups) and their row multiplicities."""
+class _TrialsReplicate:
+    """The statistics of the trials on the resample of units ``idx``."""
 
-    def __init__(self, n_samples, groups):
-        if groups is None:
-            self.group_of_row = None
-            self.n_units = n_samples
-        else:
-            _, self.group_of_row = np.unique(groups, return_inverse=True)
-            self.group_of_row = self.group_of_row.reshape(-1)
-            self.n_units = int(self.group_of_row.max()) + 1
-        self.n_samples = n_samples
-
-    def multiplicity(self, idx):
-        """How often each row is in the resample of units ``idx``."""
-        counts = np.bincount(idx, minlength=self.n_units)
-        if self.group_of_row is None:
-            return counts
-        return counts[self.group_of_row]
-
-
-class _KernelReplicate:
-    """A minimum metric of the resample, from the points sorted once.
-
-    The resample's counts are summed into the kernel's ordered points (ties
-    and runs of one class pooled) per class, as cumulative sums at the
-    boundaries between points; the metric follows from those
-    (:func:`_statistic`).
-
-    Unweighted trials resampled one by one are exchangeable, so the drawn
-    unit numbers need not be the caller's row numbers: unit ``j`` is taken
-    to be the ``j``-th trial in the order "targets by increasing score, then
-    non-targets by increasing score". The cumulative class counts at the
-    boundaries are then the cumulative count of the drawn units at fixed
-    positions: one counting pass and one cumulative sum per replicate, with
-    no per-trial table to look up. Weighted trials and groups keep the
-    caller's rows and sum their multiplicities per point with a code per
-    row.
-    """
-
-    def __init__(self, units, is_target, scores, sample_weight, statistic):
-        self.units = units
-        self.statistic = statistic
-        self.sample_weight = sample_weight
-        self.arranged = units.group_of_row is None and sample_weight is None
-        if self.arranged:
-            points = pav_points(scores, is_target)
-            n_tar = int(points.tar.sum())
-            n_points = points.tar.shape[0]
-            # the positions of the boundaries between points, per class
-            bounds = np.zeros(2 * (n_points + 1), dtype=np.intp)
-            bounds[1 : n_points + 1] = np.cumsum(points.tar)
-            bounds[n_points + 2 :] = np.cumsum(points.non)
-            bounds[n_points + 1 :] += n_tar
-            # The count below a boundary b > 0 is the inclusive cumulative
-            # count at b - 1; the boundaries at 0 (a nondecreasing array's
-            # prefix) count nothing.
-            self.n_zero_bounds = int(np.count_nonzero(bounds == 0))
-            self.last_below = bounds - 1
-            self.n_points = n_points
-            return
-        index = pav_point_index(scores, is_target)
-        self.n_points = int(index.max()) + 1
-        # One code per row: its point and its class.
-        index *= 2
-        index += is_target
-        self.code = index.astype(_index_dtype(2 * self.n_points), copy=False)
-
-    def _cumulative(self, idx):
-        """Cumulative target and non-target weight of the resample ``idx``."""
-        n = self.n_points + 1
-        if self.arranged:
-            # counts summed in place (no second array of n_units), read at
-            # the boundaries with np.take (faster than fancy indexing)
-            cum = np.bincount(idx, minlength=self.units.n_units)
-            np.cumsum(cum, out=cum)
-            at = np.take(cum, self.last_below)
-            at[: self.n_zero_bounds] = 0
-            return at[:n], at[n:] - at[n]
-        if self.units.group_of_row is None:
-            w = self.units.multiplicity(idx) * self.sample_weight
-        else:
-            w = self.units.multiplicity(idx).astype(np.float64)
-            if self.sample_weight is not None:
-                w *= self.sample_weight
-        sums = np.bincount(self.code, weights=w, minlength=2 * self.n_points)
-        cum_tar, cum_non = np.zeros(n), np.zeros(n)
-        np.cumsum(sums[1::2], out=cum_tar[1:])
-        np.cumsum(sums[0::2], out=cum_non[1:])
-        return cum_tar, cum_non
+    def __init__(self, resampler, statistics):
+        self.resampler = resampler
+        self.statistics = statistics
 
     def __call__(self, idx):
-        cum_tar, cum_non = self._cumulative(idx)
-        if cum_tar[-1] == 0 or cum_non[-1] == 0:
-            raise ValueError(
-                "A bootstrap resample holds no "
-                f"{'target' if cum_tar[-1] == 0 else 'non-target'} trials, so "
-                "the metric is undefined on it; use more trials, or groups "
-                "that each hold both classes."
-            )
-        return self.statistic(cum_tar, cum_non)
+        resample = self.resampler(idx)
+        return np.hstack([s(resample) for s in self.statistics]).astype(np.float64)
+
+    def column(self, j):
+        """Statistic ``j`` alone, as a number (for the jackknife of BCa)."""
+        return _TrialsColumn(self.resampler, self.statistics[j])
 
 
-class _WeightedReplicate:
-    """A per-trial metric of the resample: its multiplicities as weights."""
+class _TrialsColumn:
+    """One statistic of the trials on the resample of units ``idx``."""
 
-    def __init__(self, units, metric, y_true, y_score, sample_weight, kwargs):
+    def __init__(self, resampler, statistic):
+        self.resampler = resampler
+        self.statistic = statistic
+
+    def __call__(self, idx):
+        return float(self.statistic(self.resampler(idx)))
+
+
+class _ArraysReplicate:
+    """A metric of arrays on the resample: the resample's counts as sample
+    weights (``weights=True``), or the resampled rows."""
+
+    def __init__(self, units, metric, y_true, y_score, sample_weight, kwargs, weights):
         self.units = units
         self.metric = metric
         self.y_true, self.y_score = y_true, y_score
         self.sample_weight = sample_weight
         self.kwargs = kwargs
+        self.weights = weights
 
     def __call__(self, idx):
-        w = self.units.multiplicity(idx).astype(np.float64)
-        if self.sample_weight is not None:
-            w *= self.sample_weight
-        return self.metric(self.y_true, self.y_score, sample_weight=w, **self.kwargs)
-
-
-class _RowReplicate(_WeightedReplicate):
-    """Any metric of the resample, on the resampled rows."""
-
-    def __call__(self, idx):
-        if self.units.group_of_row is None:
-            rows = idx
-        else:
-            rows = np.repeat(
-                np.arange(self.units.n_samples), self.units.multiplicity(idx)
+        if self.weights:
+            w = self.units.multiplicity(idx).astype(np.float64)
+            if self.sample_weight is not None:
+                w *= self.sample_weight
+            return self.metric(
+                self.y_true, self.y_score, sample_weight=w, **self.kwargs
             )
+        rows = self.units.rows(idx)
         kwargs = dict(self.kwargs)
         if self.sample_weight is not None:
             kwargs["sample_weight"] = self.sample_weight[rows]
         return self.metric(self.y_true[rows], self.y_score[rows], **kwargs)
 
 
-def _index_dtype(n):
-    """The smaller integer type that holds ``0..n-1``."""
-    return np.int32 if n <= np.iinfo(np.int32).max else np.int64
+def _distribution(replicate, n_units, *, n_resamples, random_state, n_jobs):
+    """The replicate values of ``n_resamples`` resamples."""
+    seeds = _seeds(random_state, n_resamples)
+    n_chunks = min(effective_n_jobs(n_jobs), n_resamples)
+    if n_chunks == 1:
+        return _replicates(replicate, n_units, seeds)
+    chunks = np.array_split(np.arange(n_resamples), n_chunks)
+    parts = Parallel(n_jobs=n_jobs)(
+        delayed(_replicates)(replicate, n_units, [seeds[i] for i in c]) for c in chunks
+    )
+    return np.concatenate(parts)
+
+
+def _scaled_weights(sample_weight):
+    """Weights scaled by a power of two (exact) into [0.5, 1): every metric
+    is unchanged, and a weight times its count of draws (at most n) cannot
+    overflow (weights of 1e308)."""
+    sample_weight = np.asarray(sample_weight, dtype=np.float64)
+    top = float(np.max(sample_weight, initial=0.0))
+    if np.isfinite(top) and top > 0:
+        sample_weight = np.ldexp(sample_weight, -int(np.frexp(top)[1]))
+    return sample_weight
+
+
+def _bayes_error_bands(
+    trials,
+    prior_log_odds,
+    *,
+    confidence_level,
+    n_resamples,
+    groups=None,
+    random_state=None,
+    n_jobs=None,
+):
+    """Percentile bootstrap bands of the actual and minimum DCF curves of
+    ``trials`` (a ``ScoredTrials``).
+
+    Returns
+    -------
+    actual_band, min_band : ndarray of shape (2, n_points)
+        Lower and upper ends of the interval at each prior log-odds.
+    """
+
+    def curves(t):
+        return np.concatenate(t.bayes_error_curve(prior_log_odds))
+
+    resampler = Resampler(trials, groups)
+    replicate = _TrialsReplicate(resampler, [curves])
+    distribution = _distribution(
+        replicate,
+        resampler.units.n_units,
+        n_resamples=n_resamples,
+        random_state=random_state,
+        n_jobs=n_jobs,
+    )
+    # One row per point of the two curves; scipy's percentile interval works
+    # row by row (the statistic itself is not needed for it).
+    ci, _ = _interval(
+        distribution.T,
+        replicate,
+        resampler.units.n_units,
+        confidence_level=confidence_level,
+        method="percentile",
+    )
+    band = np.stack([np.asarray(ci.low), np.asarray(ci.high)])
+    m = np.size(prior_log_odds)
+    return band[:, :m], band[:, m:]
+
+
+def _result(statistic, distribution, replicate, n_units, confidence_level, method):
+    ci, standard_error = _interval(
+        distribution,
+        replicate,
+        n_units,
+        confidence_level=confidence_level,
+        method=method,
+        statistic=statistic,
+    )
+    return BootstrapResult(
+        statistic=statistic,
+        confidence_interval=ci,
+        bootstrap_distribution=distribution,
+        standard_error=float(standard_error),
+        confidence_level=float(confidence_level),
+        method=method,
+    )
+
+
+def _one_number(value, metric):
+    if np.ndim(value) != 0:
+        raise ValueError(
+            "`metric` must return one number; "
+            f"{getattr(metric, '__name__', metric)!r} returned shape "
+            f"{np.shape(value)}."
+        )
+    return float(value)
 
 
 def _replicates(replicate, n_units, seeds):
@@ -471,140 +487,11 @@ def _standard_error(distribution):
     return np.where(infinite, np.inf, sd)[()]
 
 
-def _distribution(
-    metric, y_true, y_score, metric_kwargs, *, n_resamples, groups, random_state, n_jobs
-):
-    """The replicate function, the number of units and the replicate values."""
-    kwargs = dict(metric_kwargs)
-    sample_weight = kwargs.pop("sample_weight", None)
-    n_samples = np.shape(y_score)[0]
-    if groups is not None:
-        groups = np.asarray(groups)
-        if groups.shape != (n_samples,):
-            raise ValueError(
-                f"`groups` must have shape ({n_samples},) like `y_score`; "
-                f"got {groups.shape}."
-            )
-    units = _Units(n_samples, groups)
-    if units.n_units < 2:
-        raise ValueError(
-            f"At least two resampling units are needed; got {units.n_units} "
-            f"{'group' if groups is not None else 'trial'}."
-        )
-    if sample_weight is not None:
-        sample_weight = np.asarray(sample_weight, dtype=np.float64)
-        # Every metric is unchanged by a common scale of the weights: a power
-        # of two (exact) brings the largest into [0.5, 1), so a weight times
-        # its count of draws (at most n) cannot overflow (weights of 1e308).
-        top = float(np.max(sample_weight, initial=0.0))
-        if np.isfinite(top) and top > 0:
-            sample_weight = np.ldexp(sample_weight, -int(np.frexp(top)[1]))
-
-    statistic = _statistic(
-        metric, {k: v for k, v in kwargs.items() if k != "pos_label"}
-    )
-    if statistic is not None:
-        is_target, scores, _ = check_metric_inputs(
-            y_true, y_score, None, pos_label=kwargs.get("pos_label")
-        )
-        replicate = _KernelReplicate(units, is_target, scores, sample_weight, statistic)
-    elif (
-        metric in _WEIGHTED
-        or metric is _bayes_error_curves
-        or (
-            metric is expected_calibration_error
-            and kwargs.get("strategy", "uniform") == "uniform"
-        )
-    ):
-        replicate = _WeightedReplicate(
-            units, metric, y_true, y_score, sample_weight, kwargs
-        )
-    else:
-        replicate = _RowReplicate(
-            units,
-            metric,
-            np.asarray(y_true),
-            np.asarray(y_score),
-            sample_weight,
-            kwargs,
-        )
-
-    seeds = _seeds(random_state, n_resamples)
-    n_chunks = min(effective_n_jobs(n_jobs), n_resamples)
-    if n_chunks == 1:
-        distribution = _replicates(replicate, units.n_units, seeds)
-    else:
-        chunks = np.array_split(np.arange(n_resamples), n_chunks)
-        parts = Parallel(n_jobs=n_jobs)(
-            delayed(_replicates)(replicate, units.n_units, [seeds[i] for i in c])
-            for c in chunks
-        )
-        distribution = np.concatenate(parts)
-    return replicate, units.n_units, distribution
-
-
-def _bayes_error_curves(
-    y_true, llr, *, prior_log_odds, sample_weight=None, pos_label=None
-):
-    """Actual then minimum normalized DCF on the grid, as one vector."""
-    actual, minimum = bayes_error_curve(
-        y_true, llr, prior_log_odds, sample_weight=sample_weight, pos_label=pos_label
-    )
-    return np.concatenate([actual, minimum])
-
-
-def _bayes_error_bands(
-    y_true,
-    llr,
-    prior_log_odds,
-    *,
-    confidence_level,
-    n_resamples,
-    groups=None,
-    random_state=None,
-    n_jobs=None,
-    sample_weight=None,
-    pos_label=None,
-):
-    """Percentile bootstrap bands of the actual and minimum DCF curves.
-
-    Returns
-    -------
-    actual_band, min_band : ndarray of shape (2, n_points)
-        Lower and upper ends of the interval at each prior log-odds.
-    """
-    kwargs = {"prior_log_odds": prior_log_odds, "sample_weight": sample_weight}
-    if pos_label is not None:
-        kwargs["pos_label"] = pos_label
-    replicate, n_units, distribution = _distribution(
-        _bayes_error_curves,
-        y_true,
-        llr,
-        kwargs,
-        n_resamples=n_resamples,
-        groups=groups,
-        random_state=random_state,
-        n_jobs=n_jobs,
-    )
-    # One row per point of the two curves; scipy's percentile interval works
-    # row by row (the statistic itself is not needed for it).
-    ci, _ = _interval(
-        distribution.T,
-        replicate,
-        n_units,
-        confidence_level=confidence_level,
-        method="percentile",
-    )
-    band = np.stack([np.asarray(ci.low), np.asarray(ci.high)])
-    m = np.size(prior_log_odds)
-    return band[:, :m], band[:, m:]
-
-
 @validate_params(
     {
-        "metric": [callable, StrOptions(set(_BY_NAME))],
-        "y_true": ["array-like"],
-        "y_score": ["array-like"],
+        "metric": [callable, StrOptions(set(_BY_NAME)), list, tuple],
+        "y_true": ["array-like", ScoredTrials],
+        "y_score": ["array-like", None],
         # one replicate has no spread: no interval, no standard error
         "n_resamples": [Interval(Integral, 2, None, closed="left")],
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
@@ -619,7 +506,7 @@ def _bayes_error_bands(
 def bootstrap_ci(
     metric,
     y_true,
-    y_score,
+    y_score=None,
     *,
     n_resamples=1000,
     confidence_level=0.95,
@@ -629,34 +516,44 @@ def bootstrap_ci(
     n_jobs=None,
     **metric_kwargs,
 ):
-    """Bootstrap confidence interval of a metric.
+    """Bootstrap confidence interval of a metric (or of several at once).
 
     The trials (or, with ``groups``, whole groups of trials) are resampled
     with replacement ``n_resamples`` times, the metric is computed on each
     resample, and the interval is read from that bootstrap distribution by
     :func:`scipy.stats.bootstrap`.
 
-    The minimum metrics (:func:`min_dcf`, :func:`eer`, :func:`min_cllr`) sort
-    the scores once: a resample is the same sorted trials with integer
-    weights (how often each trial was drawn), so each replicate costs linear
-    passes instead of a sort. The per-trial metrics (:func:`actual_dcf`,
-    :func:`cllr`, :func:`brier_loss`, :func:`beta_rule_loss`, and
-    :func:`expected_calibration_error` with uniform bins) take those counts
-    as sample weights; any other metric is computed on the resampled rows.
-    All three give the same value for the same resample.
+    skcalib's metrics of scored trials (:func:`min_dcf`, :func:`eer`,
+    :func:`min_cllr`, :func:`actual_dcf`, :func:`cllr`, :func:`brier_loss`,
+    :func:`beta_rule_loss`) are computed by the methods of one
+    :class:`ScoredTrials`, validated and sorted once: a resample is the same
+    sorted trials with integer weights (how often each trial was drawn), so
+    a minimum metric costs linear passes instead of a sort and an actual
+    metric a weighted sum of per-trial terms computed once. A list of
+    metrics is bootstrapped from the same resamples, each drawn once. Any
+    other metric takes the resample's counts as sample weights
+    (:func:`expected_calibration_error` with uniform bins) or is computed
+    on the resampled rows; all give the same value for the same resample.
 
     Parameters
     ----------
-    metric : callable or str
+    metric : callable, str or list of them
         A metric ``metric(y_true, y_score, **metric_kwargs) -> float`` such as
         :func:`min_dcf`, or the name of one of skcalib's binary metrics
         (``'min_dcf'``, ``'actual_dcf'``, ``'eer'``, ``'cllr'``,
         ``'min_cllr'``, ``'brier_loss'``, ``'beta_rule_loss'``,
-        ``'expected_calibration_error'``).
-    y_true : array-like of shape (n_samples,)
-        True labels.
-    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
-        Scores, LLRs or probabilities, as ``metric`` expects them.
+        ``'expected_calibration_error'``). With :class:`ScoredTrials`, any
+        other callable is a function of the trials, ``metric(trials) ->
+        float`` (for instance ``lambda t: t.min_dcf(app)``). A list gives a
+        list of results from the same resamples (``metric_kwargs`` go to
+        each; ``functools.partial`` binds different ones).
+    y_true : array-like of shape (n_samples,) or ScoredTrials
+        True labels, or the scored trials themselves (then ``y_score``,
+        ``sample_weight`` and ``pos_label`` are theirs).
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes), \
+default=None
+        Scores, LLRs or probabilities, as ``metric`` expects them; required
+        with ``y_true`` arrays.
     n_resamples : int, default=1000
         Number of bootstrap resamples, at least 2.
     confidence_level : float in (0, 1), default=0.95
@@ -681,9 +578,9 @@ def bootstrap_ci(
 
     Returns
     -------
-    result : BootstrapResult
-        With attributes ``statistic`` (the metric on the data),
-        ``confidence_interval`` (``low``, ``high``),
+    result : BootstrapResult or list of BootstrapResult
+        One per metric of a list. With attributes ``statistic`` (the
+        metric on the data), ``confidence_interval`` (``low``, ``high``),
         ``bootstrap_distribution`` (the ``n_resamples`` replicate values),
         ``standard_error``, ``confidence_level`` and ``method``.
 
@@ -760,42 +657,149 @@ def bootstrap_ci(
     >>> res = bootstrap_ci("eer", y, scores, groups=speaker, random_state=0)
     >>> [round(float(v), 3) for v in res.confidence_interval]
     [0.139, 0.168]
-    """
-    if isinstance(metric, str):
-        metric = _BY_NAME[metric]
-    point = metric(y_true, y_score, **metric_kwargs)
-    if np.ndim(point) != 0:
-        raise ValueError(
-            "`metric` must return one number; "
-            f"{getattr(metric, '__name__', metric)!r} returned shape "
-            f"{np.shape(point)}."
-        )
-    point = float(point)
 
-    replicate, n_units, distribution = _distribution(
-        metric,
-        y_true,
-        y_score,
-        metric_kwargs,
+    Several metrics of trials validated and sorted once, from the same
+    resamples:
+
+    >>> from skcalib.metrics import Application, ScoredTrials
+    >>> trials, app = ScoredTrials(y, llr), Application(0.01)
+    >>> res = bootstrap_ci(
+    ...     [lambda t: t.min_dcf(app), lambda t: t.actual_dcf(app), "cllr"],
+    ...     trials, n_resamples=200, random_state=0)
+    >>> [round(r.statistic, 3) for r in res]
+    [0.869, 0.904, 0.519]
+    """
+    metrics = list(metric) if isinstance(metric, list | tuple) else [metric]
+    if not metrics:
+        raise ValueError("`metric` is an empty list: give at least one metric.")
+    metrics = [_BY_NAME[m] if isinstance(m, str) else m for m in metrics]
+    for m in metrics:
+        if not callable(m):
+            raise ValueError(
+                "`metric` must be a callable, a metric's name or a list of "
+                f"them; got {m!r}."
+            )
+    given_trials = isinstance(y_true, ScoredTrials)
+    if given_trials and y_score is not None:
+        raise ValueError(
+            "`y_score` goes with `y_true` arrays; ScoredTrials hold their "
+            "scores: pass y_score=None."
+        )
+    if not given_trials and y_score is None:
+        raise ValueError("`y_score` is required with `y_true` arrays.")
+
+    if len(metrics) == 1 and not given_trials and not _of_trials(metrics[0]):
+        # a metric of arrays (ECE, a user's function): weights or rows
+        res = _arrays_bootstrap(
+            metrics[0],
+            y_true,
+            y_score,
+            metric_kwargs,
+            _METRICS.get(metrics[0]),
+            n_resamples=n_resamples,
+            confidence_level=confidence_level,
+            method=method,
+            groups=groups,
+            random_state=random_state,
+            n_jobs=n_jobs,
+        )
+        return res
+
+    statistics = []
+    trial_kwargs = {}
+    for m in metrics:
+        if not given_trials and not _of_trials(m):
+            raise ValueError(
+                "Several metrics are bootstrapped together from ScoredTrials or "
+                f"as skcalib's metrics of the trials; {getattr(m, '__name__', m)!r} "
+                "is neither: bootstrap it alone."
+            )
+        statistic, trial_kwargs = _trials_statistic(m, metric_kwargs)
+        statistics.append(statistic)
+    if given_trials:
+        if trial_kwargs:
+            raise ValueError(
+                f"{sorted(trial_kwargs)} belong to the ScoredTrials, which "
+                "already hold the weights and the target label."
+            )
+        trials = y_true
+    else:
+        trials = ScoredTrials(
+            y_true,
+            y_score,
+            sample_weight=trial_kwargs.get("sample_weight"),
+            pos_label=trial_kwargs.get("pos_label"),
+        )
+    # the resampler first: its points of the kernel give the blocks of the
+    # metrics on the data too (one sort); their arguments are checked there
+    resampler = Resampler(trials, groups)
+    points = [
+        _one_number(s(trials), m) for s, m in zip(statistics, metrics, strict=True)
+    ]
+    statistics = [s.checked() if isinstance(s, _Method) else s for s in statistics]
+    n_units = resampler.units.n_units
+    replicate = _TrialsReplicate(resampler, statistics)
+    distribution = _distribution(
+        replicate,
+        n_units,
         n_resamples=n_resamples,
-        groups=groups,
         random_state=random_state,
         n_jobs=n_jobs,
     )
-    ci, standard_error = _interval(
-        distribution,
-        replicate,
-        n_units,
-        confidence_level=confidence_level,
-        method=method,
-        statistic=point,
+    if distribution.shape[1] != len(statistics):
+        raise ValueError("`metric` must return one number on every resample.")
+    results = [
+        _result(
+            point,
+            distribution[:, j],
+            replicate.column(j),
+            n_units,
+            confidence_level,
+            method,
+        )
+        for j, point in enumerate(points)
+    ]
+    return results if isinstance(metric, list | tuple) else results[0]
+
+
+def _arrays_bootstrap(
+    metric,
+    y_true,
+    y_score,
+    metric_kwargs,
+    weights_count,
+    *,
+    n_resamples,
+    confidence_level,
+    method,
+    groups,
+    random_state,
+    n_jobs,
+):
+    """:func:`bootstrap_ci` of a metric that is not a method of the trials."""
+    point = _one_number(metric(y_true, y_score, **metric_kwargs), metric)
+    kwargs = dict(metric_kwargs)
+    sample_weight = kwargs.pop("sample_weight", None)
+    units = ResamplingUnits(np.shape(y_score)[0], groups)
+    if sample_weight is not None:
+        sample_weight = _scaled_weights(sample_weight)
+    weights = weights_count is not None and weights_count(kwargs)
+    replicate = _ArraysReplicate(
+        units,
+        metric,
+        y_true if weights else np.asarray(y_true),
+        y_score if weights else np.asarray(y_score),
+        sample_weight,
+        kwargs,
+        weights,
     )
-    standard_error = float(standard_error)
-    return BootstrapResult(
-        statistic=point,
-        confidence_interval=ci,
-        bootstrap_distribution=distribution,
-        standard_error=standard_error,
-        confidence_level=float(confidence_level),
-        method=method,
+    distribution = _distribution(
+        replicate,
+        units.n_units,
+        n_resamples=n_resamples,
+        random_state=random_state,
+        n_jobs=n_jobs,
+    )
+    return _result(
+        point, distribution, replicate, units.n_units, confidence_level, method
     )

@@ -13,7 +13,7 @@ from scipy.special import logit
 from .._special import cllr_sums
 from ..utils._stats import error_counts
 
-__all__ = ["_cllr_bits", "_normalized_log_loss", "_error_rates"]
+__all__ = ["_cllr_bits", "_normalized_log_loss", "_log_loss_ratio", "_error_rates"]
 
 
 def _cllr_bits(llr, is_target, w) -> float:
@@ -31,10 +31,17 @@ def _normalized_log_loss(llr, is_target, w, p_target) -> float:
     """
     shift = float(logit(p_target))
     loss_tar, loss_non, n_tar, n_non = cllr_sums(llr + shift, is_target, w)
+    return _log_loss_ratio(loss_tar / n_tar, loss_non / n_non, p_target, shift)
+
+
+def _log_loss_ratio(mean_tar, mean_non, p_target, shift) -> float:
+    """The normalized log loss of :func:`_normalized_log_loss` from the class
+    means of the per-trial losses at ``llr + shift`` (``shift =
+    logit(p_target)``)."""
     ref_tar, ref_non, _, _ = cllr_sums(
         np.array([shift, shift]), np.array([True, False]), None
     )
-    cost = p_target * (loss_tar / n_tar) + (1.0 - p_target) * (loss_non / n_non)
+    cost = p_target * mean_tar + (1.0 - p_target) * mean_non
     return float(cost / (p_target * ref_tar + (1.0 - p_target) * ref_non))
 
 

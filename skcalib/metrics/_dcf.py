@@ -5,8 +5,8 @@ from __future__ import annotations
 from numbers import Real
 
 from ..utils._sklearn_compat import validate_params
-from ._application import APPLICATION_CONSTRAINTS, Application
-from ._trials import ScoredTrials, check_prior_log_odds
+from ._application import APPLICATIONS_CONSTRAINTS, as_applications
+from ._trials import ScoredTrials
 
 __all__ = ["actual_dcf", "min_dcf", "bayes_error_curve"]
 
@@ -17,7 +17,7 @@ _POS_LABEL = [Real, str, "boolean", None]
     {
         "y_true": ["array-like"],
         "llr": ["array-like"],
-        **APPLICATION_CONSTRAINTS,
+        **APPLICATIONS_CONSTRAINTS,
         "normalize": ["boolean"],
         "sample_weight": ["array-like", None],
         "pos_label": _POS_LABEL,
@@ -49,12 +49,15 @@ def actual_dcf(
     llr : array-like of shape (n_samples,)
         Natural-log likelihood ratios in favour of the target class; +/-inf
         allowed, NaN not.
-    p_target : float in (0, 1)
-        Prior probability of the target class in the application.
+    p_target : float in (0, 1), Application or a sequence of them
+        Prior probability of the target class in the application, or the
+        application itself (an :class:`Application`, which carries its
+        costs); a sequence gives one DCF per application.
     c_miss : float > 0, default=1.0
-        Cost of a miss (rejecting a target).
+        Cost of a miss (rejecting a target), for a float ``p_target``.
     c_fa : float > 0, default=1.0
-        Cost of a false alarm (accepting a non-target).
+        Cost of a false alarm (accepting a non-target), for a float
+        ``p_target``.
     normalize : bool, default=True
         Whether to divide by the cost of the best trivial system (accept all
         or reject all), so that 1.0 means "no better than the prior".
@@ -66,8 +69,8 @@ def actual_dcf(
 
     Returns
     -------
-    dcf : float
-        The (normalized) actual DCF.
+    dcf : float or ndarray of shape (n_applications,)
+        The (normalized) actual DCF; an array for a sequence.
 
     See Also
     --------
@@ -106,20 +109,29 @@ def actual_dcf(
 
     >>> float(actual_dcf([0, 1], [0.0, 0.0], p_target=0.5))
     1.0
+
+    An :class:`Application`, or several at once:
+
+    >>> from skcalib.metrics import Application
+    >>> round(actual_dcf(y, llr, p_target=Application(0.1, c_miss=10.0)), 4)
+    0.7037
+    >>> actual_dcf(y, llr, p_target=[0.1, Application(0.5)]).round(4).tolist()
+    [0.6667, 0.6667]
     """
-    app = Application._from_params(p_target, c_miss, c_fa)
+    apps, scalar = as_applications(
+        p_target, c_miss, c_fa, caller="actual_dcf", checked=True
+    )
     trials = ScoredTrials._from_metric_inputs(
         y_true, llr, sample_weight, pos_label, score_name="llr"
     )
-    p_miss, p_fa = (float(r[0]) for r in trials._error_rates([app.threshold]))
-    return app.dcf(p_miss, p_fa, normalize=normalize)
+    return trials.actual_dcf(apps[0] if scalar else apps, normalize=normalize)
 
 
 @validate_params(
     {
         "y_true": ["array-like"],
         "y_score": ["array-like"],
-        **APPLICATION_CONSTRAINTS,
+        **APPLICATIONS_CONSTRAINTS,
         "normalize": ["boolean"],
         "sample_weight": ["array-like", None],
         "pos_label": _POS_LABEL,
@@ -152,12 +164,14 @@ def min_dcf(
         True binary labels.
     y_score : array-like of shape (n_samples,)
         Scores, higher favouring the target class; +/-inf allowed.
-    p_target : float in (0, 1)
-        Prior probability of the target class in the application.
+    p_target : float in (0, 1), Application or a sequence of them
+        Prior probability of the target class in the application, or the
+        application itself (an :class:`Application`, which carries its
+        costs); a sequence gives one DCF per application.
     c_miss : float > 0, default=1.0
-        Cost of a miss.
+        Cost of a miss, for a float ``p_target``.
     c_fa : float > 0, default=1.0
-        Cost of a false alarm.
+        Cost of a false alarm, for a float ``p_target``.
     normalize : bool, default=True
         Whether to divide by the cost of the best trivial system.
     sample_weight : array-like of shape (n_samples,), default=None
@@ -168,8 +182,8 @@ def min_dcf(
 
     Returns
     -------
-    dcf : float
-        The (normalized) minimum DCF.
+    dcf : float or ndarray of shape (n_applications,)
+        The (normalized) minimum DCF; an array for a sequence.
 
     See Also
     --------
@@ -200,9 +214,11 @@ def min_dcf(
     >>> float(min_dcf(y, [7.0] * 6, p_target=0.01))
     1.0
     """
-    app = Application._from_params(p_target, c_miss, c_fa)
+    apps, scalar = as_applications(
+        p_target, c_miss, c_fa, caller="min_dcf", checked=True
+    )
     trials = ScoredTrials._from_metric_inputs(y_true, y_score, sample_weight, pos_label)
-    return trials._min_dcf_point(app, normalize)[1]
+    return trials.min_dcf(apps[0] if scalar else apps, normalize=normalize)
 
 
 @validate_params(
@@ -280,8 +296,7 @@ def bayes_error_curve(
     >>> act.round(4).tolist(), mini.round(4).tolist()
     ([0.3333, 0.6667, 0.6667], [0.3333, 0.3333, 0.3333])
     """
-    plo = check_prior_log_odds(prior_log_odds)
     trials = ScoredTrials._from_metric_inputs(
         y_true, llr, sample_weight, pos_label, score_name="llr"
     )
-    return trials._bayes_error_curve(plo)
+    return trials.bayes_error_curve(prior_log_odds)

@@ -36,27 +36,55 @@ def _validated(y_true, y_prob, p_classes, labels, sample_weight):
         raise ValueError("`y_prob` must be finite (no NaN or infinity).")
     if (q < 0).any() or (q > 1).any():
         raise ValueError("`y_prob` must hold probabilities in [0, 1].")
+    # the shape first: a posterior of missing columns does not sum to 1,
+    # and that is not what is wrong with it
+    k = q.shape[1]
+    if labels is not None:
+        n_labels = distinct_labels(np.asarray(labels), "labels").shape[0]
+        if n_labels != k:
+            raise ValueError(
+                f"`y_prob` has {k} columns for the {n_labels} classes of "
+                f"`labels`: it must have shape (n_samples, {n_labels}), one "
+                "column per class."
+            )
+        t = _class_indices(y_true, labels, k, "y_true")
+    else:
+        try:
+            t = _class_indices(y_true, None, k, "y_true")
+        except ValueError:
+            top = _top_index(y_true)
+            if top is None or top < k:
+                raise
+            raise ValueError(
+                f"`y_prob` has {k} columns, but `y_true` holds class index "
+                f"{top}: `y_prob` must have shape (n_samples, n_classes), one "
+                "column per class (or pass `labels`)."
+            ) from None
+    check_consistent_length(t, q)
+    if t.shape[0] == 0:
+        raise ValueError("`y_true` is empty; at least one sample is required.")
     sums = q.sum(axis=1)
-    if q.shape[0] and np.abs(sums - 1.0).max() > _SUM_TOL:
+    if np.abs(sums - 1.0).max() > _SUM_TOL:
         raise ValueError(
             "The rows of `y_prob` must sum to 1 (posterior probabilities); "
             f"got a row summing to {float(sums[np.argmax(np.abs(sums - 1.0))])!r}."
         )
-    k = q.shape[1]
-    if (
-        labels is not None
-        and distinct_labels(np.asarray(labels), "labels").shape[0] != k
-    ):
-        raise ValueError(
-            f"`labels` must hold {k} distinct labels, one per column of `y_prob`."
-        )
-    t = _class_indices(y_true, labels, k, "y_true")
-    check_consistent_length(t, q)
-    if t.shape[0] == 0:
-        raise ValueError("`y_true` is empty; at least one sample is required.")
     w = check_weights(sample_weight, t.shape[0])
     v, pi = _prior_weighted(t, w, p_classes, k, "p_classes")
     return t, q, v, pi
+
+
+def _top_index(y_true):
+    """The largest class index in ``y_true`` if it holds only class indices
+    (integers >= 0), else None."""
+    y = np.asarray(y_true)
+    if y.size == 0 or y.dtype.kind not in "iuf":
+        return None
+    if y.dtype.kind == "f" and not (np.isfinite(y).all() and (y == np.round(y)).all()):
+        return None
+    if y.min() < 0:
+        return None
+    return int(y.max())
 
 
 def _uninformative(value: float, name: str) -> float:

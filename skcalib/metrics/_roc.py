@@ -73,7 +73,7 @@ def rocch(y_true, y_score, *, sample_weight=None, pos_label=None):
     [1.0, 0.333, 0.0, 0.0]
     """
     trials = ScoredTrials._from_metric_inputs(y_true, y_score, sample_weight, pos_label)
-    return trials._rocch()
+    return trials.rocch()
 
 
 @validate_params(_CONSTRAINTS, prefer_skip_nested_validation=True)

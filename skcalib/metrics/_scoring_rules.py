@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from numbers import Real
 
-from .._dask import any_dask_collection
 from .._special import cllr_sums as _cllr_sums  # noqa: F401 (tests read it here)
-from .._special import prior_weighted_objective, uninformative_objective
 from ..utils._sklearn_compat import Interval, validate_params
 from ._trials import ScoredTrials
 
@@ -97,7 +95,7 @@ def cllr(y_true, llr, *, p_target=None, sample_weight=None, pos_label=None):
     trials = ScoredTrials._from_metric_inputs(
         y_true, llr, sample_weight, pos_label, score_name="llr"
     )
-    return trials._cllr(p_target)
+    return trials.cllr(p_target)
 
 
 @validate_params(
@@ -164,7 +162,7 @@ def min_cllr(y_true, y_score, *, p_target=None, sample_weight=None, pos_label=No
     1.0
     """
     trials = ScoredTrials._from_metric_inputs(y_true, y_score, sample_weight, pos_label)
-    return trials._min_cllr(p_target)
+    return trials.min_cllr(p_target)
 
 
 @validate_params(
@@ -260,28 +258,10 @@ def beta_rule_loss(
     >>> round(beta_rule_loss(y, [-2.0, np.inf, 1.5, 3.0], alpha=2, beta=2), 4)
     1.0497
     """
-    if any_dask_collection(y_true, llr, sample_weight):  # per-partition sums
-        from .._dask._metrics import dask_prior_weighted_objective
-
-        loss = dask_prior_weighted_objective(
-            y_true,
-            llr,
-            sample_weight,
-            alpha=alpha,
-            beta=beta,
-            prior=p_target,
-            pos_label=pos_label,
-        )
-    else:
-        is_target, x, w = ScoredTrials._from_metric_inputs(
-            y_true, llr, sample_weight, pos_label, score_name="llr"
-        )._trial_arrays()
-        loss = prior_weighted_objective(
-            x, is_target, w, alpha=alpha, beta=beta, prior=p_target
-        )
-    if normalize:
-        loss /= uninformative_objective(alpha, beta, p_target)
-    return float(loss)
+    trials = ScoredTrials._from_metric_inputs(
+        y_true, llr, sample_weight, pos_label, score_name="llr"
+    )
+    return trials.beta_rule_loss(alpha, beta, p_target=p_target, normalize=normalize)
 
 
 @validate_params(
@@ -344,13 +324,7 @@ def brier_loss(
     >>> float(brier_loss(y, [np.inf, -np.inf], normalize=False))  # 3 per trial
     3.0
     """
-    return beta_rule_loss(
-        y_true,
-        llr,
-        alpha=2.0,
-        beta=2.0,
-        p_target=p_target,
-        normalize=normalize,
-        sample_weight=sample_weight,
-        pos_label=pos_label,
+    trials = ScoredTrials._from_metric_inputs(
+        y_true, llr, sample_weight, pos_label, score_name="llr"
     )
+    return trials.brier_loss(p_target=p_target, normalize=normalize)

@@ -12,22 +12,46 @@ docs/design/evaluation_objects.rst.
 
 from __future__ import annotations
 
+import math
 from numbers import Real
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, logit
 
 from .._dask import any_dask_collection
-from .._pav import BlockSummary, block_llr, pav_blocks, rocch_from_blocks
+from .._pav import (
+    BlockSummary,
+    block_llr,
+    block_proba,
+    pav_blocks,
+    pav_merge,
+    pav_point_index,
+    pav_points,
+    rocch_from_blocks,
+)
+from .._special import (
+    beta_rule_costs,
+    log1pexp,
+    prior_weighted_objective,
+    uninformative_objective,
+)
 from ..utils._numpy_compat import count_nonzero, einsum
-from ..utils._sklearn_compat import validate_parameter_constraints
+from ..utils._sklearn_compat import Interval, validate_parameter_constraints
 from ..utils._validation import check_metric_inputs
-from ._application import Application, normalized_dcf
-from ._common import _cllr_bits, _error_rates, _normalized_log_loss
+from ._application import Application, as_applications, normalized_dcf
+from ._common import _cllr_bits, _error_rates, _log_loss_ratio, _normalized_log_loss
 
-__all__ = ["ScoredTrials", "check_prior_log_odds"]
+__all__ = ["ScoredTrials", "Resampler", "ResamplingUnits", "check_prior_log_odds"]
 
 _POS_LABEL = [Real, str, "boolean", None]
+_PROB = Interval(Real, 0, 1, closed="neither")
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+
+#: Unweighted trials up to this many take the kernel's one-call path to the
+#: blocks (faster on few trials than forming the ordered points first).
+_FEW = 2000
+
+_LOG2 = math.log(2.0)
 
 
 class ScoredTrials:
@@ -37,11 +61,13 @@ class ScoredTrials:
     holds the pool-adjacent-violators (PAV) block summary of the scores and
     their ROC convex hull (ROCCH), computed on the first question that needs
     them. It then answers every minimum metric -- minimum DCF at any number
-    of applications, EER, minimum Cllr, the hull, the DET curve, Bayes
-    error-rate curves -- without sorting again, and, reading the scores as
-    natural-log likelihood ratios, the actual DCF and Cllr. It is the way to
-    evaluate one system at many operating points; the metric functions of
-    :mod:`skcalib.metrics` are thin wrappers that build one and ask it once.
+    of applications, EER, minimum Cllr, the hull, the ROC and DET curves,
+    the PAV-LLRs, Bayes error-rate curves -- without sorting again, and,
+    reading the scores as natural-log likelihood ratios, the actual DCF,
+    Cllr and the Beta-family (Brier) losses. It is the way to evaluate one
+    system at many operating points; the metric functions of
+    :mod:`skcalib.metrics` are thin wrappers that build one and ask it once,
+    and :func:`bootstrap_ci` resamples it without sorting again.
 
     Parameters
     ----------
@@ -50,8 +76,9 @@ class ScoredTrials:
     y_score : array-like of shape (n_samples,)
         Scores, higher favouring the target class; +/-inf allowed, NaN not.
         The minimum metrics use only their order; :meth:`actual_dcf`,
-        :meth:`cllr` and the actual curve of :meth:`bayes_error_curve` read
-        them as natural-log LLRs.
+        :meth:`cllr`, :meth:`beta_rule_loss`, :meth:`brier_loss` and the
+        actual curve of :meth:`bayes_error_curve` read them as natural-log
+        LLRs.
     sample_weight : array-like of shape (n_samples,), default=None
         Trial weights; zero-weight trials are ignored.
     pos_label : int, float, bool or str, default=None
@@ -85,13 +112,15 @@ class ScoredTrials:
     Examples
     --------
     >>> import numpy as np
-    >>> from skcalib.metrics import ScoredTrials
+    >>> from skcalib.metrics import Application, ScoredTrials
     >>> y = [0, 0, 1, 0, 1, 1]
     >>> trials = ScoredTrials(y, [0.1, 0.2, 0.3, 0.4, 0.4, 0.9])
     >>> round(trials.eer(), 4), round(trials.min_cllr(), 4)
     (0.2222, 0.4591)
     >>> trials.min_dcf([0.01, 0.1, 0.5]).round(4).tolist()  # one sort for all
     [0.6667, 0.6667, 0.3333]
+    >>> round(trials.min_dcf(Application(0.1, c_miss=10.0)), 4)
+    0.3333
 
     Tied scores are one operating point, and +/-inf are valid LLRs:
 
@@ -129,17 +158,29 @@ class ScoredTrials:
         return trials
 
     @classmethod
-    def _from_blocks(cls, blocks: BlockSummary):
-        """Trials known only by their PAV block summary (a bootstrap
-        replicate): the minimum metrics only."""
+    def _of_replicate(cls, replicate, arrays=None):
+        """A bootstrap resample: trials whose block summary comes from
+        ``replicate`` (the resample's weights over points sorted once), and
+        whose actual metrics come from ``arrays`` if given, else from the
+        replicate's weighted sums over per-trial terms."""
         trials = cls.__new__(cls)
+        trials._reset()
+        trials._score_name = "y_score"
         trials._dask = None
-        trials._arrays = trials._positive = None
-        trials._store_blocks(blocks)
+        trials._arrays = arrays
+        trials._positive = None
+        trials._replicate = replicate
         return trials
 
-    def _setup(self, y_true, y_score, sample_weight, pos_label, score_name):
+    def _reset(self):
+        self._points = None
         self._blocks = None
+        self._hull = None
+        self._block_llr = None
+
+    def _setup(self, y_true, y_score, sample_weight, pos_label, score_name):
+        self._reset()
+        self._replicate = None
         self._score_name = score_name
         if any_dask_collection(y_true, y_score, sample_weight):
             # validated by the distributed passes, which also read the data
@@ -161,7 +202,7 @@ class ScoredTrials:
         infinite LLR of a trial that should not count.
         """
         if self._positive is None:
-            is_target, x, w = self._arrays
+            is_target, x, w = self._require_arrays("This metric")
             if w is not None:
                 positive = w > 0
                 if not positive.all():
@@ -169,10 +210,20 @@ class ScoredTrials:
             self._positive = (is_target, x, w)
         return self._positive
 
+    def _kernel_points(self):
+        """The kernel's ordered points (ties and runs of one class pooled,
+        score ranges kept): the one sort of these trials."""
+        if self._points is None:
+            is_target, x, w = self._trial_arrays()
+            self._points = pav_points(x, is_target, w)
+        return self._points
+
     def _summary(self):
         """The PAV block summary: the one kernel run of these trials."""
         if self._blocks is None:
-            if self._dask is not None:
+            if self._replicate is not None:
+                blocks = self._replicate.blocks()
+            elif self._points is None and self._dask is not None:
                 from .._dask._blocks import dask_validated_blocks
 
                 y, s, w, pos_label = self._dask
@@ -181,20 +232,27 @@ class ScoredTrials:
                 )[0]
             else:
                 is_target, x, w = self._trial_arrays()
-                blocks = pav_blocks(x, is_target, w, ranges=False)
-            self._store_blocks(blocks)
+                if self._points is None and w is None and x.shape[0] <= _FEW:
+                    blocks = pav_blocks(x, is_target, ranges=False)
+                else:  # what pav_blocks does, the points kept for later
+                    blocks = pav_merge(self._kernel_points())
+            self._blocks = blocks
         return self._blocks
 
-    def _store_blocks(self, blocks):
-        self._blocks = blocks
-        self._hull = None
-        self._block_llr = None
+    def _ranged_blocks(self):
+        """The block summary with each block's score range."""
+        blocks = self._summary()
+        if blocks.lo is None:
+            if self._replicate is not None:
+                raise ValueError("A bootstrap resample has no score ranges.")
+            # the same blocks (integer counts: exact), now with their ranges
+            self._blocks = blocks = pav_merge(self._kernel_points())
+        return blocks
 
     def _rocch(self):
         """The hull vertices ``(pmiss, pfa)``, computed once (not copied)."""
-        blocks = self._summary()
         if self._hull is None:
-            self._hull = rocch_from_blocks(blocks)
+            self._hull = rocch_from_blocks(self._summary())
         return self._hull
 
     def _llr_of_blocks(self):
@@ -215,10 +273,27 @@ class ScoredTrials:
             )
         if self._arrays is None:
             raise ValueError(
-                f"{what} needs the trials themselves; these ScoredTrials hold "
-                "only a block summary."
+                f"{what} needs the trials themselves; a bootstrap resample "
+                "holds only their weights over the sorted trials."
             )
         return self._arrays
+
+    def as_arrays(self):
+        """The validated trials: labels, scores and weights as arrays.
+
+        Returns
+        -------
+        is_target : ndarray of shape (n_trials,), dtype=bool
+            Whether each trial is a target trial.
+        scores : ndarray of shape (n_trials,), dtype=float64
+            The scores (+/-inf allowed).
+        sample_weight : ndarray of shape (n_trials,) or None
+            The positive weights, or None for unweighted trials.
+
+        Trials of zero weight are left out. Dask inputs are computed here.
+        The arrays are the object's own: do not modify them.
+        """
+        return self._trial_arrays()
 
     # ------------------------------------------------------- minimum metrics
     def rocch(self):
@@ -233,6 +308,54 @@ class ScoredTrials:
         """
         pmiss, pfa = self._rocch()
         return pmiss.copy(), pfa.copy()
+
+    def roc_curve(self):
+        """The empirical ROC curve, one vertex per ordered point.
+
+        The points of the PAV kernel: runs of tied scores, and runs of
+        consecutive scores of one class (a straight stretch of the curve
+        along an axis, so the curve drawn is the full ROC).
+
+        Returns
+        -------
+        fpr : ndarray of shape (n_points + 1,)
+            False-alarm rate, increasing from 0 (reject all) to 1.
+        tpr : ndarray of shape (n_points + 1,)
+            True-positive rate ``1 - P_miss``, increasing from 0 to 1.
+        """
+        pmiss, pfa = rocch_from_blocks(self._kernel_points())
+        return pfa[::-1].copy(), 1.0 - pmiss[::-1]
+
+    def pav_llr(self):
+        """The PAV-LLR of the scores: one LLR per PAV block, with its range.
+
+        The optimal monotone score-to-LLR map on these trials (Brümmer and
+        du Preez): a block without non-targets has LLR ``+inf``, one without
+        targets ``-inf``.
+
+        Returns
+        -------
+        llr : ndarray of shape (n_blocks,)
+            PAV-LLR of each block, increasing.
+        lo, hi : ndarray of shape (n_blocks,)
+            Lowest and highest score in each block.
+        """
+        blocks = self._ranged_blocks()
+        n_tar, n_non = float(blocks.tar.sum()), float(blocks.non.sum())
+        return block_llr(blocks, n_tar, n_non), blocks.lo, blocks.hi
+
+    def pav_proba(self):
+        """The PAV posterior of each block, ``T_b / (T_b + N_b)``.
+
+        The isotonic regression of the labels on the scores (at the class
+        proportions of these trials), block by block as in :meth:`pav_llr`.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_blocks,)
+            Target fraction of each block, increasing.
+        """
+        return block_proba(self._summary())
 
     def eer(self):
         """Equal error rate of the ROC convex hull (ROCCH-EER).
@@ -255,12 +378,12 @@ class ScoredTrials:
 
         Parameters
         ----------
-        p_target : float in (0, 1) or array-like of shape (n_points,)
-            Target prior(s) of the applications.
+        p_target : float in (0, 1), Application or a sequence of them
+            Target prior(s) of the applications, or the applications.
         c_miss : float > 0, default=1.0
-            Cost of a miss.
+            Cost of a miss (of a float ``p_target``).
         c_fa : float > 0, default=1.0
-            Cost of a false alarm.
+            Cost of a false alarm (of a float ``p_target``).
         normalize : bool, default=True
             Whether to divide by the cost of the best trivial system.
         return_rates : bool, default=False
@@ -270,23 +393,25 @@ class ScoredTrials:
         Returns
         -------
         dcf : float or ndarray of shape (n_points,)
-            The (normalized) minimum DCF; an array for array-like
-            ``p_target``.
+            The (normalized) minimum DCF; an array for a sequence.
         p_miss, p_fa : float or ndarray of shape (n_points,)
             The miss and false-alarm rates where the minimum is reached; only
             if ``return_rates=True``.
         """
-        apps, scalar = _applications(p_target, c_miss, c_fa, "min_dcf")
+        apps, scalar = as_applications(
+            p_target, c_miss, c_fa, caller="ScoredTrials.min_dcf"
+        )
         _check_bool(normalize, "normalize", "min_dcf")
-        pmiss, pfa = self._rocch()
         out = np.empty((3, len(apps)))
         for i, app in enumerate(apps):
-            k, out[0, i] = self._min_dcf_point(app, normalize)
-            out[1, i], out[2, i] = pmiss[k], pfa[k]
+            out[:, i] = self._min_dcf_point(app, normalize)
         return _shaped(out if return_rates else out[0], scalar)
 
     def _min_dcf_point(self, app: Application, normalize=True):
-        """Index of the hull vertex of lowest DCF and that DCF."""
+        """``(dcf, p_miss, p_fa)`` of the operating point of lowest DCF."""
+        if self._replicate is not None and self._blocks is None:
+            # a resample not yet pooled: its ROC points hold the same minimum
+            return self._replicate.min_dcf_point(app, normalize)
         pmiss, pfa = self._rocch()
         if normalize:  # app.dcf, without its checks of the rates
             w_miss, w_fa = app.miss_weight, app.fa_weight
@@ -294,7 +419,7 @@ class ScoredTrials:
         else:
             cost = app.dcf(pmiss, pfa, normalize=False)
         k = int(cost.argmin())
-        return k, cost.item(k)
+        return cost.item(k), pmiss.item(k), pfa.item(k)
 
     def min_cllr(self, p_target=None):
         """Minimum Cllr: the Cllr of the PAV-LLRs of the scores, in bits.
@@ -311,13 +436,9 @@ class ScoredTrials:
         min_cllr : float
             In [0, 1].
         """
-        if p_target is not None:
-            p_target = _applications(p_target, 1.0, 1.0, "min_cllr")[0][0].p_target
-        return self._min_cllr(p_target)
-
-    def _min_cllr(self, p_target=None):
+        p = _prior(p_target, "min_cllr")
         blocks = self._summary()
-        return _pav_cllr(blocks.tar, blocks.non, 0.5 if p_target is None else p_target)
+        return _pav_cllr(blocks.tar, blocks.non, 0.5 if p is None else p)
 
     def det_curve(self):
         """The DET curve: false-alarm and miss rates at every threshold.
@@ -355,12 +476,12 @@ class ScoredTrials:
 
         Parameters
         ----------
-        p_target : float in (0, 1) or array-like of shape (n_points,)
-            Target prior(s) of the applications.
+        p_target : float in (0, 1), Application or a sequence of them
+            Target prior(s) of the applications, or the applications.
         c_miss : float > 0, default=1.0
-            Cost of a miss.
+            Cost of a miss (of a float ``p_target``).
         c_fa : float > 0, default=1.0
-            Cost of a false alarm.
+            Cost of a false alarm (of a float ``p_target``).
         normalize : bool, default=True
             Whether to divide by the cost of the best trivial system.
         return_rates : bool, default=False
@@ -374,7 +495,9 @@ class ScoredTrials:
             The miss and false-alarm rates of the decisions; only if
             ``return_rates=True``.
         """
-        apps, scalar = _applications(p_target, c_miss, c_fa, "actual_dcf")
+        apps, scalar = as_applications(
+            p_target, c_miss, c_fa, caller="ScoredTrials.actual_dcf"
+        )
         _check_bool(normalize, "normalize", "actual_dcf")
         p_miss, p_fa = self._error_rates([app.threshold for app in apps])
         dcf = [
@@ -394,7 +517,8 @@ class ScoredTrials:
             return dask_error_rates(
                 y, s, thresholds, sample_weight=w, pos_label=pos_label
             )
-        self._require_arrays("An actual metric")
+        if self._arrays is None and self._replicate is not None:
+            return self._replicate.error_rates(thresholds)
         is_target, x, w = self._trial_arrays()
         return _error_rates(is_target, x, w, thresholds)
 
@@ -413,30 +537,100 @@ class ScoredTrials:
         cllr : float
             0 for a perfect system; ``inf`` for a confidently wrong trial.
         """
-        if p_target is not None:
-            p_target = _applications(p_target, 1.0, 1.0, "cllr")[0][0].p_target
-        return self._cllr(p_target)
-
-    def _cllr(self, p_target=None):
+        p_target = _prior(p_target, "cllr")
         if self._dask is not None:
-            from .._dask._metrics import dask_cllr_sums, dask_prior_weighted_objective
-            from .._special import uninformative_objective
+            from .._dask._metrics import dask_cllr_sums
 
-            y, s, w, pos_label = self._dask
             if p_target is not None:
-                loss = dask_prior_weighted_objective(
-                    y, s, w, alpha=1.0, beta=1.0, prior=p_target, pos_label=pos_label
-                )
-                return loss / uninformative_objective(1.0, 1.0, p_target)
+                return self._rule_loss(1.0, 1.0, p_target, True)
+            y, s, w, pos_label = self._dask
             loss_tar, loss_non, n_tar, n_non = dask_cllr_sums(
                 y, s, w, pos_label=pos_label
             )
             return float(0.5 * (loss_tar / n_tar + loss_non / n_non))
-        self._require_arrays("cllr")
+        if self._arrays is None and self._replicate is not None:
+            return self._replicate.cllr(p_target)
         is_target, x, w = self._trial_arrays()
         if p_target is not None:
             return _normalized_log_loss(x, is_target, w, p_target)
         return float(_cllr_bits(x, is_target, w))
+
+    def beta_rule_loss(self, alpha, beta, *, p_target=0.5, normalize=True):
+        """Prior-weighted cost of the scores as LLRs under a Beta-family rule.
+
+        ``alpha = beta = 1`` is the logarithmic rule (Cllr in nats),
+        ``alpha = beta = 2`` the Brier rule (Brümmer and Doddington, 2013);
+        see :func:`~skcalib.metrics.beta_rule_loss`.
+
+        Parameters
+        ----------
+        alpha, beta : float > 0
+            Rule parameters.
+        p_target : float in (0, 1), default=0.5
+            Target prior; the posterior of a trial is
+            ``sigmoid(llr + logit(p_target))``.
+        normalize : bool, default=True
+            Whether to divide by the cost of the uninformative ``llr = 0``.
+
+        Returns
+        -------
+        loss : float
+            The (normalized) prior-weighted cost.
+        """
+        validate_parameter_constraints(
+            {
+                "alpha": [_POSITIVE],
+                "beta": [_POSITIVE],
+                "p_target": [_PROB],
+                "normalize": ["boolean"],
+            },
+            {
+                "alpha": alpha,
+                "beta": beta,
+                "p_target": p_target,
+                "normalize": normalize,
+            },
+            caller_name="ScoredTrials.beta_rule_loss",
+        )
+        return self._rule_loss(alpha, beta, p_target, normalize)
+
+    def brier_loss(self, *, p_target=0.5, normalize=True):
+        """Prior-weighted Brier cost of the scores as LLRs (Beta(2, 2) rule).
+
+        Parameters
+        ----------
+        p_target : float in (0, 1), default=0.5
+            Target prior; the posterior of a trial is
+            ``sigmoid(llr + logit(p_target))``.
+        normalize : bool, default=True
+            Whether to divide by the cost of ``llr = 0``
+            (``3 p_target (1 - p_target)``).
+
+        Returns
+        -------
+        loss : float
+            The (normalized) prior-weighted Brier cost.
+        """
+        return self.beta_rule_loss(2.0, 2.0, p_target=p_target, normalize=normalize)
+
+    def _rule_loss(self, alpha, beta, p_target, normalize):
+        if self._dask is not None:  # per-partition sums
+            from .._dask._metrics import dask_prior_weighted_objective
+
+            y, s, w, pos_label = self._dask
+            loss = dask_prior_weighted_objective(
+                y, s, w, alpha=alpha, beta=beta, prior=p_target, pos_label=pos_label
+            )
+        elif self._arrays is None and self._replicate is not None:
+            loss = self._replicate.rule_loss(alpha, beta, p_target)
+        else:
+            is_target, x, w = self._trial_arrays()
+            loss = prior_weighted_objective(
+                x, is_target, w, alpha=alpha, beta=beta, prior=p_target
+            )
+        if normalize:
+            loss /= uninformative_objective(alpha, beta, p_target)
+        return float(loss)
 
     def bayes_error_curve(self, prior_log_odds):
         """Actual and minimum normalized DCF over a grid of prior log-odds.
@@ -499,6 +693,366 @@ class ScoredTrials:
         return actual, minimum.min(axis=0)
 
 
+class ResamplingUnits:
+    """Bootstrap resampling units: the rows, or whole groups of rows.
+
+    Parameters
+    ----------
+    n_samples : int
+        The number of rows.
+    groups : array-like of shape (n_samples,), default=None
+        Group of each row; a unit is then a group.
+
+    Attributes
+    ----------
+    n_units : int
+        The number of units (at least 2).
+    group_of_row : ndarray of shape (n_samples,) or None
+        The unit number of each row's group.
+    """
+
+    def __init__(self, n_samples, groups=None):
+        self.n_samples = n_samples
+        self.group_of_row = None
+        self.n_units = n_samples
+        if groups is not None:
+            groups = np.asarray(groups)
+            if groups.shape != (n_samples,):
+                raise ValueError(
+                    f"`groups` must have shape ({n_samples},) like `y_score`; "
+                    f"got {groups.shape}."
+                )
+            _, group_of_row = np.unique(groups, return_inverse=True)
+            self.group_of_row = group_of_row.reshape(-1)
+            self.n_units = int(self.group_of_row.max()) + 1
+        if self.n_units < 2:
+            raise ValueError(
+                f"At least two resampling units are needed; got {self.n_units} "
+                f"{'group' if groups is not None else 'trial'}."
+            )
+
+    def multiplicity(self, idx):
+        """How often each row is in the resample of units ``idx``."""
+        counts = np.bincount(idx, minlength=self.n_units)
+        if self.group_of_row is None:
+            return counts
+        return counts[self.group_of_row]
+
+    def rows(self, idx):
+        """The rows of the resample of units ``idx`` (with repeats)."""
+        if self.group_of_row is None:
+            return idx
+        return np.repeat(np.arange(self.n_samples), self.multiplicity(idx))
+
+
+class Resampler:
+    """Bootstrap resamples of scored trials, as weights over them sorted once.
+
+    A resample of ``n`` units drawn with replacement is the same trials with
+    integer weights (how often each was drawn): the ordered points of the
+    PAV kernel, computed once, receive the summed weights of their trials,
+    so a minimum metric re-runs PAV (or a pass over the points) without
+    sorting, and an actual metric (actual DCF, Cllr, Beta-family losses) is
+    a weighted sum of per-trial terms computed once.
+
+    Unweighted trials resampled one by one are exchangeable, so the drawn
+    unit numbers need not be the caller's row numbers: unit ``j`` is the
+    ``j``-th trial in the order "targets by increasing score, then
+    non-targets by increasing score", and a resample's weights are the
+    counts of the drawn units in that order. Cumulative counts at fixed
+    positions then give the class weights of every point and the errors at
+    every threshold. Weighted trials and groups keep the caller's rows
+    (units are rows, or groups of rows): the resample's weights, times the
+    sample weights, are summed per point with a code per row.
+
+    Parameters
+    ----------
+    trials : ScoredTrials
+        The trials (a Dask input is computed here).
+    groups : array-like of shape (n_samples,), default=None
+        Group of each trial; whole groups are drawn.
+
+    Attributes
+    ----------
+    units : ResamplingUnits
+        The resampling units (trials or groups).
+    """
+
+    def __init__(self, trials: ScoredTrials, groups=None):
+        is_target, x, w = trials._require_arrays("The bootstrap")
+        self.units = ResamplingUnits(x.shape[0], groups)
+        if groups is None and w is None:
+            self._layout = _ArrangedLayout(trials, is_target, x)
+        else:
+            self._layout = _RowLayout(is_target, x, w)
+
+    def __call__(self, idx):
+        """The resample of the drawn units ``idx``, as scored trials.
+
+        Raises a ``ValueError`` if it holds no trial of one class.
+        """
+        if isinstance(self._layout, _ArrangedLayout):
+            counts = np.bincount(idx, minlength=self.units.n_units)
+            replicate = _ArrangedReplicate(self._layout, counts, idx.shape[0])
+            return ScoredTrials._of_replicate(replicate)
+        replicate = _RowReplicate(self._layout, self.units.multiplicity(idx))
+        return ScoredTrials._of_replicate(replicate, replicate.arrays())
+
+
+def _no_class_error(n_tar):
+    return ValueError(
+        "A bootstrap resample holds no "
+        f"{'target' if n_tar == 0 else 'non-target'} trials, so the metric is "
+        "undefined on it; use more trials, or groups that each hold both "
+        "classes."
+    )
+
+
+class _Replicate:
+    """What the resampled trials answer from their weights: the points'
+    cumulative class weights, and from them the blocks and the minimum DCF
+    over the ROC points."""
+
+    def point_cumulative(self):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def blocks(self):
+        cum_tar, cum_non = self.point_cumulative()
+        tar, non = np.diff(cum_tar), np.diff(cum_non)
+        keep = np.flatnonzero(tar + non > 0)  # PAV needs positive weights
+        position = keep.astype(np.float64)
+        tar, non = tar[keep].astype(np.float64), non[keep].astype(np.float64)
+        return pav_merge(BlockSummary(position, position, tar, non))
+
+    def min_dcf_point(self, app, normalize):
+        """``(dcf, p_miss, p_fa)`` of the lowest DCF over the ROC points.
+
+        The minimum of a linear cost over the points equals its minimum over
+        their convex hull, so no PAV is needed. The cost at each point is
+        ``a * misses + b * false_alarms`` with the normalized cost weights
+        over the class totals as ``a`` and ``b``: one pass finds the best
+        point (a sum of two nonnegative terms, so no cancellation), and the
+        metric's own formula gives the value there. Extreme applications (a
+        weight ratio that overflows) take the formula at every point.
+        """
+        cum_tar, cum_non = self.point_cumulative()
+        w_miss, w_fa = app.miss_weight, app.fa_weight
+        if normalize:
+            with np.errstate(divide="ignore", over="ignore"):
+                a, b = (1.0, w_fa / w_miss) if w_miss <= w_fa else (w_miss / w_fa, 1.0)
+        else:
+            a, b = w_miss, w_fa
+        n_tar, n_non = cum_tar[-1], cum_non[-1]
+        if cum_tar.shape[0] > 1024 and math.isfinite(a) and math.isfinite(b):
+            if a > 0 and b > 0:  # else one pass is as fast
+                cost = cum_tar * (a / n_tar)
+                cost += (n_non - cum_non) * (b / n_non)
+                k = int(np.argmin(cost))
+                cum_tar, cum_non = cum_tar[k : k + 1], cum_non[k : k + 1]
+        p_miss, p_fa = cum_tar / n_tar, (n_non - cum_non) / n_non
+        cost = app.dcf(p_miss, p_fa, normalize=normalize)
+        k = int(np.argmin(cost))
+        return float(cost[k]), float(p_miss[k]), float(p_fa[k])
+
+
+class _ArrangedLayout:
+    """Unweighted trials as units "targets by score, then non-targets by
+    score": the positions of the point boundaries, and, once an actual
+    metric asks, the class-sorted scores and per-trial terms."""
+
+    def __init__(self, trials, is_target, x):
+        points = trials._kernel_points()
+        n_tar = int(points.tar.sum())
+        n_points = points.tar.shape[0]
+        # the positions of the boundaries between points, per class
+        bounds = np.zeros(2 * (n_points + 1), dtype=np.intp)
+        bounds[1 : n_points + 1] = np.cumsum(points.tar)
+        bounds[n_points + 2 :] = np.cumsum(points.non)
+        bounds[n_points + 1 :] += n_tar
+        # The count below a boundary b > 0 is the inclusive cumulative count
+        # at b - 1; the boundaries at 0 (a nondecreasing array's prefix)
+        # count nothing.
+        self.n_zero_bounds = int(np.count_nonzero(bounds == 0))
+        self.last_below = bounds - 1
+        self.n_points = n_points
+        self.n_tar = n_tar
+        self.n = x.shape[0]
+        self._x = (is_target, x)
+        self._sorted = None
+        self._terms = {}
+
+    def class_sorted(self):
+        """The target scores sorted, and the non-target scores sorted."""
+        if self._sorted is None:
+            is_target, x = self._x
+            self._sorted = (np.sort(x[is_target]), np.sort(x[~is_target]))
+        return self._sorted
+
+    def below(self, thresholds):
+        """Targets and non-targets with a score below each threshold."""
+        tar, non = self.class_sorted()
+        return (
+            np.searchsorted(tar, thresholds, side="left"),
+            np.searchsorted(non, thresholds, side="left"),
+        )
+
+    def terms(self, key, costs):
+        """Per-trial terms ``costs(tar_scores, non_scores)`` in unit order,
+        computed once per ``key``, split into finite values and the
+        positions of the infinite ones."""
+        if key not in self._terms:
+            tar, non = costs(*self.class_sorted())
+            self._terms[key] = (_FiniteTerms(tar), _FiniteTerms(non))
+        return self._terms[key]
+
+
+class _FiniteTerms:
+    """Nonnegative per-trial terms: the finite ones (0 where infinite) and
+    where the infinite ones are, so that a weight of 0 never meets inf."""
+
+    def __init__(self, values):
+        infinite = np.isinf(values)
+        self.infinite = np.flatnonzero(infinite)
+        self.finite = np.where(infinite, 0.0, values) if self.infinite.size else values
+
+    def weighted_sum(self, weights):
+        if self.infinite.size and np.take(weights, self.infinite).any():
+            return math.inf
+        return float(einsum("i,i->", weights, self.finite))
+
+
+class _ArrangedReplicate(_Replicate):
+    """A resample of unweighted trials: the counts of the drawn units."""
+
+    def __init__(self, layout: _ArrangedLayout, counts, n_draws):
+        self.layout = layout
+        self.counts = counts
+        self._cum = None
+        self.n_tar = int(counts[: layout.n_tar].sum())
+        self.n_non = n_draws - self.n_tar
+        if self.n_tar == 0 or self.n_non == 0:
+            raise _no_class_error(self.n_tar)
+
+    def cumulative(self):
+        if self._cum is None:
+            self._cum = np.cumsum(self.counts)
+        return self._cum
+
+    def point_cumulative(self):
+        layout = self.layout
+        n = layout.n_points + 1
+        # read at the boundaries with np.take (faster than fancy indexing)
+        at = np.take(self.cumulative(), layout.last_below)
+        at[: layout.n_zero_bounds] = 0
+        return at[:n], at[n:] - at[n]
+
+    def _count_below(self, k, offset):
+        cum = self.cumulative()
+        inclusive = np.take(cum, k + (offset - 1), mode="clip")
+        before = cum[offset - 1] if offset > 0 else 0
+        return np.where(k > 0, inclusive - before, 0)
+
+    def error_rates(self, thresholds):
+        k_tar, k_non = self.layout.below(thresholds)
+        misses = self._count_below(k_tar, 0)
+        non_below = self._count_below(k_non, self.layout.n_tar)
+        return misses / self.n_tar, (self.n_non - non_below) / self.n_non
+
+    def _class_sums(self, key, costs):
+        tar, non = self.layout.terms(key, costs)
+        n_tar = self.layout.n_tar
+        counts = self.counts
+        return tar.weighted_sum(counts[:n_tar]), non.weighted_sum(counts[n_tar:])
+
+    def cllr(self, p_target):
+        shift = 0.0 if p_target is None else float(logit(p_target))
+        loss_tar, loss_non = self._class_sums(("log", shift), _log_losses(shift))
+        if p_target is None:
+            return float(0.5 * (loss_tar / self.n_tar + loss_non / self.n_non))
+        return _log_loss_ratio(
+            loss_tar / self.n_tar, loss_non / self.n_non, p_target, shift
+        )
+
+    def rule_loss(self, alpha, beta, p_target):
+        s_tar, s_non = self._class_sums(
+            ("rule", alpha, beta, p_target), _rule_costs(alpha, beta, p_target)
+        )
+        return p_target / self.n_tar * s_tar + (1.0 - p_target) / self.n_non * s_non
+
+
+def _log_losses(shift):
+    """Per-trial log losses in bits at posterior log-odds ``llr + shift``."""
+
+    def costs(tar, non):
+        # as in the Cllr loop: log(1 + e^z) of z = -(l + shift) for targets
+        # and l + shift for non-targets, in bits
+        return (
+            log1pexp(-(tar + shift)) / _LOG2,
+            log1pexp(non + shift) / _LOG2,
+        )
+
+    return costs
+
+
+def _rule_costs(alpha, beta, p_target):
+    def costs(tar, non):
+        return (
+            beta_rule_costs(tar, alpha=alpha, beta=beta, prior=p_target)[0],
+            beta_rule_costs(non, alpha=alpha, beta=beta, prior=p_target)[1],
+        )
+
+    return costs
+
+
+class _RowLayout:
+    """Weighted or grouped trials: the caller's rows, with their point and
+    class as one code per row (zero-weight rows keep theirs; they receive
+    no weight)."""
+
+    def __init__(self, is_target, x, w):
+        if w is not None:
+            # Every metric is unchanged by a common scale of the weights: a
+            # power of two (exact) brings the largest into [0.5, 1), so a
+            # weight times its count of draws (at most n) cannot overflow.
+            top = float(np.max(w, initial=0.0))
+            if np.isfinite(top) and top > 0:
+                w = np.ldexp(w, -int(np.frexp(top)[1]))
+        self.is_target, self.x, self.w = is_target, x, w
+        index = pav_point_index(x, is_target)
+        self.n_points = int(index.max()) + 1
+        # One code per row: its point and its class.
+        index *= 2
+        index += is_target
+        dtype = np.int32 if 2 * self.n_points <= np.iinfo(np.int32).max else np.int64
+        self.code = index.astype(dtype, copy=False)
+
+
+class _RowReplicate(_Replicate):
+    """A resample of weighted or grouped trials: per-row weights."""
+
+    def __init__(self, layout: _RowLayout, multiplicity):
+        self.layout = layout
+        if layout.w is None:
+            w = multiplicity.astype(np.float64)
+        else:
+            w = multiplicity * layout.w
+        self.w = w
+        sums = np.bincount(layout.code, weights=w, minlength=2 * layout.n_points)
+        n = layout.n_points + 1
+        self.cum_tar, self.cum_non = np.zeros(n), np.zeros(n)
+        np.cumsum(sums[1::2], out=self.cum_tar[1:])
+        np.cumsum(sums[0::2], out=self.cum_non[1:])
+        if self.cum_tar[-1] == 0 or self.cum_non[-1] == 0:
+            raise _no_class_error(self.cum_tar[-1])
+
+    def point_cumulative(self):
+        return self.cum_tar, self.cum_non
+
+    def arrays(self):
+        layout = self.layout
+        return layout.is_target, layout.x, self.w
+
+
 def check_prior_log_odds(prior_log_odds) -> np.ndarray:
     """A scalar or 1-D grid of finite prior log-odds, as a 1-D float array."""
     plo = np.asarray(prior_log_odds, dtype=np.float64)
@@ -512,23 +1066,16 @@ def check_prior_log_odds(prior_log_odds) -> np.ndarray:
     return plo
 
 
-def _applications(p_target, c_miss, c_fa, method):
-    """Validated applications of one or many ``p_target``; scalar or not."""
-    caller = f"ScoredTrials.{method}"
-    if np.ndim(p_target) == 0:
-        return [Application._from_params(p_target, c_miss, c_fa, caller=caller)], True
-    if np.ndim(p_target) > 1:
-        raise ValueError(
-            f"`p_target` must be a float or a 1-D array-like of floats; got "
-            f"shape {np.shape(p_target)}."
-        )
-    # a list keeps its items' types (True is refused, not read as 1.0)
-    if isinstance(p_target, list | tuple):
-        values = list(p_target)
-    else:
-        values = [v.item() for v in np.asarray(p_target)]
-    apps = [Application._from_params(v, c_miss, c_fa, caller=caller) for v in values]
-    return apps, False
+def _prior(p_target, method):
+    """``p_target`` of the Cllr methods: None, or a float in (0, 1)."""
+    if p_target is None:
+        return None
+    validate_parameter_constraints(
+        {"p_target": [_PROB]},
+        {"p_target": p_target},
+        caller_name=f"ScoredTrials.{method}",
+    )
+    return float(p_target)
 
 
 def _check_bool(value, name, method):

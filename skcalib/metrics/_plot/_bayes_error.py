@@ -304,34 +304,17 @@ default=None
         -------
         display : BayesErrorDisplay
         """
-        from .._bootstrap import _bayes_error_bands
-        from .._trials import check_prior_log_odds
-
-        prior_log_odds = _prior_log_odds_grid(prior_log_odds)
-        plo = check_prior_log_odds(prior_log_odds)
         trials = cls._validated_trials(
             y_true, llr, sample_weight, pos_label, score_name="llr"
         )
-        actual, minimum = trials._bayes_error_curve(plo)
-        actual_band = min_band = None
-        if confidence_level is not None:
-            actual_band, min_band = _bayes_error_bands(
-                y_true,
-                llr,
-                prior_log_odds,
-                confidence_level=confidence_level,
-                n_resamples=n_resamples,
-                groups=groups,
-                random_state=random_state,
-                sample_weight=sample_weight,
-                pos_label=pos_label,
-            )
-        return cls._from_curves(
-            prior_log_odds,
-            actual,
-            minimum,
+        return cls.from_trials(
+            trials,
+            prior_log_odds=prior_log_odds,
             normalize=normalize,
-            bands=(actual_band, min_band, confidence_level),
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            groups=groups,
+            random_state=random_state,
             name=name,
             ax=ax,
             **kwargs,
@@ -344,15 +327,19 @@ default=None
         *,
         prior_log_odds=None,
         normalize=True,
+        confidence_level=None,
+        n_resamples=200,
+        groups=None,
+        random_state=None,
         name=None,
         ax=None,
         **kwargs,
     ):
         """Plot the Bayes error curves of scored trials evaluated once.
 
-        The plot of :meth:`from_predictions` (without bootstrap bands, which
-        resample the trials themselves), from the block summary that
-        ``trials`` already hold: nothing is validated or sorted again.
+        The plot of :meth:`from_predictions`, from the block summary that
+        ``trials`` already hold: nothing is validated or sorted again, and
+        the bootstrap bands resample the trials sorted once.
 
         Parameters
         ----------
@@ -362,6 +349,19 @@ default=None
             Grid of prior log-odds; default 121 points from -6 to 6.
         normalize : bool, default=True
             Normalized DCF (1.0 = uninformative) or Bayes error rate.
+        confidence_level : float in (0, 1), default=None
+            If given, shade the bootstrap (percentile) confidence interval of
+            the actual and of the minimum DCF at each prior log-odds, from
+            ``n_resamples`` resamples of the trials (of whole groups with
+            ``groups``); see :func:`skcalib.metrics.bootstrap_ci`.
+        n_resamples : int, default=200
+            Bootstrap resamples for the bands.
+        groups : array-like of shape (n_samples,), default=None
+            Group of each trial (speaker, model): the bands then resample
+            whole groups.
+        random_state : int, RandomState instance, Generator or None, \
+default=None
+            Fixes the bootstrap resamples.
         name : str, default=None
             Name of the system in the legend.
         ax : matplotlib Axes, default=None
@@ -373,13 +373,27 @@ default=None
         -------
         display : BayesErrorDisplay
         """
+        from .._bootstrap import _bayes_error_bands
+        from .._trials import check_prior_log_odds
+
         prior_log_odds = _prior_log_odds_grid(prior_log_odds)
         actual, minimum = trials.bayes_error_curve(prior_log_odds)
+        actual_band = min_band = None
+        if confidence_level is not None:
+            actual_band, min_band = _bayes_error_bands(
+                trials,
+                check_prior_log_odds(prior_log_odds),
+                confidence_level=confidence_level,
+                n_resamples=n_resamples,
+                groups=groups,
+                random_state=random_state,
+            )
         return cls._from_curves(
             prior_log_odds,
             actual,
             minimum,
             normalize=normalize,
+            bands=(actual_band, min_band, confidence_level),
             name=name,
             ax=ax,
             **kwargs,

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._pav import block_llr, pav_blocks
-from ...utils._validation import check_metric_inputs, check_scores
+from ...utils._validation import check_scores
 from ._base import _DisplayMixin
 
 __all__ = ["CalibrationTransformDisplay"]
@@ -160,15 +159,11 @@ class CalibrationTransformDisplay(_DisplayMixin):
         return self._plotted(ax, fig)
 
     @staticmethod
-    def _pav_reference(y_true, y_score, sample_weight, pos_label):
-        is_target, scores, w = check_metric_inputs(
-            y_true, y_score, sample_weight, pos_label=pos_label
-        )
-        blocks = pav_blocks(scores, is_target, w)
-        n_tar, n_non = float(blocks.tar.sum()), float(blocks.non.sum())
-        llr = block_llr(blocks, n_tar, n_non)
-        knots = np.column_stack([blocks.lo, blocks.hi]).ravel()
-        return knots, np.repeat(llr, 2)
+    def _pav_reference(trials):
+        """The knots of the PAV-LLR of ``trials``: each block's first and
+        last score, at the block's LLR."""
+        llr, lo, hi = trials.pav_llr()
+        return np.column_stack([lo, hi]).ravel(), np.repeat(llr, 2)
 
     @classmethod
     def from_predictions(
@@ -219,7 +214,58 @@ class CalibrationTransformDisplay(_DisplayMixin):
                     "Found input variables with inconsistent numbers of samples: "
                     f"`y_score` has {scores.shape[0]}, `llr` has {v.shape[0]}."
                 )
-        knots, ref = cls._pav_reference(y_true, scores, sample_weight, pos_label)
+        trials = cls._validated_trials(y_true, scores, sample_weight, pos_label)
+        knots, ref = cls._pav_reference(trials)
+        order = np.argsort(scores, kind="stable")
+        disp = cls(
+            scores=[scores[order]] * len(llrs),
+            llrs=[v[order] for v in llrs],
+            names=names,
+            pav_scores=knots,
+            pav_llr=ref,
+        )
+        return disp.plot(ax=ax, plot_pav=plot_pav, **kwargs)
+
+    @classmethod
+    def from_trials(
+        cls, trials, llr=None, *, names=None, plot_pav=True, ax=None, **kwargs
+    ):
+        """Plot calibrated LLRs of scored trials against their raw scores.
+
+        The PAV reference comes from the blocks that ``trials`` hold (their
+        scores are the raw scores); nothing is validated or sorted again but
+        the given LLRs for drawing.
+
+        Parameters
+        ----------
+        trials : ScoredTrials
+            The scored trials of the raw scores.
+        llr : array-like of shape (n_trials,) or list of such arrays, \
+default=None
+            Calibrated LLRs of the trials' scores (in the order of
+            ``trials.as_arrays()``), one array per calibrator; None draws
+            the PAV reference alone.
+        names : list of str, default=None
+            Legend names, one per LLR array.
+        plot_pav : bool, default=True
+            Whether to draw the PAV reference.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+        **kwargs : dict
+            Passed to :meth:`plot`.
+
+        Returns
+        -------
+        display : CalibrationTransformDisplay
+        """
+        scores = trials.as_arrays()[1]
+        llrs = [] if llr is None else _as_list(llr, "llr")
+        for v in llrs:
+            if v.shape[0] != scores.shape[0]:
+                raise ValueError(
+                    f"`llr` has {v.shape[0]} values for {scores.shape[0]} trials."
+                )
+        knots, ref = cls._pav_reference(trials)
         order = np.argsort(scores, kind="stable")
         disp = cls(
             scores=[scores[order]] * len(llrs),
@@ -288,7 +334,8 @@ class CalibrationTransformDisplay(_DisplayMixin):
         llrs = [scores for scores, _ in responses]
         if names is None:
             names = [default for _, default in responses]
-        knots, ref = cls._pav_reference(y, scores, sample_weight, pos_label)
+        trials = cls._validated_trials(y, scores, sample_weight, pos_label)
+        knots, ref = cls._pav_reference(trials)
         disp = cls(
             scores=[grid] * len(llrs),
             llrs=llrs,

@@ -386,13 +386,14 @@ class DETDisplay(_DisplayMixin):
             Whether ``y_score`` are natural-log LLRs; then the operating point
             of their Bayes decisions at each ``p_target`` (the actual DCF) is
             marked too.
-        p_target : float in (0, 1), array-like of such floats or None, \
-default=0.01
+        p_target : float in (0, 1), Application, a sequence of them or \
+None, default=0.01
             Target prior(s) of the applications whose minimum-DCF (and, with
-            ``llr``, actual-DCF) operating points are marked; ``None`` marks
-            none. Validated as :func:`~skcalib.metrics.min_dcf` does.
+            ``llr``, actual-DCF) operating points are marked, or the
+            applications themselves; ``None`` marks none. Validated as
+            :func:`~skcalib.metrics.min_dcf` does.
         c_miss, c_fa : float > 0, default=1.0
-            Costs of a miss and of a false alarm.
+            Costs of a miss and of a false alarm, for float ``p_target``.
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights.
         pos_label : int, float, bool or str, default=None
@@ -439,12 +440,12 @@ default=0.01
         llr : bool, default=False
             Whether the scores are natural-log LLRs; then the actual-DCF
             operating points are marked too.
-        p_target : float in (0, 1), array-like of such floats or None, \
-default=0.01
+        p_target : float in (0, 1), Application, a sequence of them or \
+None, default=0.01
             Target prior(s) of the applications whose operating points are
-            marked; ``None`` marks none.
+            marked, or the applications themselves; ``None`` marks none.
         c_miss, c_fa : float > 0, default=1.0
-            Costs of a miss and of a false alarm.
+            Costs of a miss and of a false alarm, for float ``p_target``.
         name : str, default=None
             Name of the system in the legend.
         ax : matplotlib Axes, default=None
@@ -463,14 +464,14 @@ default=0.01
     def _from_applications(cls, trials, apps, *, llr, name, ax, **kwargs):
         fpr, fnr = trials.det_curve()
         # one kernel run: the hull gives the EER and every minimum DCF
-        pmiss, pfa = trials._rocch()
+        pmiss, pfa = trials.rocch()
         min_points, actual_points = [], []
         for app in apps:
             p = app.p_target
-            k, value = trials._min_dcf_point(app)
-            min_points.append((p, float(pfa[k]), float(pmiss[k]), value))
+            value, miss, fa = trials.min_dcf(app, return_rates=True)
+            min_points.append((p, fa, miss, value))
             if llr:
-                value, miss, fa = trials.actual_dcf(**app.as_dict(), return_rates=True)
+                value, miss, fa = trials.actual_dcf(app, return_rates=True)
                 actual_points.append((p, fa, miss, value))
         disp = cls(
             fpr=fpr,
@@ -555,26 +556,14 @@ default='auto'
 
 
 def _applications(p_target, c_miss, c_fa, caller):
-    """The applications of ``p_target`` (a float, a 1-D array-like or None),
-    validated as the DCF metrics do (the costs alone without a prior)."""
-    from .._application import Application
+    """The applications of ``p_target`` (as :func:`~skcalib.metrics.min_dcf`
+    reads it, or None: none, the costs checked alone)."""
+    from .._application import as_applications
 
     if p_target is None:
-        p_targets = []
-    elif np.ndim(p_target) == 0:
-        p_targets = [p_target]
-    elif np.ndim(p_target) == 1:
-        p_targets = list(p_target)
-    else:
-        raise ValueError(
-            "`p_target` must be a float, a 1-D array-like of floats or None; "
-            f"got shape {np.shape(p_target)}."
-        )
-    apps = [
-        Application._from_params(p, c_miss, c_fa, caller=caller)
-        for p in p_targets or [0.5]
-    ]
-    return apps[: len(p_targets)]
+        as_applications(0.5, c_miss, c_fa, caller=caller)
+        return []
+    return as_applications(p_target, c_miss, c_fa, caller=caller)[0]
 
 
 def _hides_a_curve(ax, legend) -> bool:

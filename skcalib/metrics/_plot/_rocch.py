@@ -6,8 +6,6 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..._pav import block_proba, pav_finish, pav_points, rocch_from_blocks
-from ...utils._validation import check_metric_inputs
 from ._base import _DisplayMixin
 
 __all__ = ["ROCConvexHullDisplay"]
@@ -246,23 +244,40 @@ class ROCConvexHullDisplay(_DisplayMixin):
         -------
         display : ROCConvexHullDisplay
         """
-        is_target, scores, w = check_metric_inputs(
-            y_true, y_score, sample_weight, pos_label=pos_label
-        )
-        # One kernel run: the tie-pooled points before PAV give the empirical
-        # ROC (a pooled pure run is a straight axis-parallel stretch of the
-        # curve, so the drawn curve is unchanged), and PAV on the same points
-        # gives the blocks, whose cumulative rates are the hull (``rocch``).
-        points = pav_points(scores, is_target, w)
-        blocks = pav_finish(points)
-        roc_pmiss, roc_pfa = rocch_from_blocks(points)
-        pmiss, pfa = rocch_from_blocks(blocks)
+        trials = cls._validated_trials(y_true, y_score, sample_weight, pos_label)
+        return cls.from_trials(trials, name=name, ax=ax, **kwargs)
+
+    @classmethod
+    def from_trials(cls, trials, *, name=None, ax=None, **kwargs):
+        """Plot the ROC convex hull of scored trials evaluated once.
+
+        The plot of :meth:`from_predictions` from what ``trials`` hold: one
+        sort gives the empirical ROC (the kernel's ordered points) and, by
+        PAV on the same points, the hull and the PAV probabilities.
+
+        Parameters
+        ----------
+        trials : ScoredTrials
+            The scored trials.
+        name : str, default=None
+            Name of the system in the legend.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+        **kwargs : dict
+            Passed to :meth:`plot`.
+
+        Returns
+        -------
+        display : ROCConvexHullDisplay
+        """
+        fpr, tpr = trials.roc_curve()
+        pmiss, pfa = trials.rocch()
         disp = cls(
-            fpr=roc_pfa[::-1].copy(),
-            tpr=1.0 - roc_pmiss[::-1],
+            fpr=fpr,
+            tpr=tpr,
             hull_fpr=pfa[::-1].copy(),
             hull_tpr=1.0 - pmiss[::-1],
-            pav_proba=block_proba(blocks)[::-1].copy(),
+            pav_proba=trials.pav_proba()[::-1].copy(),
             name=name,
         )
         return disp.plot(ax=ax, **kwargs)

@@ -278,7 +278,7 @@ class TippettDisplay(_DisplayMixin):
         -------
         display : TippettDisplay
         """
-        is_target, x, w = trials._require_arrays("TippettDisplay")
+        is_target, x, w = trials.as_arrays()
         if w is None:
             w = np.ones_like(x)
         keep = w > 0
