@@ -973,7 +973,8 @@ default='matrix'
         """
         if is_dask_collection(X):
             return self._dask_apply("predict", X)
-        return self.classes_[np.argmax(self._log_posteriors(X), axis=1)]
+        log_proba = self._log_posteriors(X)  # checks that it is fitted
+        return self.classes_[np.argmax(log_proba, axis=1)]
 
     def _dask_apply(self, method, X):
         """Lazy ``map_blocks`` of ``method`` over a Dask collection."""

@@ -683,3 +683,39 @@ def test_ts_mix_kinds_keep_a_floor_and_refuse_other_column_counts(kind):
         assert proba.min() == pytest.approx(cal.mix_weight_ / 3, rel=1e-12)
     with pytest.raises(ValueError, match="one score column per class"):
         MulticlassAffineCalibrator(kind=kind).fit(S[:, :2], y)
+
+
+@pytest.mark.parametrize("kind", ["ts-mix", "svs", "sms"])
+def test_ts_mix_kinds_outputs_pickle_and_set_output(kind):
+    S, y, _ = _scores(400, 3, seed=12)
+    labels = np.array(["a", "b", "c"])[y]
+    cal = MulticlassAffineCalibrator(kind=kind).fit(S, labels)
+    proba = cal.predict_proba(S)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_allclose(cal.transform(S), np.log(proba), rtol=1e-12)
+    np.testing.assert_array_equal(cal.predict(S), cal.classes_[proba.argmax(1)])
+    again = pickle.loads(pickle.dumps(cal))
+    np.testing.assert_array_equal(again.predict_proba(S), proba)
+    assert clone(cal).get_params() == cal.get_params()
+    pytest.importorskip("pandas")
+    out = cal.set_output(transform="pandas").transform(S)
+    assert list(out.columns) == cal.get_feature_names_out().tolist()
+
+
+@pytest.mark.parametrize("kind", ["ts-mix", "sms"])
+def test_ts_mix_kinds_fit_on_dask_equals_in_memory(kind):
+    da = pytest.importorskip("dask.array")
+    import dask
+
+    S, y, w = _scores(3000, 4, seed=13, weights=True)
+    ref = MulticlassAffineCalibrator(kind=kind).fit(S, y, w)
+    with dask.config.set(scheduler="synchronous"):
+        got = MulticlassAffineCalibrator(kind=kind).fit(
+            da.from_array(S, chunks=(1000, 4)),
+            da.from_array(y, chunks=1000),
+            da.from_array(w, chunks=1000),
+        )
+        proba = got.predict_proba(da.from_array(S, chunks=(700, 4))).compute()
+    assert got.mix_weight_ == pytest.approx(ref.mix_weight_, rel=1e-12)
+    np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(proba, ref.predict_proba(S), rtol=1e-9)
