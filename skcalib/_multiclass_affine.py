@@ -578,11 +578,11 @@ default='matrix'
         (W_kj sigma_j)^2`` for ``'vector'`` and ``'matrix'`` (``sigma_j``
         the standard deviation of score column ``j``; for ``'matrix'`` with
         ``W``'s columns centred over the classes, which leaves the posteriors
-        unchanged), ``lambda K (sigma / T)^2`` for temperature scaling
-        (``sigma`` pooled over the scores of each sample about their mean,
-        which softmax ignores), also in the temperature step of ``'ts-mix'``,
-        ``'svs'`` and ``'sms'``. The standard deviations are weighted as the
-        objective. The default 1e-5 keeps every fit on a finite sample finite
+        unchanged), ``lambda (sigma / T)^2`` for temperature scaling, the
+        mean square of the logits about each sample's mean (``sigma^2`` the
+        mean square of the scores about each sample's mean, which softmax
+        ignores), also in the temperature step of ``'ts-mix'``, ``'svs'`` and
+        ``'sms'``. The means are weighted as the objective. The default 1e-5 keeps every fit on a finite sample finite
         (separable data included) at a negligible cost elsewhere; ``l2=0``
         gives the exact unpenalized fit.
     ridge : float, default=1.0
@@ -845,7 +845,8 @@ default='matrix'
             return None
         column, pooled = scale_variances(source, exponent, factors)
         if kind == "temperature":
-            weights = np.eye(K) * (l2 * pooled)
+            # l2 times the mean square of the centred logits a (s - mean s)
+            weights = np.eye(K) * (l2 * pooled / K)
         elif kind == "vector":
             weights = np.diag(l2 * column)
         else:

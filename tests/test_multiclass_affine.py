@@ -546,12 +546,10 @@ def _mean_log_loss(Z, y, v):
 
 def _temperature_objective(a, S, y, v, l2):
     """Temperature scaling's objective written out: the mean log loss plus
-    ``l2 K a^2 sigma^2``, ``sigma^2`` the weighted mean over the samples of
-    the variance of their scores about their own mean."""
-    K = S.shape[1]
-    centred = S - S.mean(axis=1, keepdims=True)
-    sigma2 = float(v @ (centred**2).mean(axis=1))
-    return _mean_log_loss(a * S, y, v) + l2 * K * a * a * sigma2
+    ``l2`` times the (weighted) mean square of the logits ``a s`` about each
+    sample's mean."""
+    centred = a * (S - S.mean(axis=1, keepdims=True))
+    return _mean_log_loss(a * S, y, v) + l2 * float(v @ (centred**2).mean(axis=1))
 
 
 @pytest.mark.parametrize("weights", [False, True])
