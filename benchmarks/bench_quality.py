@@ -340,6 +340,14 @@ def build_methods():
     methods["temp"] = _skcalib(partial(mca, kind="temperature"), "temperature")
     methods["vector"] = _skcalib(partial(mca, kind="vector"))
     methods["matrix"] = _skcalib(partial(mca, kind="matrix"))
+    # the leaderboard's methods (namesakes: their probmetrics reference)
+    for kind in ("ts-mix", "svs", "sms"):
+        short = kind.replace("-", "")
+        methods[short] = _skcalib(partial(mca, kind=kind), f"probmetrics_{short}")
+    if hasattr(skcalib, "QuadraticCalibrator"):
+        methods["quadratic"] = _skcalib(
+            skcalib.QuadraticCalibrator, "probmetrics_quadratic"
+        )
     # calibrators being written: in the panel as soon as skcalib has them
     for short, name in (("beta", "BetaCalibrator"), ("venn", "VennAbersCalibrator")):
         if hasattr(skcalib, name):
@@ -403,9 +411,12 @@ def _netcal(name, binary_only=False):
     return run
 
 
-def _probmetrics(name):
+def _probmetrics(name, binary_only=False):
     def run(ctx):
         from probmetrics.calibrators import get_calibrator
+
+        if binary_only and ctx.n_classes != 2:
+            raise NotApplicable("binary only")
 
         cal = get_calibrator(name)
         cal.fit(ctx.probabilities("cal"), np.asarray(ctx.y_cal))
@@ -433,6 +444,13 @@ PEERS = {
     ),
     "probmetrics_ts": ("probmetrics", Method(_probmetrics("temp-scaling"), "peer")),
     "probmetrics_logistic": ("probmetrics", Method(_probmetrics("logistic"), "peer")),
+    "probmetrics_quadratic": (
+        "probmetrics",
+        Method(_probmetrics("quadratic-scaling", binary_only=True), "peer"),
+    ),
+    "probmetrics_tsmix": ("probmetrics", Method(_probmetrics("ts-mix"), "peer")),
+    "probmetrics_svs": ("probmetrics", Method(_probmetrics("svs"), "peer")),
+    "probmetrics_sms": ("probmetrics", Method(_probmetrics("sms"), "peer")),
     "ml_insights": ("ml_insights", Method(_binary_only(_spline_calib), "peer")),
 }
 

@@ -25,6 +25,7 @@ _LAZY = {
     "PlattCalibrator": "._platt",
     "ProperScoringAffineCalibrator": "._affine",
     "ProperScoringFusion": "._fusion",
+    "QuadraticCalibrator": "._quadratic",
     "ScoreTransformer": "._score_transformer",
     "VennAbersCalibrator": "._venn_abers",
 }
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from ._multiclass_affine import MulticlassAffineCalibrator
     from ._pav_calibrators import PAVCalibrator, PAVLLRCalibrator
     from ._platt import PlattCalibrator
+    from ._quadratic import QuadraticCalibrator
     from ._score_transformer import ScoreTransformer
     from ._venn_abers import VennAbersCalibrator
 
@@ -53,6 +55,7 @@ __all__ = [
     "PlattCalibrator",
     "ProperScoringAffineCalibrator",
     "ProperScoringFusion",
+    "QuadraticCalibrator",
     "ScoreTransformer",
     "VennAbersCalibrator",
     "__version__",

@@ -1,8 +1,10 @@
-"""Multiclass affine calibration: temperature, vector and matrix scaling.
+"""Multiclass affine calibration: temperature, vector and matrix scaling,
+ts-mix and the structured scalings SVS and SMS.
 
 The objective (:class:`MulticlassObjective`) is the prior-weighted multiclass
-log loss of ``softmax(W s + b)``; the solver is the package's one Newton
-solver, which knows neither this objective nor where the data live.
+log loss of ``softmax(W s + b)`` plus a quadratic penalty
+(:class:`MulticlassRidge`); the solver is the package's one Newton solver,
+which knows neither this objective nor where the data live.
 
 Parametrization
 ---------------
@@ -10,19 +12,32 @@ Parametrization
 ``[W, b]``, so the free parameters fix the last class's row to zero (for
 ``'vector'`` only the intercept needs it: a diagonal ``W`` has no such
 freedom). The Hessian is then positive definite on non-separable data and
-Newton's method needs no pseudo-inverse. The fitted ``coef_`` and
-``intercept_`` are reported in the centred gauge (columns summing to zero
-over the classes for ``'matrix'``; ``intercept_`` summing to zero), which is
-also the gauge in which the L2 penalty is measured: the penalty of the
-``'matrix'`` kind, ``l2 |W - mean_k W_k|^2``, is the least ``l2 |W|^2`` over
-equivalent parameters.
+Newton's method needs no pseudo-inverse. A penalty is measured at the least
+value over the equivalent parameters (for the ``'matrix'`` kind's
+``l2 |W|^2``: ``l2 |W - mean_k W_k|^2``, the columns centred over the
+classes), so the parametrization does not change the optimum. The fitted
+``coef_`` and ``intercept_`` are reported in the centred gauge.
+
+Units
+-----
+The scores are scaled by powers of two (exact) into ``[-1, 1]``: one for all
+columns where ``W`` ties them (temperature scaling, and the ts-mix step),
+one per column otherwise, so that columns of any magnitudes meet. The
+parameters ``theta`` hold ``W`` times those powers of two. The ``l2``
+penalty is on ``W`` per standard deviation of the scores (per column for
+``'vector'`` and ``'matrix'``, pooled over the centred rows for
+``'temperature'``), so the fit does not depend on their units; the
+structured ridge of ``'svs'`` and ``'sms'`` is in nats, on log-probabilities.
 """
 
 from __future__ import annotations
 
+from functools import partial
+from numbers import Real
+
 import numpy as np
 from scipy.linalg.blas import dsyrk
-from scipy.special import log_softmax, softmax
+from scipy.special import log_softmax
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -34,11 +49,12 @@ from sklearn.utils.validation import check_is_fitted
 from ._affine import ProperScoringAffineCalibrator, _warn_convergence
 from ._base import set_dask_features
 from ._dask import any_dask_collection, is_dask_collection
-from ._solver import DEFAULT_L2, MAX_LLR_RANGE, minimize
+from ._solver import DEFAULT_L2, MAX_LLR_RANGE, ArrayData, minimize
 from ._special import scaled_affine
 from ._training import ArrayClassTrainingData
 from .utils._sklearn_compat import (
     ClassifierTags,
+    Interval,
     StrOptions,
     _fit_context,
     validate_data,
@@ -46,7 +62,14 @@ from .utils._sklearn_compat import (
 
 __all__ = ["MulticlassAffineCalibrator"]
 
-KINDS = ("temperature", "vector", "matrix")
+#: The kinds of :class:`MulticlassAffineCalibrator`.
+KINDS = ("temperature", "vector", "matrix", "ts-mix", "svs", "sms")
+#: The kinds of :class:`MulticlassObjective` (the maps the solver fits).
+MAPS = ("temperature", "vector", "matrix")
+#: The map each kind fits (last stage) and whether a ts-mix step precedes it.
+_MAP_OF = {"ts-mix": "temperature", "svs": "vector", "sms": "matrix"}
+
+_MAX = float(np.finfo(np.float64).max)
 
 
 def n_multiclass_params(kind, n_features, n_classes):
@@ -70,16 +93,18 @@ def unpack(kind, theta, n_features, n_classes):
     return Wb[:, :d], Wb[:, d]
 
 
-def _scale_coef(kind, theta, n_features, n_classes, exponent):
-    """``theta`` with the entries of ``W`` multiplied by ``2**exponent``."""
+def _scale_coef(kind, theta, n_features, n_classes, factors):
+    """``theta`` with column ``j`` of ``W`` multiplied by ``factors[j]``
+    (a scalar for all of them)."""
     out = np.array(theta, dtype=np.float64)
+    factors = np.broadcast_to(np.asarray(factors, dtype=np.float64), (n_features,))
     if kind == "temperature":
-        out[0] = np.ldexp(out[0], exponent)
+        out[0] *= factors[0]
     elif kind == "vector":
-        out[:n_classes] = np.ldexp(out[:n_classes], exponent)
+        out[:n_classes] *= factors
     else:
         Wb = out.reshape(n_classes - 1, n_features + 1)
-        Wb[:, :n_features] = np.ldexp(Wb[:, :n_features], exponent)
+        Wb[:, :n_features] *= factors
     return out
 
 
@@ -88,21 +113,174 @@ def _scale_coef(kind, theta, n_features, n_classes, exponent):
 START_SPAN = MAX_LLR_RANGE / 10
 
 
-def _shrink_coef(kind, theta, n_features, n_classes, factor):
-    """``theta`` with the entries of ``W`` multiplied by ``factor``."""
-    out = np.array(theta, dtype=np.float64)
-    if kind == "temperature":
-        out[0] *= factor
-    elif kind == "vector":
-        out[:n_classes] *= factor
-    else:
-        Wb = out.reshape(n_classes - 1, n_features + 1)
-        Wb[:, :n_features] *= factor
-    return out
+def _max_abs_columns(chunk):
+    S = chunk[0]
+    return np.abs(S).max(axis=0, initial=0.0)
 
 
-def _max_abs(chunk):
-    return float(np.abs(chunk[0]).max(initial=0.0))
+def _scale_exponents(source, n_features, joint):
+    """Per-column binary exponents of the largest ``|score|`` (one for all
+    columns if ``joint``): dividing by ``2**e`` brings them into ``[-1, 1]``."""
+    largest = source.reduce(_max_abs_columns, np.maximum)
+    exponent = np.frexp(np.asarray(largest, dtype=np.float64))[1].astype(np.int64)
+    if joint:
+        exponent = np.full(n_features, exponent.max())
+    return exponent
+
+
+def _scaled(S, exponent):
+    """``S / 2**exponent`` per column (exact); past the float range clipped
+    (scores far beyond the training range in extreme units)."""
+    with np.errstate(over="ignore"):
+        U = np.ldexp(S, -exponent[None, :])
+    return np.clip(U, -_MAX, _MAX, out=U)
+
+
+def _chunk_moments(exponent, class_factors, chunk):
+    """``[sum v, sum v u_j, sum v u_j^2, sum v rowvar(u)]`` of one chunk
+    (``u`` the scaled scores, ``v`` the objective's weights)."""
+    S, y, w = chunk[:3]
+    U = _scaled(S, exponent)
+    v = class_factors[y]
+    if w is not None:
+        v = v * w
+    centred = U - U.mean(axis=1, keepdims=True)
+    row_var = np.einsum("ik,ik->i", centred, centred) / U.shape[1]
+    return np.concatenate([[v.sum()], v @ U, v @ (U * U), [v @ row_var]])
+
+
+def scale_variances(source, exponent, class_factors):
+    """Variance of each scaled score column and the pooled variance of the
+    rows about their means, weighted as the objective (one exact pass).
+
+    A column (or all rows) without spread gets its mean square instead, or
+    1 if that is 0 too: the penalty then holds its weight near 0 rather
+    than leaving a direction the data do not determine.
+    """
+    d = exponent.shape[0]
+    sums = source.reduce(partial(_chunk_moments, exponent, class_factors))
+    s0, s1, s2, rows = sums[0], sums[1 : 1 + d], sums[1 + d : 1 + 2 * d], sums[-1]
+    mean = s1 / s0
+    column = np.maximum(s2 / s0 - mean * mean, 0.0)
+    fallback = np.where(s2 > 0, s2 / s0, 1.0)
+    column = np.where(column > 1e-300, column, fallback)
+    pooled = rows / s0
+    if not pooled > 1e-300:
+        pooled = float(np.mean(fallback))
+    return column, float(pooled)
+
+
+class MulticlassRidge:
+    """The quadratic penalty of a multiclass map, in the solver's parameters.
+
+    .. math::
+
+        \\sum_{k,j} a_{kj} (c_j W_{kj} - R_{kj})^2
+            + \\lambda_b \\lVert b \\rVert^2,
+
+    ``W`` in the parameters' units (``theta``), ``c_j`` the factor that
+    takes column ``j`` to the penalty's units, ``R`` the reference map (0 or
+    the identity), each evaluated at its least value over the equivalent
+    parameters (adding a vector to every row of ``[W, b]``): for column
+    ``j`` the quadratic form ``diag(a_j) - a_j a_j^T / sum(a_j)``.
+    ``'temperature'`` and ``'vector'`` read only the diagonal of ``a``
+    (``'temperature'`` one ``W = theta I``; ``'vector'`` has no such
+    freedom on ``W``). Being quadratic, it is stored as ``0.5 theta^T A
+    theta + g^T theta + c``.
+
+    Parameters
+    ----------
+    kind : {'temperature', 'vector', 'matrix'}
+    n_features, n_classes : int
+    entry_weights : ndarray of shape (n_classes, n_features)
+        ``a``.
+    intercept_weight : float, default=0.0
+        ``lambda_b`` (not for ``'temperature'``).
+    column_scale : ndarray of shape (n_features,), default=None
+        ``c`` (ones by default).
+    identity : bool, default=False
+        Whether ``R`` is the identity (``n_features == n_classes``) or 0.
+    """
+
+    def __init__(
+        self,
+        kind,
+        n_features,
+        n_classes,
+        *,
+        entry_weights,
+        intercept_weight=0.0,
+        column_scale=None,
+        identity=False,
+    ):
+        K, d = int(n_classes), int(n_features)
+        a = np.asarray(entry_weights, dtype=np.float64)
+        c = np.ones(d) if column_scale is None else np.asarray(column_scale, float)
+        k = n_multiclass_params(kind, d, K)
+        A, g, const = np.zeros((k, k)), np.zeros(k), 0.0
+        r = 1.0 if identity else 0.0
+        if kind == "temperature":
+            weight = float(np.trace(a))
+            A[0, 0] = 2.0 * weight * c[0] ** 2
+            g[0] = -2.0 * weight * c[0] * r
+            const = weight * r * r
+        elif kind == "vector":
+            diag = np.diagonal(a)
+            idx = np.arange(K)
+            A[idx, idx] = 2.0 * diag * c**2
+            g[:K] = -2.0 * diag * c * r
+            const = float(diag.sum()) * r * r
+            A[K:, K:] = 2.0 * _gauge_form(np.full(K, float(intercept_weight)))[:-1, :-1]
+        else:
+            m = d + 1
+            rows = np.arange(K - 1) * m
+            for j in range(d):
+                Q = _gauge_form(a[:, j])
+                idx = rows + j
+                A[np.ix_(idx, idx)] = 2.0 * c[j] ** 2 * Q[:-1, :-1]
+                if identity:
+                    ref = np.zeros(K)
+                    ref[j] = 1.0
+                    Qr = Q @ ref
+                    g[idx] = -2.0 * c[j] * Qr[:-1]
+                    const += float(ref @ Qr)
+            Q = _gauge_form(np.full(K, float(intercept_weight)))
+            A[np.ix_(rows + d, rows + d)] = 2.0 * Q[:-1, :-1]
+        self.hess, self.linear, self.const = A, g, const
+        self.is_zero = not (np.any(A) or np.any(g))
+
+    def __call__(self, theta, order):
+        theta = np.asarray(theta, dtype=np.float64)
+        grad = self.hess @ theta
+        value = 0.5 * float(theta @ grad) + float(self.linear @ theta) + self.const
+        if order == 0:
+            return value
+        grad += self.linear
+        if order == 1:
+            return value, grad
+        return value, grad, self.hess
+
+
+def _gauge_form(a):
+    """``diag(a) - a a^T / sum(a)``: ``x -> min_t sum_k a_k (x_k + t)^2``."""
+    total = float(a.sum())
+    if not total > 0:
+        return np.zeros((a.shape[0], a.shape[0]))
+    return np.diag(a) - np.outer(a, a) / total
+
+
+def _chunk_separation(exponent, chunk):
+    """``[outscored, largest row range]`` of one chunk of ``(S, y, w)``:
+    whether some sample's own class is beaten by another and the largest
+    spread of a row's scaled scores."""
+    S, y = chunk[:2]
+    if S.shape[0] == 0:
+        return np.array([0.0, 0.0])
+    U = _scaled(S, exponent)
+    own = U[np.arange(y.shape[0]), y]
+    beaten = bool((U > own[:, None]).any())
+    spread = float((U.max(axis=1) - U.min(axis=1)).max())
+    return np.array([float(beaten), spread])
 
 
 class MulticlassObjective:
@@ -111,44 +289,72 @@ class MulticlassObjective:
     .. math::
 
         f(\\theta) = \\sum_i v_i \\left[\\log \\sum_k e^{z_{ik}} - z_{i y_i}
-            \\right] + \\lambda \\lVert W \\rVert^2, \\qquad
+            \\right] + \\operatorname{pen}(\\theta), \\qquad
         z_i = W s_i + b,
 
     with ``v_i = w_i p_{y_i} / N_{y_i}`` (``N_k`` the summed weight of class
-    ``k``, ``p_k`` its prior). With ``P`` the softmax, the gradient with
-    respect to ``z_i`` is ``v_i (P_i - e_{y_i})`` and the Hessian
-    ``v_i (diag P_i - P_i P_i^T)``; the chain rule through the linear map
-    ``theta -> z_i`` (``J_i``) gives
+    ``k``, ``p_k`` its prior) and ``pen`` a :class:`MulticlassRidge` (or
+    none). With ``P`` the softmax, the gradient with respect to ``z_i`` is
+    ``v_i (P_i - e_{y_i})`` and the Hessian ``v_i (diag P_i - P_i P_i^T)``;
+    the chain rule through the linear map ``theta -> z_i`` (``J_i``) gives
     ``sum_i J_i^T v_i (diag P_i - P_i P_i^T) J_i``.
 
     A raw chunk is ``(S, y, sample_weight)``: float64 of shape ``(n, d)``,
     the class indices (int, ``0..K-1``) of shape ``(n,)``, float64 of shape
-    ``(n,)`` or None. :meth:`prepare` scales the scores by the power of two
-    ``2**-exponent`` (exact), so ``theta`` holds ``W 2**exponent`` and ``b``.
+    ``(n,)`` or None. :meth:`prepare` divides column ``j`` of the scores by
+    ``2**exponent[j]`` (exact), so ``theta`` holds ``W`` times those powers
+    of two, and ``b``.
     """
 
     chunk_size = 1 << 12
 
     def __init__(
-        self, kind, n_features, n_classes, *, class_factors, exponent=0, l2=0.0
+        self, kind, n_features, n_classes, *, class_factors, exponent=0, penalty=None
     ):
-        if kind not in KINDS:
-            raise ValueError(f"`kind` must be one of {KINDS}; got {kind!r}.")
+        if kind not in MAPS:
+            raise ValueError(f"`kind` must be one of {MAPS}; got {kind!r}.")
         self.kind = kind
         self.n_features = int(n_features)
         self.n_classes = int(n_classes)
         self.n_params = n_multiclass_params(kind, self.n_features, self.n_classes)
         self.class_factors = np.asarray(class_factors, dtype=np.float64)
-        self.exponent = int(exponent)
-        self.l2 = float(l2)
+        self.exponent = np.broadcast_to(
+            np.asarray(exponent, dtype=np.int64), (self.n_features,)
+        ).copy()
+        self._penalty = None if penalty is None or penalty.is_zero else penalty
 
     def prepare(self, chunk):
-        """Scores scaled by ``2**-exponent`` (exact), weights times factors."""
+        """Scores scaled per column (exact), weights times factors."""
         S, y, w = chunk[:3]
         v = self.class_factors[y]
         if w is not None:
             v = v * w
-        return np.ldexp(S, -self.exponent), y, v
+        return _scaled(S, self.exponent), y, v
+
+    def penalty(self, theta, order):
+        """The penalty's value and, up to ``order``, derivatives; None without one."""
+        if self._penalty is None:
+            return None
+        return self._penalty(theta, order)
+
+    def limit(self, data):
+        """Unpenalized temperature scaling where no sample is outscored.
+
+        If no sample of positive weight has a class scoring above its own,
+        the log loss decreases in the inverse temperature without end (its
+        infimum is only approached); the fit is then the temperature at
+        which the logits of some training sample spread over
+        ``MAX_LLR_RANGE`` nats, the documented bound, computed from the
+        data (the same for weights as for repeated rows). None otherwise.
+        """
+        if self.kind != "temperature" or self._penalty is not None:
+            return None
+        beaten, spread = data.reduce(
+            partial(_chunk_separation, self.exponent), np.maximum
+        )
+        if beaten > 0 or not spread > 0:
+            return None
+        return np.array([MAX_LLR_RANGE / spread])
 
     # ------------------------------------------------------------ linear map
     def logits(self, theta, S):
@@ -258,33 +464,6 @@ class MulticlassObjective:
             H[cols, cols] = blocks[:, cols]
         return H
 
-    def penalty(self, theta, order):
-        """``l2 |W|^2`` (raw units, centred gauge for ``'matrix'``)."""
-        K, n_params = self.n_classes, self.n_params
-        hess = np.zeros((n_params, n_params))
-        lam = 2.0 * float(np.ldexp(self.l2, -2 * self.exponent))
-        if self.kind == "temperature":
-            hess[0, 0] = lam * K
-        elif self.kind == "vector":
-            idx = np.arange(K)
-            hess[idx, idx] = lam
-        else:
-            # |C W_full|^2 with C = I - 1 1^T / K and W_full's last row 0:
-            # the quadratic form 2 (I - 1 1^T / K) on the rows, per feature.
-            d = self.n_features
-            m = d + 1
-            center = np.eye(K - 1) - 1.0 / K
-            for a in range(d):
-                idx = np.arange(K - 1) * m + a
-                hess[np.ix_(idx, idx)] = lam * center
-        grad = hess @ theta
-        value = 0.5 * float(theta @ grad)
-        if order == 0:
-            return value
-        if order == 1:
-            return value, grad
-        return value, grad, hess
-
     def span(self, theta):
         """A bound on the spread of the logits over the (scaled) scores.
 
@@ -293,6 +472,50 @@ class MulticlassObjective:
         """
         W, _ = unpack(self.kind, theta, self.n_features, self.n_classes)
         return 2.0 * float(np.abs(W).sum(axis=1).max())
+
+
+
+
+def _map_source(source, fn):
+    """A data source of ``fn`` of every chunk (in memory: a new ArrayData,
+    which the solver can subsample)."""
+    if isinstance(source, ArrayData):
+        return ArrayData(*fn(source.arrays))
+    return source.map(fn)
+
+
+def _mix_uniform(log_p, weight):
+    """``log((1 - weight) p + weight / K)`` from ``log p`` (rows of K)."""
+    K = log_p.shape[1]
+    out = np.logaddexp(log_p + np.log1p(-weight), np.log(weight / K))
+    return out
+
+
+def _ts_mix_chunk(inverse_temperature, exponent, weight, chunk):
+    """A chunk ``(S, y, w)`` as ``(log q, y, w)``: ``q`` the ts-mix posteriors."""
+    S, y, w = chunk[:3]
+    L = log_softmax(_scaled(S, exponent) * inverse_temperature, axis=1)
+    return _mix_uniform(L, weight), y, w
+
+
+def _affine_log_softmax(X, W, b, exponent):
+    """``log softmax(W u + b)`` for ``u = X / 2**exponent`` per column."""
+    Z, e = scaled_affine(_scaled(X, exponent), W, b)
+    with np.errstate(over="ignore"):  # differences past -1.8e308 are -inf
+        shifted = np.ldexp(Z - Z.max(axis=1, keepdims=True), e[:, None])
+    return log_softmax(shifted, axis=1)
+
+
+def _identity_start(kind, d, K):
+    """Identity map (the uncalibrated log-scores) in free parameters."""
+    if kind == "temperature":
+        return np.ones(1)
+    if kind == "vector":
+        return np.r_[np.ones(K), np.zeros(K - 1)]
+    Wb = np.zeros((K - 1, d + 1))
+    if d == K:
+        Wb[:, :d] = np.eye(K)[:-1] - np.eye(K)[-1]
+    return Wb.ravel()
 
 
 class MulticlassAffineCalibrator(
@@ -313,31 +536,63 @@ class MulticlassAffineCalibrator(
     .. math::
 
         \\sum_k \\frac{p_k}{N_k} \\sum_{i: y_i = k} w_i
-            \\left[-\\log P(k \\mid s_i)\\right] + \\lambda \\lVert W \\rVert^2,
+            \\left[-\\log P(k \\mid s_i)\\right] + \\operatorname{pen}(W, b),
 
     where ``N_k`` is the summed weight of class ``k`` and ``p_k`` its prior
     (``p_classes``), as the binary ``p_target`` weighs targets and
     non-targets. With the default ``p_classes`` (the training proportions) it
     is the mean log loss.
 
+    Besides temperature, vector and matrix scaling, it fits the methods that
+    lead the CalArena benchmark [3]_: ``'ts-mix'``, temperature scaling whose
+    posteriors are mixed with the uniform distribution,
+    ``q = (1 - omega) softmax(s / T) + omega / K`` with
+    ``omega = 1 / (n + 1)``, and the structured vector and matrix scalings
+    ``'svs'`` and ``'sms'`` of Berta et al. [4]_: vector or matrix scaling of
+    ``log q`` (the ts-mix posteriors), ridge-penalized towards the identity
+    with strengths growing with the number of classes and shrinking with the
+    number of samples.
+
     Parameters
     ----------
-    kind : {'temperature', 'vector', 'matrix'}, default='matrix'
+    kind : {'temperature', 'vector', 'matrix', 'ts-mix', 'svs', 'sms'}, \
+default='matrix'
         ``'temperature'``: ``W = I / T``, one scale and no offset (temperature
         scaling); ``'vector'``: a diagonal ``W`` and an offset ``b`` (a scale
         and an offset per class); ``'matrix'``: a full ``W`` and ``b``
         (multinomial logistic regression on the scores; it accepts any number
         of score columns, the other kinds need exactly one per class).
+        ``'ts-mix'``: temperature scaling, then the mixture ``(1 - omega) p +
+        omega / K`` with ``omega = 1 / (n + 1)``, ``n`` the total sample
+        weight (the number of samples without weights). ``'svs'``,
+        ``'sms'``: the ``'vector'`` and ``'matrix'`` maps of the ts-mix
+        log-posteriors ``log q`` (``softmax(W log q + b)``), with the
+        structured ridge of ``ridge``.
     p_classes : array-like of shape (n_classes,), default=None
         Prior of each class in the order of ``classes_`` (positive, summing
         to 1) weighting each class's mean loss; ``None`` means the weighted
         training proportions.
     l2 : float, default=1e-5
-        Penalty ``lambda`` on ``|W|^2`` (for ``'matrix'`` with ``W``'s columns
-        centred over the classes, which leaves the posteriors unchanged).
-        The default 1e-5 keeps every fit on a finite sample finite
+        Penalty ``lambda`` on ``W`` per standard deviation of the scores, so
+        that the fit does not depend on their units: ``lambda sum_kj
+        (W_kj sigma_j)^2`` for ``'vector'`` and ``'matrix'`` (``sigma_j``
+        the standard deviation of score column ``j``; for ``'matrix'`` with
+        ``W``'s columns centred over the classes, which leaves the posteriors
+        unchanged), ``lambda (sigma / T)^2`` for temperature scaling, the
+        mean square of the logits about each sample's mean (``sigma^2`` the
+        mean square of the scores about each sample's mean, which softmax
+        ignores), also in the temperature step of ``'ts-mix'``, ``'svs'`` and
+        ``'sms'``. The means are weighted as the objective. The default 1e-5 keeps every fit on a finite sample finite
         (separable data included) at a negligible cost elsewhere; ``l2=0``
         gives the exact unpenalized fit.
+    ridge : float, default=1.0
+        ``lambda`` of the structured ridge of ``'svs'`` and ``'sms'`` (the
+        other kinds ignore it), on the map's departure from the identity, in
+        nats, added to the mean loss as in [4]_: ``lambda K / n`` on the
+        squared intercepts and diagonal departures ``W_kk - 1``, ``lambda K
+        (K - 1) / n`` on the squared off-diagonal entries (``'sms'``), ``n``
+        the total sample weight. The default is the reference
+        implementation's.
     tol : float, default=1e-8
         Convergence tolerance of Newton's method.
     max_iter : int, default=100
@@ -346,13 +601,24 @@ class MulticlassAffineCalibrator(
     Attributes
     ----------
     coef_ : ndarray of shape (n_classes, n_features)
-        ``W``; ``coef_[k]`` sums to zero over ``k`` for ``'matrix'``.
+        ``W``; ``coef_[k]`` sums to zero over ``k`` for ``'matrix'`` and
+        ``'sms'``. For ``'svs'`` and ``'sms'`` the map of ``log q``; for
+        ``'ts-mix'`` the temperature's ``I / T``. For scores of extreme
+        magnitude (denormal, or columns 1e300 apart) an entry may under- or
+        overflow; the predictions are computed on scaled scores and stay
+        exact.
     intercept_ : ndarray of shape (n_classes,)
         ``b``, summing to zero.
+    inverse_temperature_ : float
+        ``1 / T`` of the ts-mix step (``'ts-mix'``, ``'svs'``, ``'sms'``).
+    mix_weight_ : float
+        ``omega = 1 / (n + 1)`` of the ts-mix step (``'ts-mix'``, ``'svs'``,
+        ``'sms'``).
     p_classes_ : ndarray of shape (n_classes,)
         The class priors of the objective.
     n_iter_ : int
-        Number of Newton iterations.
+        Number of Newton iterations (of both steps for the kinds with a
+        ts-mix step).
     classes_ : ndarray of shape (n_classes,)
         The class labels; score column ``k`` belongs to ``classes_[k]``.
     n_features_in_ : int
@@ -363,6 +629,7 @@ class MulticlassAffineCalibrator(
     sklearn.calibration.CalibratedClassifierCV : ``method='temperature'``
         fits the ``'temperature'`` kind on the mean log loss.
     ProperScoringFusion : The binary counterpart for several systems.
+    QuadraticCalibrator : The binary leader of the same benchmark.
 
     Notes
     -----
@@ -374,11 +641,29 @@ class MulticlassAffineCalibrator(
 
     Temperature scaling gives the same posteriors from log-probabilities as
     from any log-scores that differ from them by a per-sample constant
-    (``softmax`` ignores it); the other kinds scale each class differently,
-    so for them the choice of scores matters. The solver is Newton's method
-    on the free parameters (the last class's row of ``[W, b]`` fixed to zero
-    for ``'matrix'`` and its offset for ``'vector'``); the reported
-    ``coef_`` and ``intercept_`` are centred.
+    (``softmax`` ignores it, and so does its penalty); the other kinds scale
+    each class differently, so for them the choice of scores matters. The
+    solver is Newton's method on the free parameters (the last class's row
+    of ``[W, b]`` fixed to zero for ``'matrix'`` and its offset for
+    ``'vector'``, each penalty taken at its least value over the equivalent
+    parameters); the reported ``coef_`` and ``intercept_`` are centred.
+
+    No fit depends on the units of the scores: the scores are scaled by
+    powers of two (one per column for ``'vector'`` and ``'matrix'``, one for
+    all columns where a single temperature ties them) and the ``l2`` penalty
+    is per standard deviation, so scores times 1e-300 or 1e300 (per column
+    for ``'vector'`` and ``'matrix'``) give the same posteriors. Unpenalized
+    temperature scaling (``l2=0``) on scores where no sample is outscored on
+    its own class has no finite minimizer: the temperature is then the one
+    at which some training sample's logits spread over 1e4 nats, with a
+    :class:`~sklearn.exceptions.ConvergenceWarning` (scikit-learn bounds the
+    log inverse temperature at 10 instead).
+
+    ``'svs'`` and ``'sms'`` are the structured scalings of [4]_ with its
+    reference implementation's defaults (``ridge=1``, ts-mix first, the
+    logarithm of its posteriors as input), fitted exactly; their ts-mix step
+    has this estimator's ``l2`` penalty (the reference's is unpenalized, a
+    difference of order 1e-5 on non-separable data).
 
     References
     ----------
@@ -386,6 +671,10 @@ class MulticlassAffineCalibrator(
        modern neural networks", ICML 2017.
     .. [2] N. Brümmer and D. A. van Leeuwen, "On calibration of language
        recognition scores", IEEE Odyssey 2006.
+    .. [3] E. Berta, D. Holzmüller, F. Bach and M. I. Jordan, "CalArena: a
+       benchmark of post-hoc calibration", arXiv:2605.30188, 2026.
+    .. [4] E. Berta, D. Holzmüller, M. I. Jordan and F. Bach, "Structured
+       matrix scaling for multi-class calibration", arXiv:2511.03685, 2025.
 
     Examples
     --------
@@ -402,11 +691,21 @@ class MulticlassAffineCalibrator(
     [1.0, 1.0]
     >>> cal.predict(scores[:5]).tolist() == scores[:5].argmax(axis=1).tolist()
     True
+
+    Structured matrix scaling of log-probabilities, after ts-mix:
+
+    >>> from scipy.special import log_softmax
+    >>> sms = MulticlassAffineCalibrator(kind="sms").fit(log_softmax(scores, 1), y)
+    >>> round(sms.mix_weight_ * 3001, 12)  # omega = 1 / (n + 1)
+    1.0
+    >>> bool(sms.predict_proba(log_softmax(scores[:3], 1)).min() > sms.mix_weight_ / 3)
+    True
     """
 
     _parameter_constraints: dict = {
         "kind": [StrOptions(set(KINDS))],
         "p_classes": ["array-like", None],
+        "ridge": [Interval(Real, 0, None, closed="left")],
         # the penalty and the solver's controls, as for the binary models
         **{
             key: ProperScoringAffineCalibrator._parameter_constraints[key]
@@ -415,11 +714,19 @@ class MulticlassAffineCalibrator(
     }
 
     def __init__(
-        self, *, kind="matrix", p_classes=None, l2=DEFAULT_L2, tol=1e-8, max_iter=100
+        self,
+        *,
+        kind="matrix",
+        p_classes=None,
+        l2=DEFAULT_L2,
+        ridge=1.0,
+        tol=1e-8,
+        max_iter=100,
     ):
         self.kind = kind
         self.p_classes = p_classes
         self.l2 = l2
+        self.ridge = ridge
         self.tol = tol
         self.max_iter = max_iter
 
@@ -452,39 +759,115 @@ class MulticlassAffineCalibrator(
                 "other numbers of columns."
             )
         p_classes = self._check_p_classes(K, totals)
+        factors = p_classes / totals
         source = data.source()
-        # one power of two for all columns keeps W's structure (W = I / T)
-        exponent = int(np.frexp(source.reduce(_max_abs, max))[1])
+        n_iter = 0
+        kind = self.kind
+        if kind in _MAP_OF:
+            # the ts-mix step: temperature scaling, then the uniform mixture
+            exponent = _scale_exponents(source, d, joint=True)
+            res = self._fit_map("temperature", source, d, K, factors, exponent)
+            n_iter += int(res.n_iter)
+            self._ts_coef = res.theta[0] * np.eye(K)
+            self._ts_exponent = exponent
+            with np.errstate(over="ignore", under="ignore"):
+                self.inverse_temperature_ = float(np.ldexp(res.theta[0], -exponent[0]))
+            self.mix_weight_ = 1.0 / (float(totals.sum()) + 1.0)
+            theta, map_kind = res.theta, "temperature"
+            if kind != "ts-mix":
+                source = _map_source(
+                    source,
+                    partial(_ts_mix_chunk, res.theta[0], exponent, self.mix_weight_),
+                )
+                map_kind = _MAP_OF[kind]
+                exponent = _scale_exponents(source, d, joint=True)
+                res = self._fit_map(
+                    map_kind,
+                    source,
+                    d,
+                    K,
+                    factors,
+                    exponent,
+                    structured=float(totals.sum()),
+                )
+                n_iter += int(res.n_iter)
+                theta = res.theta
+        else:
+            map_kind = kind
+            exponent = _scale_exponents(source, d, joint=kind == "temperature")
+            res = self._fit_map(kind, source, d, K, factors, exponent)
+            n_iter += int(res.n_iter)
+            theta = res.theta
+        W, b = unpack(map_kind, theta, d, K)
+        if map_kind == "matrix":
+            W = W - W.mean(axis=0)
+        self._scaled_coef = W
+        self._exponent = exponent
+        with np.errstate(over="ignore", under="ignore"):
+            self.coef_ = np.ldexp(W, -exponent[None, :])
+        self.intercept_ = b - b.mean()
+        self.p_classes_ = p_classes
+        self.classes_ = classes
+        self.n_iter_ = n_iter
+        self._n_evals, self._n_sub_evals = res.n_evals, res.n_sub_evals
+        self._n_features_out = K
+        return self
+
+    def _fit_map(self, kind, source, d, K, factors, exponent, structured=None):
+        """Solve one map; ``structured``: the total weight ``n`` of the
+        structured ridge (else the ``l2`` penalty per standard deviation)."""
+        if structured is None:
+            penalty = self._scale_penalty(kind, source, d, K, factors, exponent)
+        else:
+            penalty = self._structured_penalty(kind, d, K, exponent, structured)
         obj = MulticlassObjective(
-            self.kind,
-            d,
-            K,
-            class_factors=p_classes / totals,
-            exponent=exponent,
-            l2=float(self.l2),
+            kind, d, K, class_factors=factors, exponent=exponent, penalty=penalty
         )
-        start = _scale_coef(self.kind, self._start(d, K), d, K, exponent)
+        # the identity map in the scaled units (a scaling beyond 2**60 is
+        # shrunk below anyway)
+        units = np.ldexp(1.0, np.minimum(exponent, 60))
+        start = _scale_coef(kind, _identity_start(kind, d, K), d, K, units)
         span = obj.span(start)
         if span > START_SPAN:
             # the identity map on scores of large magnitude (log-scores times
             # 1e3, ...) already spans more than the bound where the fit counts
             # as unbounded, with saturated posteriors: shrink it
-            start = _shrink_coef(self.kind, start, d, K, START_SPAN / span)
+            start = _scale_coef(kind, start, d, K, START_SPAN / span)
         res = minimize(obj, source, start, tol=self.tol, max_iter=self.max_iter)
         if res.status != "converged":
             _warn_convergence(self, None, res, self.max_iter)
-        theta = _scale_coef(self.kind, res.theta, d, K, -exponent)
-        W, b = unpack(self.kind, theta, d, K)
-        if self.kind == "matrix":
-            W = W - W.mean(axis=0)
-        self.coef_ = W
-        self.intercept_ = b - b.mean()
-        self.p_classes_ = p_classes
-        self.classes_ = classes
-        self.n_iter_ = int(res.n_iter)
-        self._n_evals, self._n_sub_evals = res.n_evals, res.n_sub_evals
-        self._n_features_out = K
-        return self
+        return res
+
+    def _scale_penalty(self, kind, source, d, K, factors, exponent):
+        """``l2`` on ``W`` per standard deviation of the scaled scores."""
+        l2 = float(self.l2)
+        if l2 == 0:
+            return None
+        column, pooled = scale_variances(source, exponent, factors)
+        if kind == "temperature":
+            # l2 times the mean square of the centred logits a (s - mean s)
+            weights = np.eye(K) * (l2 * pooled / K)
+        elif kind == "vector":
+            weights = np.diag(l2 * column)
+        else:
+            weights = np.broadcast_to(l2 * column, (K, d))
+        return MulticlassRidge(kind, d, K, entry_weights=weights)
+
+    def _structured_penalty(self, kind, d, K, exponent, n):
+        """The ridge of SVS / SMS: ``ridge K / n`` on the intercept and the
+        diagonal, ``ridge K (K - 1) / n`` off it, towards the identity."""
+        diagonal = float(self.ridge) * K / n
+        weights = np.full((K, d), float(self.ridge) * K * (K - 1) / n)
+        np.fill_diagonal(weights, diagonal)
+        return MulticlassRidge(
+            kind,
+            d,
+            K,
+            entry_weights=weights,
+            intercept_weight=diagonal,
+            column_scale=np.ldexp(1.0, -exponent),
+            identity=True,
+        )
 
     def _training_data(self, X, y, sample_weight):
         """The validated :class:`~skcalib._training.ClassTrainingData` of
@@ -520,30 +903,24 @@ class MulticlassAffineCalibrator(
             )
         return p / p.sum()
 
-    def _start(self, d, K):
-        """Identity map: the uncalibrated log-scores."""
-        if self.kind == "temperature":
-            return np.ones(1)
-        if self.kind == "vector":
-            return np.r_[np.ones(K), np.zeros(K - 1)]
-        Wb = np.zeros((K - 1, d + 1))
-        if d == K:
-            Wb[:, :d] = np.eye(K)[:-1] - np.eye(K)[-1]
-        return Wb.ravel()
-
-    def _logits(self, X):
-        """``W s + b`` as ``(Z, e)``: the logits are ``ldexp(Z, e)`` per row."""
+    def _log_posteriors(self, X):
+        """The calibrated log-posteriors of validated scores."""
         check_is_fitted(self)
         X = validate_data(
             self, X, reset=False, dtype=np.float64, ensure_all_finite=True
         )
-        return scaled_affine(X, self.coef_, self.intercept_)
-
-    def _shifted_logits(self, X):
-        """The logits minus their row maximum: 0 or below, ``-inf`` past the range."""
-        Z, e = self._logits(X)
-        with np.errstate(over="ignore"):  # differences past -1.8e308 are -inf
-            return np.ldexp(Z - Z.max(axis=1, keepdims=True), e[:, None])
+        K = self.classes_.shape[0]
+        if self.kind not in _MAP_OF:
+            return _affine_log_softmax(
+                X, self._scaled_coef, self.intercept_, self._exponent
+            )
+        L = _affine_log_softmax(X, self._ts_coef, np.zeros(K), self._ts_exponent)
+        L = _mix_uniform(L, self.mix_weight_)
+        if self.kind == "ts-mix":
+            return L
+        return _affine_log_softmax(
+            L, self._scaled_coef, self.intercept_, self._exponent
+        )
 
     def transform(self, X):
         """Calibrated log-posteriors.
@@ -556,12 +933,12 @@ class MulticlassAffineCalibrator(
         Returns
         -------
         log_proba : ndarray of shape (n_samples, n_classes)
-            ``log softmax(W s + b)``, columns in the order of ``classes_``;
-            a lazy Dask array for a Dask ``X``.
+            The logarithms of :meth:`predict_proba`, columns in the order of
+            ``classes_``; a lazy Dask array for a Dask ``X``.
         """
         if is_dask_collection(X):
             return self._dask_apply("transform", X)
-        return log_softmax(self._shifted_logits(X), axis=1)
+        return self._log_posteriors(X)
 
     def predict_proba(self, X):
         """Calibrated posterior probabilities.
@@ -574,12 +951,13 @@ class MulticlassAffineCalibrator(
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-            ``softmax(W s + b)``, columns in the order of ``classes_``; rows
-            sum to 1. A lazy Dask array for a Dask ``X``.
+            ``softmax(W s + b)`` (for ``'ts-mix'`` the mixture, for ``'svs'``
+            and ``'sms'`` of ``log q``), columns in the order of
+            ``classes_``; rows sum to 1. A lazy Dask array for a Dask ``X``.
         """
         if is_dask_collection(X):
             return self._dask_apply("predict_proba", X)
-        return softmax(self._shifted_logits(X), axis=1)
+        return np.exp(self._log_posteriors(X))
 
     def predict(self, X):
         """The most probable class of each sample.
@@ -596,8 +974,8 @@ class MulticlassAffineCalibrator(
         """
         if is_dask_collection(X):
             return self._dask_apply("predict", X)
-        Z, _ = self._logits(X)  # checks that the estimator is fitted
-        return self.classes_[np.argmax(Z, axis=1)]
+        log_proba = self._log_posteriors(X)  # checks that it is fitted
+        return self.classes_[np.argmax(log_proba, axis=1)]
 
     def _dask_apply(self, method, X):
         """Lazy ``map_blocks`` of ``method`` over a Dask collection."""

@@ -86,9 +86,9 @@ __all__ = [
 #: :class:`~skcalib.ProperScoringFusion`): ``lambda`` on the squared slopes,
 #: added to the prior-weighted mean loss (the class weights sum to 1, so
 #: ``lambda`` does not grow with the number of samples). The slopes are in
-#: nats for inputs that are log-probabilities (multiclass, Beta) and per
-#: standard deviation of the scores for scores in any units (affine, fusion,
-#: whose penalty is also relative to the normalized objective:
+#: nats for inputs that are log-probabilities (Beta) and per standard
+#: deviation of the scores for scores in any units (multiclass; affine and
+#: fusion, whose penalty is also relative to the normalized objective:
 #: :func:`skcalib._affine.penalty_variance`). Small enough to cost nothing
 #: on data that pin the fit down, large enough that no fit on a finite
 #: sample returns posteriors of 0 or 1 (separable calibration sets), chosen

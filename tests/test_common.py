@@ -15,6 +15,7 @@ from skcalib import (
     PlattCalibrator,
     ProperScoringAffineCalibrator,
     ProperScoringFusion,
+    QuadraticCalibrator,
     ScoreTransformer,
     VennAbersCalibrator,
 )
@@ -27,6 +28,8 @@ CALIBRATORS = [
     VennAbersCalibrator(),
     BetaCalibrator(),
     BetaCalibrator(alpha=2, beta=2, p_target=0.2, input_scale="log_odds"),
+    QuadraticCalibrator(),
+    QuadraticCalibrator(l2=0.01, p_target=0.3),
     AutoCalibrator(),
 ]
 

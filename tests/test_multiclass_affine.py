@@ -5,6 +5,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from _sklearn_checks import needs_sklearn_temperature
 from scipy.special import log_softmax, softmax
 from sklearn.base import clone
@@ -17,7 +19,7 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skcalib import MulticlassAffineCalibrator
-from skcalib._multiclass_affine import MulticlassObjective, unpack
+from skcalib._multiclass_affine import MulticlassObjective, MulticlassRidge, unpack
 
 KINDS = ["temperature", "vector", "matrix"]
 
@@ -84,18 +86,62 @@ def test_bad_input():
 
 
 # ------------------------------------------------------------------ objective
+def _ridge(kind, d, K, rng, structured):
+    """A MulticlassRidge with random weights (towards the identity if
+    ``structured``)."""
+    weights = rng.uniform(0.1, 1.0, (K, d))
+    return MulticlassRidge(
+        kind,
+        d,
+        K,
+        entry_weights=weights,
+        intercept_weight=0.7 if kind != "temperature" else 0.0,
+        column_scale=rng.uniform(0.5, 2.0, d) if kind != "temperature" else [0.5] * d,
+        identity=structured,
+    )
+
+
+def _brute_force_penalty(kind, theta, ridge_args, d, K):
+    """The penalty of :func:`_ridge`'s arguments by its definition: each
+    column of ``[W, b]`` at its least value over the shifts ``t`` common to
+    all classes (weighted mean), or no shift for a diagonal ``W``."""
+    weights, b_weight, scale, identity = ridge_args
+    W, b = unpack(kind, theta, d, K)
+    ref = np.eye(K, d) if identity else np.zeros((K, d))
+    total = 0.0
+    for j in range(d):
+        x = scale[j] * W[:, j] - ref[:, j]
+        a = weights[:, j]
+        if kind == "matrix":
+            t = -(a @ x) / a.sum()
+            total += float(a @ (x + t) ** 2)
+        else:
+            total += float(a[j] * x[j] ** 2)
+    if kind != "temperature":
+        total += b_weight * float(((b - b.mean()) ** 2).sum())
+    return total
+
+
 @pytest.mark.parametrize(
     "kind, d", [("temperature", 4), ("vector", 4), ("matrix", 4), ("matrix", 2)]
 )
 @pytest.mark.parametrize("weights", [False, True])
-def test_objective_derivatives_match_finite_differences(kind, d, weights):
+@pytest.mark.parametrize("structured", [False, True])
+def test_objective_derivatives_match_finite_differences(kind, d, weights, structured):
     K = 4
+    if structured and d != K:
+        pytest.skip("the identity needs one column per class")
     rng = np.random.default_rng(2)
     S = rng.normal(0, 1.5, (200, d))
     y = rng.integers(0, K, 200)
     w = rng.uniform(0.1, 2.0, 200) if weights else None
     obj = MulticlassObjective(
-        kind, d, K, class_factors=rng.uniform(0.5, 2, K), exponent=1, l2=0.3
+        kind,
+        d,
+        K,
+        class_factors=rng.uniform(0.5, 2, K),
+        exponent=rng.integers(-2, 3, d) if kind != "temperature" else 1,
+        penalty=_ridge(kind, d, K, rng, structured),
     )
     chunk = obj.prepare((S, y, w))
     theta = rng.normal(0, 0.5, obj.n_params)
@@ -121,13 +167,14 @@ def test_objective_derivatives_match_finite_differences(kind, d, weights):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_objective_value_equals_brute_force(kind):
+@pytest.mark.parametrize("structured", [False, True])
+def test_objective_value_equals_brute_force(kind, structured):
     K = 3
     S, y, w = _scores(120, K, weights=True)
     p_classes = np.array([0.2, 0.5, 0.3])
     totals = np.bincount(y, weights=w, minlength=K)
     obj = MulticlassObjective(
-        kind, K, K, class_factors=p_classes / totals, exponent=3, l2=0.2
+        kind, K, K, class_factors=p_classes / totals, exponent=3
     )
     theta = np.random.default_rng(4).normal(0, 0.5, obj.n_params)
     W, b = unpack(kind, theta, K, K)
@@ -135,9 +182,22 @@ def test_objective_value_equals_brute_force(kind):
     expected = _brute_force_loss(W, b, S, y, w, p_classes, K)
     value = obj.terms(theta, obj.prepare((S, y, w)), 0)
     assert value == pytest.approx(expected, rel=1e-12)
-    if kind == "matrix":
-        W = W - W.mean(axis=0)
-    assert obj.penalty(theta, 0) == pytest.approx(0.2 * (W**2).sum(), rel=1e-12)
+    rng = np.random.default_rng(5)
+    weights = rng.uniform(0.1, 1.0, (K, K))
+    scale = rng.uniform(0.5, 2.0, K) if kind != "temperature" else np.full(K, 0.5)
+    ridge = MulticlassRidge(
+        kind,
+        K,
+        K,
+        entry_weights=weights,
+        intercept_weight=0.7 if kind != "temperature" else 0.0,
+        column_scale=scale,
+        identity=structured,
+    )
+    args = (weights, 0.7, scale, structured)
+    assert ridge(theta, 0) == pytest.approx(
+        _brute_force_penalty(kind, theta, args, K, K), rel=1e-12, abs=1e-14
+    )
 
 
 # ---------------------------------------------------------------- correctness
@@ -358,3 +418,302 @@ def test_mixed_type_labels_are_a_value_error():
     y = np.array([0, "a", 2.5] * 2, dtype=object)
     with pytest.raises(ValueError, match="`y` mixes label types"):
         MulticlassAffineCalibrator().fit(S, y)
+
+
+# ------------------------------------------------- units (issue: any units)
+ALL_KINDS = ["temperature", "vector", "matrix", "ts-mix", "svs", "sms"]
+# Kinds whose map absorbs a scaling of each column apart; the others tie the
+# columns by one temperature, so only a scaling of all of them is a change
+# of units.
+PER_COLUMN = {"vector", "matrix"}
+
+
+def _small_magnitude_data():
+    r = np.random.default_rng(1)
+    y = r.choice(3, 300, p=[0.6, 0.3, 0.1])
+    S = 2 * np.eye(3)[y] + r.normal(size=(300, 3))
+    return S, y
+
+
+@pytest.mark.parametrize("kind", ["vector", "matrix", "temperature"])
+@pytest.mark.parametrize("scale", [1e-10, 1e-160, 1e-300])
+def test_default_penalty_does_not_swamp_scores_of_small_magnitude(kind, scale):
+    # the penalty was on W in the units of the scores: at |S| ~ 1e-10 it
+    # swamped the fit (uniform posteriors, not the class proportions) and
+    # below ~1e-154 overflowed (ldexp, a spurious ConvergenceWarning)
+    S, y = _small_magnitude_data()
+    ref = MulticlassAffineCalibrator(kind=kind).fit(S, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cal = MulticlassAffineCalibrator(kind=kind).fit(S * scale, y)
+        proba = cal.predict_proba(S * scale)
+    np.testing.assert_allclose(proba, ref.predict_proba(S), rtol=1e-9, atol=1e-12)
+    assert abs(proba[:, 0].mean() - 0.6) < 0.1  # not uniform
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    kind=st.sampled_from(ALL_KINDS),
+    exponents=st.lists(
+        st.integers(-300, 300).filter(lambda e: e != 0), min_size=3, max_size=3
+    ),
+    weighted=st.booleans(),
+)
+def test_posteriors_do_not_depend_on_the_units(kind, exponents, weighted):
+    """Scores times 10**e (each column its own e for vector and matrix, one
+    e for all columns for the kinds that tie them) give the same posteriors."""
+    S, y, w = _scores(300, 3, seed=7, weights=weighted)
+    factors = 10.0 ** np.array(exponents if kind in PER_COLUMN else exponents[:1] * 3)
+    ref = MulticlassAffineCalibrator(kind=kind).fit(S, y, w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cal = MulticlassAffineCalibrator(kind=kind).fit(S * factors, y, w)
+        proba = cal.predict_proba(S * factors)
+    np.testing.assert_allclose(proba, ref.predict_proba(S), rtol=1e-9, atol=1e-12)
+
+
+# ------------------------------- unpenalized temperature: converged exactly
+def test_unpenalized_temperature_weights_equal_repeated_rows_when_separable():
+    # no sample outscored on its own class: the loss decreases without end;
+    # the fit stopped where max_iter ran out, at a point that depended on the
+    # rounding (weights doubled vs rows repeated: 1/T ~5e-7 apart)
+    rng = np.random.default_rng(3)
+    y = np.repeat([0, 1, 2], 20)
+    S = 3.0 * np.eye(3)[y] + rng.uniform(0, 1, (60, 3))
+    S[np.arange(60), y] += 1.0  # each sample's own class on top
+    with pytest.warns(ConvergenceWarning, match="no finite minimizer"):
+        a = MulticlassAffineCalibrator(kind="temperature", l2=0).fit(
+            S, y, sample_weight=np.full(60, 2.0)
+        )
+    with pytest.warns(ConvergenceWarning, match="no finite minimizer"):
+        b = MulticlassAffineCalibrator(kind="temperature", l2=0).fit(
+            np.repeat(S, 2, axis=0), np.repeat(y, 2)
+        )
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12)
+    np.testing.assert_allclose(a.predict_proba(S), b.predict_proba(S), rtol=1e-12)
+    # at the documented bound: some sample's logits spread over 1e4 nats
+    spread = (S.max(axis=1) - S.min(axis=1)).max()
+    assert a.coef_[0, 0] * spread == pytest.approx(1e4, rel=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["temperature", "ts-mix"])
+def test_unpenalized_temperature_weights_equal_repeated_rows(kind):
+    S, y, _ = _scores(400, 4, seed=2)
+    a = MulticlassAffineCalibrator(kind=kind, l2=0).fit(
+        S, y, sample_weight=np.full(400, 2.0)
+    )
+    b = MulticlassAffineCalibrator(kind=kind, l2=0).fit(
+        np.repeat(S, 2, axis=0), np.repeat(y, 2)
+    )
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12)
+    np.testing.assert_allclose(a.transform(S), b.transform(S), rtol=1e-12)
+
+
+def test_scikit_learns_double_weights_test_passes_for_temperature():
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    from skcalib import CalibratedClassifier
+
+    X, y = load_iris(return_X_y=True)
+    X, y = StandardScaler().fit_transform(X)[:100], y[:100]
+    X2 = np.repeat(X, 2, axis=0)
+    y2 = np.repeat(y, 2)
+    for ensemble in (True, False):
+        models = [
+            CalibratedClassifier(
+                LogisticRegression(),
+                MulticlassAffineCalibrator(kind="temperature", l2=0),
+                cv=2,
+                ensemble=ensemble,
+            )
+            for _ in range(2)
+        ]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)  # separable
+            models[0].fit(X, y, sample_weight=np.full(100, 2.0))
+            models[1].fit(X2, y2)
+        np.testing.assert_allclose(
+            models[0].predict_proba(X), models[1].predict_proba(X), rtol=1e-12
+        )
+
+
+# ----------------------------------------------------------- ts-mix, SVS, SMS
+def _mean_log_loss(Z, y, v):
+    """``sum v_i (-log softmax(Z_i)[y_i])`` with ``v`` summing to 1."""
+    return -float(v @ log_softmax(Z, axis=1)[np.arange(y.shape[0]), y])
+
+
+def _temperature_objective(a, S, y, v, l2):
+    """Temperature scaling's objective written out: the mean log loss plus
+    ``l2`` times the (weighted) mean square of the logits ``a s`` about each
+    sample's mean."""
+    centred = a * (S - S.mean(axis=1, keepdims=True))
+    return _mean_log_loss(a * S, y, v) + l2 * float(v @ (centred**2).mean(axis=1))
+
+
+@pytest.mark.parametrize("weights", [False, True])
+@pytest.mark.parametrize("l2", [0.0, 1e-5, 0.1])
+def test_ts_mix_is_optimal_temperature_scaling_then_the_uniform_mixture(weights, l2):
+    from scipy.optimize import minimize_scalar
+
+    K = 4
+    S, y, w = _scores(500, K, seed=11, weights=weights)
+    v = (np.ones(500) if w is None else w) / (500 if w is None else w.sum())
+    cal = MulticlassAffineCalibrator(kind="ts-mix", l2=l2).fit(S, y, w)
+    ref = minimize_scalar(
+        _temperature_objective,
+        bracket=(0.1, 1.0),
+        args=(S, y, v, l2),
+        options={"xtol": 1e-14},
+    )
+    a = cal.inverse_temperature_
+    assert a == pytest.approx(ref.x, abs=1e-6)
+    assert _temperature_objective(a, S, y, v, l2) <= ref.fun + 1e-14
+    np.testing.assert_allclose(cal.coef_, a * np.eye(K), rtol=1e-15)
+    n = 500 if w is None else w.sum()  # the total weight
+    assert cal.mix_weight_ == pytest.approx(1 / (n + 1), rel=1e-15)
+    temp = MulticlassAffineCalibrator(kind="temperature", l2=l2).fit(S, y, w)
+    np.testing.assert_allclose(temp.coef_, cal.coef_, rtol=1e-12)
+    expected = (1 - cal.mix_weight_) * softmax(a * S, axis=1) + cal.mix_weight_ / K
+    np.testing.assert_allclose(cal.predict_proba(S), expected, rtol=1e-12)
+    np.testing.assert_allclose(cal.transform(S), np.log(expected), rtol=1e-12)
+    np.testing.assert_array_equal(cal.predict(S), temp.predict(S))
+
+
+def _structured_objective(params, L, y, v, lam_d, lam_o, kind):
+    """SVS / SMS written out as in Berta et al. (full parameters, no gauge):
+    the mean log loss of ``softmax(L (I + D)^T + b)`` plus ``lam_d`` times the
+    squared intercepts and diagonal of ``D`` and ``lam_o`` times its squared
+    off-diagonal entries."""
+    K = L.shape[1]
+    if kind == "svs":
+        D, b = np.diag(params[:K]), params[K:]
+    else:
+        D, b = params[: K * K].reshape(K, K), params[K * K :]
+    off = D - np.diag(np.diag(D))
+    penalty = lam_d * (b @ b + np.diag(D) @ np.diag(D)) + lam_o * (off**2).sum()
+    return _mean_log_loss(L @ (np.eye(K) + D).T + b, y, v) + penalty
+
+
+@pytest.mark.parametrize("kind", ["svs", "sms"])
+@pytest.mark.parametrize("weights", [False, True])
+@pytest.mark.parametrize("ridge", [1.0, 30.0])
+def test_structured_scaling_is_the_optimum_of_its_objective(kind, weights, ridge):
+    from scipy.optimize import minimize
+
+    K, n = 3, 300
+    S, y, w = _scores(n, K, seed=5, weights=weights)
+    S = log_softmax(S, axis=1)  # log-probabilities, as from predict_proba
+    cal = MulticlassAffineCalibrator(kind=kind, ridge=ridge).fit(S, y, w)
+    total = n if w is None else w.sum()
+    v = (np.ones(n) if w is None else w) / total
+    # its first step is ts-mix
+    ts = MulticlassAffineCalibrator(kind="ts-mix").fit(S, y, w)
+    assert cal.inverse_temperature_ == pytest.approx(ts.inverse_temperature_, rel=1e-12)
+    assert cal.mix_weight_ == ts.mix_weight_
+    L = ts.transform(S)
+    lam_d, lam_o = ridge * K / total, ridge * K * (K - 1) / total
+    size = 2 * K if kind == "svs" else K * K + K
+    ref = minimize(
+        _structured_objective,
+        np.zeros(size),
+        args=(L, y, v, lam_d, lam_o, kind),
+        method="BFGS",
+        options={"gtol": 1e-11},
+    )
+    if kind == "svs":
+        D, b = np.diag(ref.x[:K]), ref.x[K:]
+    else:
+        D, b = ref.x[: K * K].reshape(K, K), ref.x[K * K :]
+    expected = softmax(L @ (np.eye(K) + D).T + b, axis=1)
+    np.testing.assert_allclose(cal.predict_proba(S), expected, atol=1e-6)
+    # ours, in the gauge of least penalty (a vector added to every row of
+    # [W, b] changes no posterior), is no worse than scipy's optimum
+    W, c = cal.coef_, cal.intercept_
+
+    def ours(shift):
+        if kind == "svs":  # a diagonal W has no such freedom
+            return np.r_[np.diag(W) - 1, c + shift[-1]]
+        return np.r_[(W + shift[:K] - np.eye(K)).ravel(), c + shift[-1]]
+
+    best = minimize(
+        lambda t: _structured_objective(ours(t), L, y, v, lam_d, lam_o, kind),
+        np.zeros(K + 1),
+        method="BFGS",
+        options={"gtol": 1e-12},
+    )
+    assert best.fun <= ref.fun + 1e-12
+    np.testing.assert_allclose(ours(best.x), ref.x, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["svs", "sms"])
+def test_structured_scaling_without_ridge_is_plain_scaling_of_ts_mix(kind):
+    S, y, _ = _scores(600, 3, seed=6)
+    cal = MulticlassAffineCalibrator(kind=kind, ridge=0).fit(S, y)
+    L = MulticlassAffineCalibrator(kind="ts-mix").fit(S, y).transform(S)
+    plain = "vector" if kind == "svs" else "matrix"
+    ref = MulticlassAffineCalibrator(kind=plain, l2=0).fit(L, y)
+    np.testing.assert_allclose(cal.predict_proba(S), ref.predict_proba(L), rtol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["ts-mix", "svs", "sms"])
+def test_weights_equal_repeated_rows_with_ts_mix(kind):
+    S, y, _ = _scores(300, 3, seed=8)
+    w = np.random.default_rng(8).integers(0, 4, 300)
+    a = MulticlassAffineCalibrator(kind=kind).fit(S, y, sample_weight=w)
+    b = MulticlassAffineCalibrator(kind=kind).fit(np.repeat(S, w, 0), np.repeat(y, w))
+    assert a.mix_weight_ == b.mix_weight_ == 1 / (w.sum() + 1)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a.predict_proba(S), b.predict_proba(S), rtol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["ts-mix", "svs", "sms"])
+def test_ts_mix_kinds_keep_a_floor_and_refuse_other_column_counts(kind):
+    S, y, _ = _scores(200, 3, seed=9)
+    cal = MulticlassAffineCalibrator(kind=kind).fit(S, y)
+    big = np.array([[1e308, -1e308, 0.0], [-5e3, 0.0, 5e3]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        proba = cal.predict_proba(big)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    if kind == "ts-mix":
+        assert proba.min() == pytest.approx(cal.mix_weight_ / 3, rel=1e-12)
+    with pytest.raises(ValueError, match="one score column per class"):
+        MulticlassAffineCalibrator(kind=kind).fit(S[:, :2], y)
+
+
+@pytest.mark.parametrize("kind", ["ts-mix", "svs", "sms"])
+def test_ts_mix_kinds_outputs_pickle_and_set_output(kind):
+    S, y, _ = _scores(400, 3, seed=12)
+    labels = np.array(["a", "b", "c"])[y]
+    cal = MulticlassAffineCalibrator(kind=kind).fit(S, labels)
+    proba = cal.predict_proba(S)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_allclose(cal.transform(S), np.log(proba), rtol=1e-12)
+    np.testing.assert_array_equal(cal.predict(S), cal.classes_[proba.argmax(1)])
+    again = pickle.loads(pickle.dumps(cal))
+    np.testing.assert_array_equal(again.predict_proba(S), proba)
+    assert clone(cal).get_params() == cal.get_params()
+    pytest.importorskip("pandas")
+    out = cal.set_output(transform="pandas").transform(S)
+    assert list(out.columns) == cal.get_feature_names_out().tolist()
+
+
+@pytest.mark.parametrize("kind", ["ts-mix", "sms"])
+def test_ts_mix_kinds_fit_on_dask_equals_in_memory(kind):
+    da = pytest.importorskip("dask.array")
+    import dask
+
+    S, y, w = _scores(3000, 4, seed=13, weights=True)
+    ref = MulticlassAffineCalibrator(kind=kind).fit(S, y, w)
+    with dask.config.set(scheduler="synchronous"):
+        got = MulticlassAffineCalibrator(kind=kind).fit(
+            da.from_array(S, chunks=(1000, 4)),
+            da.from_array(y, chunks=1000),
+            da.from_array(w, chunks=1000),
+        )
+        proba = got.predict_proba(da.from_array(S, chunks=(700, 4))).compute()
+    assert got.mix_weight_ == pytest.approx(ref.mix_weight_, rel=1e-12)
+    np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(proba, ref.predict_proba(S), rtol=1e-9)
