@@ -371,6 +371,28 @@ def test_calibration_transform_pav_reference(gaussian):
     assert disp.lines_[0].get_label() == "true"
 
 
+def test_calibration_transform_from_trials(gaussian):
+    from skcalib.metrics import ScoredTrials
+
+    s, y, llr = gaussian
+    w = np.r_[np.zeros(5), np.ones(s.shape[0] - 5)]
+    trials = ScoredTrials(y, s, sample_weight=w)
+    ref = CalibrationTransformDisplay.from_predictions(
+        y, s, llr, names=["true"], sample_weight=w
+    )
+    # the LLRs of the trials' own scores: those of positive weight
+    disp = CalibrationTransformDisplay.from_trials(trials, llr[5:], names=["true"])
+    np.testing.assert_array_equal(disp.pav_scores, ref.pav_scores)
+    np.testing.assert_array_equal(disp.pav_llr, ref.pav_llr)
+    order = np.argsort(s[5:], kind="stable")
+    np.testing.assert_array_equal(disp.scores[0], s[5:][order])
+    np.testing.assert_array_equal(disp.llrs[0], llr[5:][order])
+    alone = CalibrationTransformDisplay.from_trials(trials)  # the reference only
+    assert alone.lines_ == [] and alone.pav_line_ is not None
+    with pytest.raises(ValueError, match="`llr` has 400 values for 395 trials"):
+        CalibrationTransformDisplay.from_trials(trials, llr)
+
+
 def test_calibration_transform_from_estimator(gaussian):
     s, y, _ = gaussian
     cals = [PAVLLRCalibrator().fit(s, y), PAVCalibrator().fit(s, y)]

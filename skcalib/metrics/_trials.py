@@ -837,9 +837,10 @@ class _Replicate:
         """
         cum_tar, cum_non = self.point_cumulative()
         w_miss, w_fa = app.miss_weight, app.fa_weight
-        if normalize:
-            with np.errstate(divide="ignore", over="ignore"):
-                a, b = (1.0, w_fa / w_miss) if w_miss <= w_fa else (w_miss / w_fa, 1.0)
+        if normalize:  # the smaller weight 1, the larger their ratio
+            small, large = min(w_miss, w_fa), max(w_miss, w_fa)
+            ratio = large / small if small > 0 else math.inf
+            a, b = (1.0, ratio) if w_miss <= w_fa else (ratio, 1.0)
         else:
             a, b = w_miss, w_fa
         n_tar, n_non = cum_tar[-1], cum_non[-1]
@@ -922,27 +923,34 @@ class _FiniteTerms:
 
 
 class _ArrangedReplicate(_Replicate):
-    """A resample of unweighted trials: the counts of the drawn units."""
+    """A resample of unweighted trials: the counts of the drawn units, held
+    as their inclusive cumulative sum (formed in place)."""
 
     def __init__(self, layout: _ArrangedLayout, counts, n_draws):
         self.layout = layout
-        self.counts = counts
-        self._cum = None
-        self.n_tar = int(counts[: layout.n_tar].sum())
+        self.cum = np.cumsum(counts, out=counts)
+        self.n_tar = int(counts[layout.n_tar - 1]) if layout.n_tar else 0
         self.n_non = n_draws - self.n_tar
         if self.n_tar == 0 or self.n_non == 0:
             raise _no_class_error(self.n_tar)
 
     def cumulative(self):
-        if self._cum is None:
-            self._cum = np.cumsum(self.counts)
-        return self._cum
+        return self.cum
+
+    def counts(self):
+        """The counts of the drawn units (the differences of the cumulative
+        counts, exact), for the weighted sums of per-trial terms."""
+        cum = self.cum
+        counts = np.empty_like(cum)
+        counts[:1] = cum[:1]
+        np.subtract(cum[1:], cum[:-1], out=counts[1:])
+        return counts
 
     def point_cumulative(self):
         layout = self.layout
         n = layout.n_points + 1
         # read at the boundaries with np.take (faster than fancy indexing)
-        at = np.take(self.cumulative(), layout.last_below)
+        at = np.take(self.cum, layout.last_below)
         at[: layout.n_zero_bounds] = 0
         return at[:n], at[n:] - at[n]
 
@@ -961,7 +969,7 @@ class _ArrangedReplicate(_Replicate):
     def _class_sums(self, key, costs):
         tar, non = self.layout.terms(key, costs)
         n_tar = self.layout.n_tar
-        counts = self.counts
+        counts = self.counts()
         return tar.weighted_sum(counts[:n_tar]), non.weighted_sum(counts[n_tar:])
 
     def cllr(self, p_target):
