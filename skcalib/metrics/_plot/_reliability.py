@@ -550,7 +550,7 @@ class ReliabilityDisplay(_DisplayMixin):
             confidence_level=confidence_level,
             p_target=p_target,
         )
-        is_target, llr, w = trials._require_arrays("ReliabilityDisplay")
+        is_target, llr, w = trials.as_arrays()
         if p_target is None:
             n_tar = is_target.sum() if w is None else w[is_target].sum()
             p_target = n_tar / (is_target.shape[0] if w is None else w.sum())
