@@ -14,6 +14,7 @@ non-zero weight is refitted on all of them.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from functools import update_wrapper
 from numbers import Integral, Real
@@ -21,6 +22,7 @@ from types import MethodType
 
 import numpy as np
 from scipy.special import expit, logsumexp
+from scipy.special import logit as _logit
 from sklearn.base import clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
@@ -31,6 +33,7 @@ from ._multiclass_affine import MulticlassAffineCalibrator
 from ._pav_calibrators import PAVLLRCalibrator
 from ._platt import PlattCalibrator
 from ._special import rule_cost
+from ._training import ArrayTrainingData, TrainingData
 from .utils._response import one_vs_rest_log_odds
 from .utils._sklearn_compat import (
     Interval,
@@ -39,6 +42,7 @@ from .utils._sklearn_compat import (
     _VisualBlock,
     validate_data,
 )
+from .utils._stats import class_totals
 from .utils._validation import check_class_y, check_weights
 
 __all__ = [
@@ -75,6 +79,74 @@ def normalize_one_vs_rest(proba: np.ndarray) -> np.ndarray:
     return np.divide(proba, total, out=uniform, where=total != 0)
 
 
+_BINARY_CLASSES = np.array([0, 1])
+
+
+def _fits_quickly(template) -> bool:
+    """Whether :func:`_quick_fit` and :func:`_quick_llr` apply: a skcalib
+    calibrator with the base class's ``fit`` and ``decision_function`` (or
+    Platt's)."""
+    cls = type(template)
+    return (
+        isinstance(template, BaseCalibrator)
+        and cls.fit is BaseCalibrator.fit
+        and cls._training_data is BaseCalibrator._training_data
+        and cls.decision_function
+        in (BaseCalibrator.decision_function, PlattCalibrator.decision_function)
+    )
+
+
+def _quick_fit(template, X, is_target, sample_weight):
+    """``clone(template).fit(X, is_target, sample_weight)`` on arrays that are
+    already valid: ``X`` float64 ``(n, 1)``, finite; ``sample_weight`` None
+    or non-negative with a total that cannot overflow (validated and
+    rescaled once for the whole calibration set, of which these are rows).
+    The cross-validation fits many candidates on subsets of the same data;
+    checking them again each time cost a third of ``AutoCalibrator.fit``.
+    ``template`` is an unfitted calibrator whose parameters were validated:
+    its shallow copy is fitted (``clone`` inspects signatures each time).
+    """
+    data = object.__new__(ArrayTrainingData)
+    TrainingData.__init__(
+        data, n_columns=X.shape[1], weight_exponent=0, owner=type(template).__name__
+    )
+    data.classes = _BINARY_CLASSES
+    data._is_target, data._sample_weight = is_target, sample_weight
+    data.n_tar, data.n_non = class_totals(is_target, sample_weight)
+    if data.n_tar == 0 or data.n_non == 0:
+        raise ValueError("a training fold holds one class only")
+    data._X, data._kept = X, None
+    fitted = copy.copy(template)
+    fitted._weight_exponent = 0
+    fitted.n_features_in_ = X.shape[1]
+    fitted._fit(data)
+    fitted._set_classes(_BINARY_CLASSES, data.n_tar, data.n_non)
+    return fitted
+
+
+def _quick_llr(fitted, X):
+    """``fitted.decision_function(X)`` without checking ``X`` again."""
+    if isinstance(fitted, PlattCalibrator):  # its LLRs: not through expit
+        return fitted._affine(X)[:, 0] - _logit(fitted.calibration_prior_)
+    out = fitted._transform(X)[:, 0]
+    if fitted._output == "proba":
+        with np.errstate(divide="ignore"):
+            return _logit(out) - _logit(fitted.calibration_prior_)
+    return out
+
+
+class _QuickCalibrator:
+    """A binary candidate fitted by :func:`_quick_fit`, with the one method
+    the folds need: ``predict_proba`` of one column of valid scores."""
+
+    def __init__(self, fitted):
+        self.fitted = fitted
+
+    def predict_proba(self, s):
+        log_odds = _quick_llr(self.fitted, s[:, None]) + _logit(self.fitted.prior_)
+        return np.column_stack([expit(-log_odds), expit(log_odds)])
+
+
 class OneVsRestCalibration:
     """K binary calibrators, the ``k``-th fitted on column ``k`` against the rest.
 
@@ -92,6 +164,16 @@ class OneVsRestCalibration:
         return cls(
             clone(calibrator).fit(
                 scores[:, k], (y_index == k).astype(np.intp), sample_weight
+            )
+            for k in range(n_classes)
+        )
+
+    @classmethod
+    def quick_fit(cls, template, scores, y_index, n_classes, sample_weight=None):
+        """:meth:`fit` by :func:`_quick_fit`, on valid scores (the folds)."""
+        return cls(
+            _QuickCalibrator(
+                _quick_fit(template, scores[:, k : k + 1], y_index == k, sample_weight)
             )
             for k in range(n_classes)
         )
@@ -332,13 +414,52 @@ class CalibratorMixture:
         return (1.0 - e) * mixed + e * self.class_prior
 
 
+#: Largest ``|a| max|s|`` of the two-class temperature (``a = 1 / T``):
+#: posterior log-odds beyond it are saturated in float64, so a fit that
+#: would sharpen further (unpenalized, separable scores) stops there.
+_TEMPERATURE_SPAN = 4096.0
+
+
+def _temperature_newton(v, omega, c, max_iter=100):
+    """``argmin_b sum_i omega_i log(1 + exp(-b v_i)) + c b^2`` (convex, 1-D).
+
+    Newton's method safeguarded by bisection on the bracket of the root of
+    the (increasing) derivative; ``|v| <= 1``, ``omega`` sums to 1. Stops
+    after a step below ``1e-10 |b|`` (Newton's next one would be below
+    rounding), or at ``|b| = _TEMPERATURE_SPAN``.
+    """
+    lo, hi = -_TEMPERATURE_SPAN, _TEMPERATURE_SPAN
+    b = 0.0
+    for _ in range(max_iter):
+        q = expit(-b * v)  # 1 - sigmoid(b v)
+        grad = 2.0 * c * b - omega @ (v * q)
+        if grad == 0:
+            break
+        if grad < 0:
+            lo = b
+        else:
+            hi = b
+        hess = 2.0 * c + omega @ (v * v * q * (1.0 - q))
+        new = b - grad / hess if hess > 0 else np.nan
+        if not lo <= new <= hi:  # outside the bracket: bisect
+            new = 0.5 * (lo + hi)
+        step, b = abs(new - b), new
+        if step <= 1e-10 * abs(b):  # quadratic convergence: b is exact
+            break
+    return b
+
+
 class _TwoClassTemperature(BaseCalibrator):
     """Temperature scaling of a binary score: posterior log-odds ``s / T``.
 
     The one-parameter map of :class:`MulticlassAffineCalibrator`'s
     ``kind='temperature'`` on the two columns ``(-s/2, s/2)`` (whose softmax
     is ``sigmoid(s)``), as a binary calibrator: LLR ``s / T -
-    logit(calibration_prior_)``. ``coef_`` holds ``1 / T`` per column.
+    logit(calibration_prior_)``. ``coef_`` holds ``a = 1 / T`` per column,
+    the minimizer of the weighted mean log loss plus ``2 l2 a^2`` (that
+    calibrator's penalty ``l2 K a^2`` at ``K = 2``), by a safeguarded
+    Newton iteration on the scalar ``a`` (in units of the scores' power of
+    two, so that nothing overflows), to rounding.
     """
 
     _output = "llr"
@@ -353,23 +474,32 @@ class _TwoClassTemperature(BaseCalibrator):
         self.prior = prior
 
     def _fit(self, data):
-        X, is_target, sample_weight = data.arrays(all_rows=True)
-        coef = np.empty(X.shape[1])
-        unit = np.array([[-0.5, 0.5]])
+        X, is_target, sample_weight = data.arrays()
+        omega = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+        omega = omega / omega.sum()
+        coef = np.zeros(X.shape[1])
         for j in range(X.shape[1]):
-            half = 0.5 * X[:, j]
-            fitted = MulticlassAffineCalibrator(kind="temperature", l2=self.l2).fit(
-                np.column_stack([-half, half]), is_target, sample_weight
-            )
-            log_proba = fitted.transform(unit)
-            coef[j] = log_proba[0, 1] - log_proba[0, 0]
+            s = X[:, j]
+            top = max(float(s.max()), -float(s.min()))
+            if top == 0:
+                continue
+            e = int(np.frexp(top)[1])
+            v = np.ldexp(s, -e)  # exact, |v| < 1
+            v = np.where(is_target, v, -v)
+            with np.errstate(over="ignore"):
+                c = 2.0 * float(np.ldexp(float(self.l2), -2 * e))
+            b = 0.0 if np.isinf(c) else _temperature_newton(v, omega, c)
+            with np.errstate(over="ignore"):
+                coef[j] = np.ldexp(b, -e)
         self.coef_ = coef
         return self
 
     def _transform(self, X):
         prior = self.calibration_prior_
-        with np.errstate(over="ignore"):
-            return X * self.coef_ - (np.log(prior) - np.log1p(-prior))
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = X * self.coef_
+        out[np.isnan(out)] = 0.0  # 0 * inf: a flat map
+        return out - (np.log(prior) - np.log1p(-prior))
 
 
 def outscored_somewhere(X, y_index, sample_weight=None) -> bool:
@@ -904,6 +1034,9 @@ class AutoCalibrator(BaseCalibrator):
                 with warnings.catch_warnings():
                     # a fold is a small data set: its fits' warnings are noise
                     warnings.simplefilter("ignore")
+                    if _fits_quickly(cal):  # checked once, not at every fold
+                        cal = copy.copy(cal)  # clone inspects signatures
+                        cal._validate_params()
                     for train, test in folds:
                         oof[c, position[test]] = fit_score(cal, train, test)
             except (ValueError, FloatingPointError, np.linalg.LinAlgError):
@@ -963,8 +1096,12 @@ class AutoCalibrator(BaseCalibrator):
 
             def fit_score(cal, train, test, s=s):
                 w_tr = None if sample_weight is None else sample_weight[train]
-                fitted = clone(cal).fit(s[train], y_index[train], w_tr)
-                llr = fitted.decision_function(s[test])
+                if _fits_quickly(cal):
+                    fitted = _quick_fit(cal, s[train][:, None], is_target[train], w_tr)
+                    llr = _quick_llr(fitted, s[test][:, None])
+                else:
+                    fitted = clone(cal).fit(s[train], y_index[train], w_tr)
+                    llr = fitted.decision_function(s[test])
                 return _binary_log_loss(llr, is_target[test], fitted.calibration_prior_)
 
             loss, weights = self._select(fit_score, candidates, folds, sample_weight)
@@ -1040,7 +1177,13 @@ class AutoCalibrator(BaseCalibrator):
             return OneVsRestCalibration.fit(cal, ovr[rows], y_index[rows], K, w)
 
         def fit_score(cal, train, test):
-            fitted = fit_one(cal, train)
+            if not takes_all_classes(cal) and _fits_quickly(cal):
+                w = None if sample_weight is None else sample_weight[train]
+                fitted = OneVsRestCalibration.quick_fit(
+                    cal, ovr[train], y_index[train], K, w
+                )
+            else:
+                fitted = fit_one(cal, train)
             proba = self._proba(fitted, X[test], ovr[test])
             return _multiclass_log_loss(proba, y_index[test])
 

@@ -414,6 +414,33 @@ def test_default_candidates_and_temperature_prior(multiclass):
     assert TEMPERATURE_PRIOR / 40 == pytest.approx(1e-3)
 
 
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 1e5])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_two_class_temperature_is_the_penalized_minimizer(scale, weighted):
+    """The binary temperature candidate's ``a = 1 / T`` minimizes the
+    weighted mean log loss of ``sigmoid(a s)`` plus ``2 l2 a^2``
+    (MulticlassAffineCalibrator's ``l2 K a^2`` at K = 2), checked against a
+    bounded scalar search of that objective written out."""
+    from scipy.optimize import brentq
+
+    from skcalib._auto import _TwoClassTemperature
+
+    s, y = _binary(200, seed=2)
+    s = s * scale
+    w = np.random.default_rng(4).uniform(0.2, 3, 200) if weighted else np.ones(200)
+    l2 = 0.04 / 200
+    fitted = _TwoClassTemperature(l2=l2).fit(s, y, w if weighted else None)
+    u = np.where(y == 1, s, -s) / scale
+
+    def slope(b):  # of the objective in b = a * scale: increasing
+        return -(w * u) @ expit(-b * u) / w.sum() + 4 * l2 * b / scale**2
+
+    root = brentq(slope, -50, 50, xtol=1e-300, rtol=4 * np.finfo(float).eps)
+    assert_allclose(fitted.coef_[0] * scale, root, rtol=1e-12)
+    prior = fitted.calibration_prior_
+    assert_allclose(fitted.decision_function(s), fitted.coef_[0] * s - logit(prior))
+
+
 def test_separation_temperature():
     """The K-class temperature candidate: scikit-learn's unpenalized fit where
     some sample is outscored on its own class; where none is, the fit to
