@@ -18,9 +18,9 @@ classifier):
 and the ratios ``auto / candidates``, ``auto / temperature`` (skcalib's)
 and ``auto / sklearn temperature``. Times are CPU seconds
 (``time.process_time``, less sensitive than the wall clock to other load on
-a shared machine), BLAS on one thread, the best of ``--repeats`` (one run
-at n = 1e6 unless ``--repeats-large``); the wall time of ``auto`` and the
-load average are printed beside them.
+a shared machine), BLAS on one thread, the best of ``--repeats``
+interleaved calls of each (``--repeats-large`` at n >= 1e6); the wall time
+of ``auto`` and the load average are printed beside them.
 
 Usage::
 
@@ -81,15 +81,11 @@ def _multiclass(n, K, seed=0):
     return log_softmax(logits, axis=1), y
 
 
-def _cpu(fn, repeats):
-    """Best CPU time and best wall time of ``repeats`` calls."""
-    cpu, wall = np.inf, np.inf
-    for _ in range(repeats):
-        c0, w0 = time.process_time(), time.perf_counter()
-        fn()
-        cpu = min(cpu, time.process_time() - c0)
-        wall = min(wall, time.perf_counter() - w0)
-    return cpu, wall
+def _timed(fn):
+    """CPU time and wall time of one call."""
+    c0, w0 = time.process_time(), time.perf_counter()
+    fn()
+    return time.process_time() - c0, time.perf_counter() - w0
 
 
 def _candidate_fits(X, y, multiclass):
@@ -121,14 +117,27 @@ def _sklearn_temperature(X, y, multiclass):
 
 
 def measure(label, X, y, multiclass, repeats):
-    auto_cpu, auto_wall = _cpu(lambda: AutoCalibrator().fit(X, y), repeats)
-    cand, _ = _cpu(lambda: _candidate_fits(X, y, multiclass), repeats)
-    temp, _ = _cpu(lambda: _temperature(X, y, multiclass), repeats)
-    sk, _ = _cpu(lambda: _sklearn_temperature(X, y, multiclass), repeats)
+    """The four timings, interleaved (a change of load hits all alike); the
+    best of ``repeats`` of each."""
+    calls = {
+        "auto": lambda: AutoCalibrator().fit(X, y),
+        "candidates": lambda: _candidate_fits(X, y, multiclass),
+        "temperature": lambda: _temperature(X, y, multiclass),
+        "sklearn": lambda: _sklearn_temperature(X, y, multiclass),
+    }
+    cpu = dict.fromkeys(calls, np.inf)
+    auto_wall = np.inf
+    for _ in range(repeats):
+        for name, fn in calls.items():
+            c, w = _timed(fn)
+            cpu[name] = min(cpu[name], c)
+            if name == "auto":
+                auto_wall = min(auto_wall, w)
+    auto, cand, temp, sk = (cpu[k] for k in calls)
     print(
-        f"{label:>16} {auto_cpu * 1e3:9.1f} {auto_wall * 1e3:9.1f} "
+        f"{label:>16} {auto * 1e3:9.1f} {auto_wall * 1e3:9.1f} "
         f"{cand * 1e3:11.1f} {temp * 1e3:9.1f} {sk * 1e3:9.1f} "
-        f"{auto_cpu / cand:8.2f} {auto_cpu / temp:8.2f} {auto_cpu / sk:8.2f}",
+        f"{auto / cand:8.2f} {auto / temp:8.2f} {auto / sk:8.2f}",
         flush=True,
     )
 
@@ -140,7 +149,7 @@ def main():
     )
     parser.add_argument("--multiclass", type=int, nargs=2, default=[5000, 10])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--repeats-large", type=int, default=1, help="at n >= 1e6")
+    parser.add_argument("--repeats-large", type=int, default=2, help="at n >= 1e6")
     args = parser.parse_args()
     warnings.simplefilter("ignore")  # fit warnings of the peers are not timed
     print(f"load average {os.getloadavg()[0]:.2f}; CPU ms (auto: CPU and wall)")

@@ -968,47 +968,51 @@ class AutoCalibrator(BaseCalibrator):
         ever trained on; rows left out of the subsample are not used.
         """
         n = y_index.shape[0]
-        rows = (
-            np.arange(n) if sample_weight is None else np.flatnonzero(sample_weight > 0)
-        )
-        Xr, yr = X[rows], y_index[rows]
-        wr = np.ones(rows.shape[0]) if sample_weight is None else sample_weight[rows]
-        # sort by class, then by score row: distinct pairs are runs
-        if X.shape[1] == 1:
-            order = np.argsort(Xr[:, 0], kind="stable")
-        else:
-            order = np.lexsort(Xr.T[::-1])
-        order = order[np.argsort(yr[order], kind="stable")]
-        ys, Xs = yr[order], Xr[order]
-        starts = np.ones(order.shape[0], dtype=bool)
-        starts[1:] = (ys[1:] != ys[:-1]) | (Xs[1:] != Xs[:-1]).any(axis=1)
-        pair_of_row = np.cumsum(starts) - 1
-        pair_class = ys[starts]
-        pair_weight = np.bincount(pair_of_row, weights=wr[order])
-        counts = np.bincount(pair_class, minlength=n_classes)
-        n_splits = min(int(self.n_folds), int(counts.min()))
+        positive = None if sample_weight is None else sample_weight > 0
+        classes = []  # per class: its rows by score row, their pair ids, pair weights
+        for c in range(n_classes):
+            mask = y_index == c
+            if positive is not None:
+                mask &= positive
+            rows = np.flatnonzero(mask)
+            if rows.shape[0] == 0:
+                return None
+            Xc = X[rows]
+            if X.shape[1] == 1:
+                order = np.argsort(Xc[:, 0])
+                Xc = Xc[order, 0]
+                new_pair = Xc[1:] != Xc[:-1]
+            else:
+                order = np.lexsort(Xc.T[::-1])
+                Xc = Xc[order]
+                new_pair = (Xc[1:] != Xc[:-1]).any(axis=1)
+            rows = rows[order]
+            pair = np.empty(rows.shape[0], dtype=np.intp)
+            pair[0] = 0
+            np.cumsum(new_pair, out=pair[1:])
+            w = None if sample_weight is None else sample_weight[rows]
+            classes.append((rows, pair, np.bincount(pair, weights=w)))
+        counts = [weights.shape[0] for _, _, weights in classes]
+        n_splits = min(int(self.n_folds), min(counts))
         if n_splits < 2:
             return None
-        n_pairs = pair_class.shape[0]
-        groups = -(-n_pairs // MAX_CV_PAIRS)
+        groups = -(-sum(counts) // MAX_CV_PAIRS)
         rng = np.random.RandomState(0)
-        fold_of_pair = np.full(n_pairs, -2)
-        first = np.r_[0, np.cumsum(counts)]
+        fold = np.full(n, -1)  # zero weight: in every training set
         offset = 0
-        for c in range(n_classes):
-            members = first[c] + rng.permutation(counts[c])
-            members = members[: max(n_splits, -(-counts[c] // groups))]
+        for rows, pair, weights in classes:
+            m = weights.shape[0]
+            members = rng.permutation(m)[: max(n_splits, -(-m // groups))]
             # round-robin, heaviest first: each fold's weight of the class is
             # within the largest pair weight of 1 / n_splits of the whole
-            members = members[np.argsort(-pair_weight[members], kind="stable")]
+            members = members[np.argsort(-weights[members], kind="stable")]
+            fold_of_pair = np.full(m, -2)  # -2: left out of the subsample
             fold_of_pair[members] = (np.arange(members.shape[0]) + offset) % n_splits
+            fold[rows] = fold_of_pair[pair]
             offset += members.shape[0]
-        fold = np.full(n, -1)  # zero weight: in every training set
-        fold[rows[order]] = fold_of_pair[pair_of_row]
-        return [
-            (np.flatnonzero((fold != k) & (fold != -2)), np.flatnonzero(fold == k))
-            for k in range(n_splits)
-        ]
+        used = np.flatnonzero(fold != -2) if groups > 1 else np.arange(n)
+        fold = fold[used]
+        return [(used[fold != k], used[fold == k]) for k in range(n_splits)]
 
     def _select(self, fit_score, candidates, folds, sample_weight):
         """Out-of-fold log loss of each candidate, and their weights.
