@@ -249,7 +249,7 @@ def _face_newton_step(w, P, s, free):
     return (step if np.isfinite(step).all() else None), grad
 
 
-def simplex_mixture_weights(P, s, *, tol=1e-13, max_iter=500):
+def simplex_mixture_weights(P, s, *, start=None, tol=1e-13, max_iter=500):
     """``argmax_w sum_i s_i log(P_i . w)`` over the simplex (``s`` sums to 1).
 
     An active-set Newton method on the concave objective. On the free
@@ -269,6 +269,8 @@ def simplex_mixture_weights(P, s, *, tol=1e-13, max_iter=500):
         Positive probabilities of the true class, one row per candidate.
     s : ndarray of shape (n,)
         Non-negative sample weights summing to 1.
+    start : ndarray of shape (K,), default=None
+        Positive starting weights summing to 1 (default: uniform).
 
     Returns
     -------
@@ -276,7 +278,7 @@ def simplex_mixture_weights(P, s, *, tol=1e-13, max_iter=500):
         The weights, on the simplex (zeros exact).
     """
     K = P.shape[0]
-    w = np.full(K, 1.0 / K)
+    w = np.full(K, 1.0 / K) if start is None else np.asarray(start, dtype=float)
     free = np.ones(K, dtype=bool)
     value = _mixture_log_likelihood(w, P, s)
     entering = None
@@ -350,14 +352,22 @@ def stacking_weights(proba_true, sample_weight=None, *, min_weight=MIN_STACKING_
             ok[c + 1 :] &= ~(proba_true[c + 1 :] == proba_true[c]).all(axis=1)
     s = np.ones(proba_true.shape[1]) if sample_weight is None else sample_weight
     s = s / s.sum()
+    start = None
     while True:
         used = np.flatnonzero(ok)
         P = np.maximum(proba_true[used], _TINY)
-        w = simplex_mixture_weights(P, s) if used.shape[0] > 1 else np.ones(1)
+        if used.shape[0] > 1:
+            w = simplex_mixture_weights(P, s, start=start)
+        else:
+            w = np.ones(1)
         small = (w > 0) & (w < min_weight)
         if not small.any():
             break
         ok[used[small]] = False
+        # the rest, renormalized, is close to the new maximizer; weights of 0
+        # start small but positive (they may enter the support)
+        start = np.maximum(w[~small], 1e-3 / w.shape[0])
+        start /= start.sum()
     weights[used] = w
     return weights
 
