@@ -14,6 +14,7 @@ non-zero weight is refitted on all of them.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from functools import update_wrapper
 from numbers import Integral, Real
@@ -21,6 +22,7 @@ from types import MethodType
 
 import numpy as np
 from scipy.special import expit, logsumexp
+from scipy.special import logit as _logit
 from sklearn.base import clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
@@ -31,6 +33,7 @@ from ._multiclass_affine import MulticlassAffineCalibrator
 from ._pav_calibrators import PAVLLRCalibrator
 from ._platt import PlattCalibrator
 from ._special import rule_cost
+from ._training import ArrayTrainingData, TrainingData
 from .utils._response import one_vs_rest_log_odds
 from .utils._sklearn_compat import (
     Interval,
@@ -39,6 +42,7 @@ from .utils._sklearn_compat import (
     _VisualBlock,
     validate_data,
 )
+from .utils._stats import class_totals
 from .utils._validation import check_class_y, check_weights
 
 __all__ = [
@@ -75,6 +79,74 @@ def normalize_one_vs_rest(proba: np.ndarray) -> np.ndarray:
     return np.divide(proba, total, out=uniform, where=total != 0)
 
 
+_BINARY_CLASSES = np.array([0, 1])
+
+
+def _fits_quickly(template) -> bool:
+    """Whether :func:`_quick_fit` and :func:`_quick_llr` apply: a skcalib
+    calibrator with the base class's ``fit`` and ``decision_function`` (or
+    Platt's)."""
+    cls = type(template)
+    return (
+        isinstance(template, BaseCalibrator)
+        and cls.fit is BaseCalibrator.fit
+        and cls._training_data is BaseCalibrator._training_data
+        and cls.decision_function
+        in (BaseCalibrator.decision_function, PlattCalibrator.decision_function)
+    )
+
+
+def _quick_fit(template, X, is_target, sample_weight):
+    """``clone(template).fit(X, is_target, sample_weight)`` on arrays that are
+    already valid: ``X`` float64 ``(n, 1)``, finite; ``sample_weight`` None
+    or non-negative with a total that cannot overflow (validated and
+    rescaled once for the whole calibration set, of which these are rows).
+    The cross-validation fits many candidates on subsets of the same data;
+    checking them again each time cost a third of ``AutoCalibrator.fit``.
+    ``template`` is an unfitted calibrator whose parameters were validated:
+    its shallow copy is fitted (``clone`` inspects signatures each time).
+    """
+    data = object.__new__(ArrayTrainingData)
+    TrainingData.__init__(
+        data, n_columns=X.shape[1], weight_exponent=0, owner=type(template).__name__
+    )
+    data.classes = _BINARY_CLASSES
+    data._is_target, data._sample_weight = is_target, sample_weight
+    data.n_tar, data.n_non = class_totals(is_target, sample_weight)
+    if data.n_tar == 0 or data.n_non == 0:
+        raise ValueError("a training fold holds one class only")
+    data._X, data._kept = X, None
+    fitted = copy.copy(template)
+    fitted._weight_exponent = 0
+    fitted.n_features_in_ = X.shape[1]
+    fitted._fit(data)
+    fitted._set_classes(_BINARY_CLASSES, data.n_tar, data.n_non)
+    return fitted
+
+
+def _quick_llr(fitted, X):
+    """``fitted.decision_function(X)`` without checking ``X`` again."""
+    if isinstance(fitted, PlattCalibrator):  # its LLRs: not through expit
+        return fitted._affine(X)[:, 0] - _logit(fitted.calibration_prior_)
+    out = fitted._transform(X)[:, 0]
+    if fitted._output == "proba":
+        with np.errstate(divide="ignore"):
+            return _logit(out) - _logit(fitted.calibration_prior_)
+    return out
+
+
+class _QuickCalibrator:
+    """A binary candidate fitted by :func:`_quick_fit`, with the one method
+    the folds need: ``predict_proba`` of one column of valid scores."""
+
+    def __init__(self, fitted):
+        self.fitted = fitted
+
+    def predict_proba(self, s):
+        log_odds = _quick_llr(self.fitted, s[:, None]) + _logit(self.fitted.prior_)
+        return np.column_stack([expit(-log_odds), expit(log_odds)])
+
+
 class OneVsRestCalibration:
     """K binary calibrators, the ``k``-th fitted on column ``k`` against the rest.
 
@@ -92,6 +164,16 @@ class OneVsRestCalibration:
         return cls(
             clone(calibrator).fit(
                 scores[:, k], (y_index == k).astype(np.intp), sample_weight
+            )
+            for k in range(n_classes)
+        )
+
+    @classmethod
+    def quick_fit(cls, template, scores, y_index, n_classes, sample_weight=None):
+        """:meth:`fit` by :func:`_quick_fit`, on valid scores (the folds)."""
+        return cls(
+            _QuickCalibrator(
+                _quick_fit(template, scores[:, k : k + 1], y_index == k, sample_weight)
             )
             for k in range(n_classes)
         )
@@ -133,42 +215,160 @@ def _multiclass_log_loss(proba, y_index):
     return -np.log(np.maximum(p, _TINY))
 
 
-#: Mixture weights below this are dropped (and the rest renormalized): the
-#: candidate is not refitted, and the weights read as a short list.
+#: Mixture weights below this are dropped (and the others maximized again
+#: without them): the candidate is not refitted, and the weights read as a
+#: short list.
 MIN_STACKING_WEIGHT = 1e-3
 
 
-def stacking_weights(proba_true, sample_weight=None, *, max_iter=1000, tol=1e-10):
+def _mixture_log_likelihood(w, P, s):
+    """``sum_i s_i log(P_i . w)``."""
+    return float(s @ np.log(w @ P))
+
+
+def _face_newton_step(w, P, s, free):
+    """Newton step of the log-likelihood on the face ``{w_j = 0 off free, sum
+    w = 1}``, and the gradient; ``None`` where the Hessian is not finite."""
+    mixed = w @ P
+    with np.errstate(over="ignore", invalid="ignore"):
+        grad = P @ (s / mixed)
+        F = np.flatnonzero(free)
+        A = P[F] * (np.sqrt(s) / mixed)
+        Q = A @ A.T  # minus the Hessian on the free coordinates
+    if not (np.isfinite(Q).all() and np.isfinite(grad[F]).all()):
+        return None, grad
+    m = F.shape[0]
+    kkt = np.zeros((m + 1, m + 1))
+    kkt[:m, :m] = Q
+    kkt[:m, m] = kkt[m, :m] = 1.0
+    # least squares: a singular Hessian (tied or dependent candidates) gives
+    # the least-norm step, still an ascent direction
+    d = np.linalg.lstsq(kkt, np.append(grad[F], 0.0), rcond=None)[0][:m]
+    step = np.zeros_like(w)
+    step[F] = d - d.mean()  # exactly on sum w = 1
+    return (step if np.isfinite(step).all() else None), grad
+
+
+def simplex_mixture_weights(P, s, *, start=None, tol=1e-13, max_iter=500):
+    """``argmax_w sum_i s_i log(P_i . w)`` over the simplex (``s`` sums to 1).
+
+    An active-set Newton method on the concave objective. On the free
+    coordinates: the Newton step of the objective restricted to ``sum w =
+    1``, cut at the first bound it crosses (that coordinate is then fixed at
+    0) and backtracked until the objective increases enough (the full step
+    once the Newton decrement is below rounding of the objective). When the
+    step is negligible the free coordinates are optimal on their face, and
+    the fixed coordinate whose gradient exceeds 1 the most (the optimality
+    condition off the support is ``g_j <= 1``: ``w . g = 1``) is freed, by a
+    step toward its vertex, until none is. Each iteration costs a few
+    ``O(n K)`` passes and one ``O(n K^2)`` product.
+
+    Parameters
+    ----------
+    P : ndarray of shape (K, n)
+        Positive probabilities of the true class, one row per candidate.
+    s : ndarray of shape (n,)
+        Non-negative sample weights summing to 1.
+    start : ndarray of shape (K,), default=None
+        Positive starting weights summing to 1 (default: uniform).
+
+    Returns
+    -------
+    w : ndarray of shape (K,)
+        The weights, on the simplex (zeros exact).
+    """
+    K = P.shape[0]
+    w = np.full(K, 1.0 / K) if start is None else np.asarray(start, dtype=float)
+    free = np.ones(K, dtype=bool)
+    value = _mixture_log_likelihood(w, P, s)
+    entering = None
+    for _ in range(max_iter):
+        step, grad = _face_newton_step(w, P, s, free)
+        if entering is not None and (step is None or step[entering] <= 0):
+            step = -w.copy()  # toward the vertex of the freed coordinate
+            step[entering] += 1.0
+        entering = None
+        if step is None:  # not finite: the best free vertex
+            step = -w.copy()
+            step[int(np.argmax(np.where(free, grad, -np.inf)))] += 1.0
+        slope = float(grad @ step)
+        if np.abs(step).max() > tol and slope > 0:
+            shrink = step < 0
+            ratios = np.where(shrink, w / np.where(shrink, -step, 1.0), np.inf)
+            hit = int(np.argmin(ratios))
+            t_max = ratios[hit]
+            t = min(1.0, t_max)
+            exact = slope < 1e-12  # Newton decrement below the objective's rounding
+            while t > 1e-30:
+                trial = w + t * step
+                if t == t_max:
+                    trial[hit] = 0.0
+                trial = np.maximum(trial, 0.0)
+                trial /= trial.sum()
+                new = _mixture_log_likelihood(trial, P, s)
+                if new >= value + 1e-4 * t * slope or (exact and new >= value - 1e-15):
+                    break
+                t *= 0.5
+            else:
+                trial = None
+            if trial is not None:
+                free &= trial > 0
+                w, value = trial, new
+                continue
+        # optimal on the face: free the fixed coordinate that gains the most
+        mixed = w @ P
+        with np.errstate(over="ignore"):
+            grad = P @ (s / mixed)
+        gap = np.where(free, -np.inf, grad - 1.0)
+        j = int(np.argmax(gap))
+        if not gap[j] > tol:
+            break
+        free[j] = True
+        entering = j
+    return w
+
+
+def stacking_weights(proba_true, sample_weight=None, *, min_weight=MIN_STACKING_WEIGHT):
     """Mixture weights of least log loss: ``argmax_w sum_i s_i log(P_i . w)``.
 
     ``proba_true`` (n_candidates, n_samples) holds each candidate's
     out-of-fold probability of the true class; the weights ``w`` lie on the
-    simplex. The objective is concave in ``w``; it is maximized by the EM
-    iteration for mixture proportions (Dempster, Laird and Rubin, 1977),
-    which stays on the simplex, never increases the loss and stops when the
-    weights move by less than ``tol``. Candidates whose probabilities are
-    not all finite get weight 0. Weights below :data:`MIN_STACKING_WEIGHT`
-    are then dropped and the rest renormalized.
+    simplex. The objective is concave in ``w``; its maximizer is found
+    exactly (to rounding) by :func:`simplex_mixture_weights`. Candidates
+    whose probabilities are not all finite get weight 0; so does a
+    candidate whose probabilities equal an earlier one's everywhere (a tie
+    goes to the earlier one). Weights below ``min_weight`` are dropped and
+    the others maximized again without them, so that the weights are the
+    maximizer over the candidates they use.
     """
+    K = proba_true.shape[0]
     ok = np.isfinite(proba_true).all(axis=1)
-    weights = np.zeros(proba_true.shape[0])
+    weights = np.zeros(K)
     if not ok.any():
         weights[0] = 1.0
         return weights
-    P = np.maximum(proba_true[ok], _TINY)
-    s = np.ones(P.shape[1]) if sample_weight is None else sample_weight
+    for c in range(K - 1):  # identical candidates: the earlier one only
+        if ok[c]:
+            ok[c + 1 :] &= ~(proba_true[c + 1 :] == proba_true[c]).all(axis=1)
+    s = np.ones(proba_true.shape[1]) if sample_weight is None else sample_weight
     s = s / s.sum()
-    w = np.full(P.shape[0], 1.0 / P.shape[0])
-    for _ in range(max_iter):
-        mixed = w @ P
-        new = w * (P @ (s / mixed))
-        new /= new.sum()
-        done = np.abs(new - w).max() < tol
-        w = new
-        if done:
+    start = None
+    while True:
+        used = np.flatnonzero(ok)
+        P = np.maximum(proba_true[used], _TINY)
+        if used.shape[0] > 1:
+            w = simplex_mixture_weights(P, s, start=start)
+        else:
+            w = np.ones(1)
+        small = (w > 0) & (w < min_weight)
+        if not small.any():
             break
-    w = np.where(w >= MIN_STACKING_WEIGHT, w, 0.0)
-    weights[ok] = w / w.sum()
+        ok[used[small]] = False
+        # the rest, renormalized, is close to the new maximizer; weights of 0
+        # start small but positive (they may enter the support)
+        start = np.maximum(w[~small], 1e-3 / w.shape[0])
+        start /= start.sum()
+    weights[used] = w
     return weights
 
 
@@ -224,13 +424,52 @@ class CalibratorMixture:
         return (1.0 - e) * mixed + e * self.class_prior
 
 
+#: Largest ``|a| max|s|`` of the two-class temperature (``a = 1 / T``):
+#: posterior log-odds beyond it are saturated in float64, so a fit that
+#: would sharpen further (unpenalized, separable scores) stops there.
+_TEMPERATURE_SPAN = 4096.0
+
+
+def _temperature_newton(v, omega, c, max_iter=100):
+    """``argmin_b sum_i omega_i log(1 + exp(-b v_i)) + c b^2`` (convex, 1-D).
+
+    Newton's method safeguarded by bisection on the bracket of the root of
+    the (increasing) derivative; ``|v| <= 1``, ``omega`` sums to 1. Stops
+    after a step below ``1e-10 |b|`` (Newton's next one would be below
+    rounding), or at ``|b| = _TEMPERATURE_SPAN``.
+    """
+    lo, hi = -_TEMPERATURE_SPAN, _TEMPERATURE_SPAN
+    b = 0.0
+    for _ in range(max_iter):
+        q = expit(-b * v)  # 1 - sigmoid(b v)
+        grad = 2.0 * c * b - omega @ (v * q)
+        if grad == 0:
+            break
+        if grad < 0:
+            lo = b
+        else:
+            hi = b
+        hess = 2.0 * c + omega @ (v * v * q * (1.0 - q))
+        new = b - grad / hess if hess > 0 else np.nan
+        if not lo <= new <= hi:  # outside the bracket: bisect
+            new = 0.5 * (lo + hi)
+        step, b = abs(new - b), new
+        if step <= 1e-10 * abs(b):  # quadratic convergence: b is exact
+            break
+    return b
+
+
 class _TwoClassTemperature(BaseCalibrator):
     """Temperature scaling of a binary score: posterior log-odds ``s / T``.
 
     The one-parameter map of :class:`MulticlassAffineCalibrator`'s
     ``kind='temperature'`` on the two columns ``(-s/2, s/2)`` (whose softmax
     is ``sigmoid(s)``), as a binary calibrator: LLR ``s / T -
-    logit(calibration_prior_)``. ``coef_`` holds ``1 / T`` per column.
+    logit(calibration_prior_)``. ``coef_`` holds ``a = 1 / T`` per column,
+    the minimizer of the weighted mean log loss plus ``2 l2 a^2`` (that
+    calibrator's penalty ``l2 K a^2`` at ``K = 2``), by a safeguarded
+    Newton iteration on the scalar ``a`` (in units of the scores' power of
+    two, so that nothing overflows), to rounding.
     """
 
     _output = "llr"
@@ -245,23 +484,32 @@ class _TwoClassTemperature(BaseCalibrator):
         self.prior = prior
 
     def _fit(self, data):
-        X, is_target, sample_weight = data.arrays(all_rows=True)
-        coef = np.empty(X.shape[1])
-        unit = np.array([[-0.5, 0.5]])
+        X, is_target, sample_weight = data.arrays()
+        omega = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+        omega = omega / omega.sum()
+        coef = np.zeros(X.shape[1])
         for j in range(X.shape[1]):
-            half = 0.5 * X[:, j]
-            fitted = MulticlassAffineCalibrator(kind="temperature", l2=self.l2).fit(
-                np.column_stack([-half, half]), is_target, sample_weight
-            )
-            log_proba = fitted.transform(unit)
-            coef[j] = log_proba[0, 1] - log_proba[0, 0]
+            s = X[:, j]
+            top = max(float(s.max()), -float(s.min()))
+            if top == 0:
+                continue
+            e = int(np.frexp(top)[1])
+            v = np.ldexp(s, -e)  # exact, |v| < 1
+            v = np.where(is_target, v, -v)
+            with np.errstate(over="ignore"):
+                c = 2.0 * float(np.ldexp(float(self.l2), -2 * e))
+            b = 0.0 if np.isinf(c) else _temperature_newton(v, omega, c)
+            with np.errstate(over="ignore"):
+                coef[j] = np.ldexp(b, -e)
         self.coef_ = coef
         return self
 
     def _transform(self, X):
         prior = self.calibration_prior_
-        with np.errstate(over="ignore"):
-            return X * self.coef_ - (np.log(prior) - np.log1p(-prior))
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = X * self.coef_
+        out[np.isnan(out)] = 0.0  # 0 * inf: a flat map
+        return out - (np.log(prior) - np.log1p(-prior))
 
 
 def outscored_somewhere(X, y_index, sample_weight=None) -> bool:
@@ -327,7 +575,8 @@ class _ProbabilitySigmoid(PlattCalibrator):
     def _fit(self, data):
         X = data.arrays(all_rows=True)[0]
         P = expit(X)
-        saturated = (np.ptp(P, axis=0) == 0) & (np.ptp(X, axis=0) > 0)
+        # max > min, not np.ptp: the range of scores of +/-1.7e308 overflows
+        saturated = (P.max(axis=0) == P.min(axis=0)) & (X.max(axis=0) > X.min(axis=0))
         if not saturated.any():
             return super()._fit(data.with_scores(P))
         # scores so far out that every probability rounds to 0 or 1: the flat
@@ -356,6 +605,14 @@ TEMPERATURE_PRIOR = 0.04
 #: weight), Platt's rule of succession with a quarter of a pseudo-sample.
 #: Values from 0.15 to 0.4 gave the same panel results within 1.5 %.
 SEPARABLE_SMOOTHING = 0.25
+
+
+#: Distinct ``(class, score row)`` pairs above which the folds of the
+#: selection hold a stratified subsample of the calibration data (about this
+#: many pairs): the few mixture weights need no more, and the candidates of
+#: non-zero weight are refitted on all the data. Calibration sets of up to
+#: this size are cross-validated whole.
+MAX_CV_PAIRS = 65536
 
 
 #: ``uninformative_weight='auto'``: the uninformative system's share of the
@@ -438,8 +695,9 @@ class AutoCalibrator(BaseCalibrator):
     the held-out folds are scored by the log loss. By default
     (``combine='stack'``) the candidates' posteriors are then mixed with the
     weights of least out-of-fold log loss (stacking, Wolpert, 1992;
-    Breiman, 1996: a convex combination, found by the EM iteration for
-    mixture proportions); ``combine='select'`` keeps the one candidate of
+    Breiman, 1996: a convex combination, the exact maximizer of the
+    concave mixture likelihood by an active-set Newton method on the
+    simplex); ``combine='select'`` keeps the one candidate of
     lowest out-of-fold log loss instead. The candidates of non-zero weight
     are refitted on all the scores. They fit in milliseconds, so the whole
     costs about ``n_folds + 1`` fits of each.
@@ -505,13 +763,18 @@ class AutoCalibrator(BaseCalibrator):
         :class:`MulticlassAffineCalibrator`) only K > 2 classes. ``None``
         means the defaults above.
     n_folds : int, default=5
-        Number of folds of the selection, lowered to the number of distinct
-        scores of the rarest class when that is smaller. The distinct scores
-        are sorted and dealt round-robin into the folds (the labels play no
-        part): spread over the score range, deterministic, and the same for
-        integer weights as for repeated rows. With fewer than 2 distinct
-        scores in a class there is nothing to cross-validate and the first
-        candidate is used.
+        Number of folds of the selection, stratified: each holds about
+        ``1 / n_folds`` of each class's weight (the distinct score rows of
+        each class, in a fixed pseudo-random order, dealt round-robin), the
+        same for integer weights as for repeated rows. Lowered to the number
+        of distinct scores of the rarest class when that is smaller. With
+        fewer than 2 distinct scores in a class there is nothing to
+        cross-validate, and the fallback is used: Platt's sigmoid for the
+        defaults (one-vs-rest with K classes; it gives the class proportions
+        on uninformative scores), the first candidate for given ones; so too
+        when every candidate fails on the folds. Above 65,536 distinct
+        scores the folds hold a stratified subsample of about that many (the
+        weights need no more); the candidates used are refitted on all.
     combine : {'stack', 'select'}, default='stack'
         ``'stack'``: mix the candidates' posteriors with the weights that
         minimize the out-of-fold log loss (weights below 0.001 are dropped).
@@ -606,9 +869,9 @@ class AutoCalibrator(BaseCalibrator):
     >>> cal.candidate_names_
     ['temperature', 'sigmoid', 'sigmoid-p', 'pav']
     >>> cal.cv_log_loss_.round(3).tolist()
-    [[0.308, 0.284, 0.285, 0.289]]
+    [[0.307, 0.282, 0.283, 0.291]]
     >>> cal  # the mixture weights, largest first
-    AutoCalibrator()  # sigmoid 0.54 + sigmoid-p 0.32 + pav 0.12 + temperature 0.02
+    AutoCalibrator()  # sigmoid 0.74 + sigmoid-p 0.26
 
     One candidate only, the best by cross-validation, here among your own:
 
@@ -617,7 +880,7 @@ class AutoCalibrator(BaseCalibrator):
     >>> AutoCalibrator(candidates=mine, combine="select").fit(logit(p), y)
     AutoCalibrator(candidates=[('sigmoid', PlattCalibrator()),
                                ('beta', BetaCalibrator())],
-                   combine='select')  # beta
+                   combine='select')  # sigmoid
 
     Ten classes, few samples, an overconfident classifier's log-probabilities:
 
@@ -694,33 +957,72 @@ class AutoCalibrator(BaseCalibrator):
         return out
 
     def _folds(self, X, y_index, n_classes, sample_weight):
-        """The selection's ``(train, test)`` splits, or None if too few rows.
+        """The selection's ``(train, test)`` splits, or None if there are none.
 
-        The distinct score rows of positive weight are sorted and dealt
-        round-robin into the folds: spread over the score range (so about
-        stratified), deterministic, and the same for integer weights as for
-        repeated rows (identical rows share a fold). The labels play no part:
-        folds dealt within each class would make every fold's training data
-        mirror the label noise of its test data, which flatters flexible
-        candidates (PAV). Rows of zero weight are only ever trained on.
+        Stratified: the distinct ``(class, score row)`` pairs of positive
+        weight of each class are put in a fixed pseudo-random order
+        (``RandomState(0)``: deterministic) and dealt round-robin into the
+        folds, heaviest first (a stable sort: the pseudo-random order for
+        equal weights), so that each fold's weight of each class is within
+        the largest weight of ``1 / n_folds`` of the class's. Dealt
+        by distinct pairs, integer weights give the same folds as repeated
+        rows. The order within a class is not the score order: folds dealt
+        in score order within each class would give every test fold the
+        local class proportions of its training folds, which flatters
+        flexible candidates (PAV). The number of folds is lowered to the
+        number of distinct pairs of the rarest class; below 2 there are no
+        folds. Above :data:`MAX_CV_PAIRS` distinct pairs, only the first
+        ``1 / G`` of each class's order (at least one pair per fold) is
+        dealt, ``G = ceil(pairs / MAX_CV_PAIRS)``: a stratified subsample
+        for the weights, which need no more. Rows of zero weight are only
+        ever trained on; rows left out of the subsample are not used.
         """
         n = y_index.shape[0]
-        rows = (
-            np.arange(n) if sample_weight is None else np.flatnonzero(sample_weight > 0)
-        )
-        # folds: at most the number of distinct score rows of the rarest class
-        pairs = np.unique(np.column_stack([y_index[rows], X[rows]]), axis=0)
-        counts = np.bincount(pairs[:, 0].astype(np.intp), minlength=n_classes)
-        n_splits = min(int(self.n_folds), int(counts.min()))
+        positive = None if sample_weight is None else sample_weight > 0
+        classes = []  # per class: its rows by score row, their pair ids, pair weights
+        for c in range(n_classes):
+            mask = y_index == c
+            if positive is not None:
+                mask &= positive
+            rows = np.flatnonzero(mask)
+            if rows.shape[0] == 0:
+                return None
+            Xc = X[rows]
+            if X.shape[1] == 1:
+                order = np.argsort(Xc[:, 0])
+                Xc = Xc[order, 0]
+                new_pair = Xc[1:] != Xc[:-1]
+            else:
+                order = np.lexsort(Xc.T[::-1])
+                Xc = Xc[order]
+                new_pair = (Xc[1:] != Xc[:-1]).any(axis=1)
+            rows = rows[order]
+            pair = np.empty(rows.shape[0], dtype=np.intp)
+            pair[0] = 0
+            np.cumsum(new_pair, out=pair[1:])
+            w = None if sample_weight is None else sample_weight[rows]
+            classes.append((rows, pair, np.bincount(pair, weights=w)))
+        counts = [weights.shape[0] for _, _, weights in classes]
+        n_splits = min(int(self.n_folds), min(counts))
         if n_splits < 2:
             return None
-        distinct, inverse = np.unique(X[rows], axis=0, return_inverse=True)
-        fold = np.full(n, -1)
-        fold[rows] = (np.arange(distinct.shape[0]) % n_splits)[inverse.reshape(-1)]
-        return [
-            (np.flatnonzero(fold != k), np.flatnonzero(fold == k))
-            for k in range(n_splits)
-        ]
+        groups = -(-sum(counts) // MAX_CV_PAIRS)
+        rng = np.random.RandomState(0)
+        fold = np.full(n, -1)  # zero weight: in every training set
+        offset = 0
+        for rows, pair, weights in classes:
+            m = weights.shape[0]
+            members = rng.permutation(m)[: max(n_splits, -(-m // groups))]
+            # round-robin, heaviest first: each fold's weight of the class is
+            # within the largest pair weight of 1 / n_splits of the whole
+            members = members[np.argsort(-weights[members], kind="stable")]
+            fold_of_pair = np.full(m, -2)  # -2: left out of the subsample
+            fold_of_pair[members] = (np.arange(members.shape[0]) + offset) % n_splits
+            fold[rows] = fold_of_pair[pair]
+            offset += members.shape[0]
+        used = np.flatnonzero(fold != -2) if groups > 1 else np.arange(n)
+        fold = fold[used]
+        return [(used[fold != k], used[fold == k]) for k in range(n_splits)]
 
     def _select(self, fit_score, candidates, folds, sample_weight):
         """Out-of-fold log loss of each candidate, and their weights.
@@ -729,13 +1031,13 @@ class AutoCalibrator(BaseCalibrator):
         the test rows. A candidate's loss is the weighted mean over all the
         rows. ``combine='select'``: weight 1 on the lowest (the earlier one
         on a tie); ``'stack'``: :func:`stacking_weights` of the out-of-fold
-        probabilities of the true classes. Without folds: weight 1 on the
-        first candidate.
+        probabilities of the true classes. Without folds, or if every
+        candidate failed: weight 1 on the fallback candidate.
         """
         losses = np.full(len(candidates), np.inf)
         weights = np.zeros(len(candidates))
         if folds is None:
-            weights[0] = 1.0
+            weights[self._fallback()] = 1.0
             return losses, weights
         tested = np.concatenate([test for _, test in folds])
         oof = np.full((len(candidates), tested.shape[0]), np.inf)
@@ -746,6 +1048,9 @@ class AutoCalibrator(BaseCalibrator):
                 with warnings.catch_warnings():
                     # a fold is a small data set: its fits' warnings are noise
                     warnings.simplefilter("ignore")
+                    if _fits_quickly(cal):  # checked once, not at every fold
+                        cal = copy.copy(cal)  # clone inspects signatures
+                        cal._validate_params()
                     for train, test in folds:
                         oof[c, position[test]] = fit_score(cal, train, test)
             except (ValueError, FloatingPointError, np.linalg.LinAlgError):
@@ -753,13 +1058,26 @@ class AutoCalibrator(BaseCalibrator):
         w = np.ones(tested.shape[0]) if sample_weight is None else sample_weight[tested]
         with np.errstate(invalid="ignore"):
             losses = (oof @ w) / w.sum()
+        failed = ~np.isfinite(losses)
+        if failed.all():
+            weights[self._fallback()] = 1.0
+            return losses, weights
         if self.combine == "select":
             weights[int(np.argmin(losses))] = 1.0
             return losses, weights
-        failed = ~np.isfinite(losses)
         proba_true = np.exp(-oof)
         proba_true[failed] = np.nan  # weight 0
         return losses, stacking_weights(proba_true, w)
+
+    def _fallback(self):
+        """Index of the candidate used when nothing can be cross-validated.
+
+        The defaults: Platt's sigmoid (one-vs-rest with K classes), which
+        has an intercept, so that uninformative scores give the class
+        proportions (temperature scaling would give 1 / K), and only two
+        parameters, fitted to smoothed targets. Given candidates: the first.
+        """
+        return 1 if self.candidates is None else 0
 
     def _uninformative_share(self, n_samples):
         """The uninformative system's share of the posteriors."""
@@ -792,8 +1110,12 @@ class AutoCalibrator(BaseCalibrator):
 
             def fit_score(cal, train, test, s=s):
                 w_tr = None if sample_weight is None else sample_weight[train]
-                fitted = clone(cal).fit(s[train], y_index[train], w_tr)
-                llr = fitted.decision_function(s[test])
+                if _fits_quickly(cal):
+                    fitted = _quick_fit(cal, s[train][:, None], is_target[train], w_tr)
+                    llr = _quick_llr(fitted, s[test][:, None])
+                else:
+                    fitted = clone(cal).fit(s[train], y_index[train], w_tr)
+                    llr = fitted.decision_function(s[test])
                 return _binary_log_loss(llr, is_target[test], fitted.calibration_prior_)
 
             loss, weights = self._select(fit_score, candidates, folds, sample_weight)
@@ -869,7 +1191,13 @@ class AutoCalibrator(BaseCalibrator):
             return OneVsRestCalibration.fit(cal, ovr[rows], y_index[rows], K, w)
 
         def fit_score(cal, train, test):
-            fitted = fit_one(cal, train)
+            if not takes_all_classes(cal) and _fits_quickly(cal):
+                w = None if sample_weight is None else sample_weight[train]
+                fitted = OneVsRestCalibration.quick_fit(
+                    cal, ovr[train], y_index[train], K, w
+                )
+            else:
+                fitted = fit_one(cal, train)
             proba = self._proba(fitted, X[test], ovr[test])
             return _multiclass_log_loss(proba, y_index[test])
 
