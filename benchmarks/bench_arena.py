@@ -628,25 +628,26 @@ def update_docs(root, allstats, meta):
 
 
 def merge_json(paths):
-    """(meta, cells) of saved runs, each cell's methods merged over the runs
-    (runs of other method sets over the same cached cells); cells not in
-    every run are left out."""
+    """(meta, cells) of saved runs: each cell's methods merged over the runs
+    (e.g. skcalib's methods in one run, the peers, half by half, in others);
+    cells that lack one of the methods are left out."""
     runs = []
     for path in paths:
         with open(path) as fh:
             runs.append(json.load(fh))
     meta = dict(runs[0]["meta"])
     meta["methods"] = list(dict.fromkeys(m for r in runs for m in r["meta"]["methods"]))
-    meta["commit"] = runs[0]["meta"]["commit"]
-    keyed = [{(c["task"], c["classifier"]): c for c in r["cells"]} for r in runs]
-    common = set(keyed[0]).intersection(*keyed[1:])
-    cells = []
-    for key in sorted(common):
-        cell = dict(keyed[0][key])
-        cell["methods"] = {}
-        for k in keyed:
-            cell["methods"].update(k[key]["methods"])
-        cells.append(cell)
+    merged = {}
+    for r in runs:
+        for c in r["cells"]:
+            key = (c["task"], c["classifier"])
+            cell = merged.setdefault(key, {**c, "methods": {}})
+            cell["methods"].update(c["methods"])
+    cells = [
+        merged[k]
+        for k in sorted(merged)
+        if all(m in merged[k]["methods"] for m in meta["methods"])
+    ]
     return meta, cells
 
 

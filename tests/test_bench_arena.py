@@ -137,3 +137,25 @@ def test_calarena_rank_reads_result_csvs(tmp_path):
     assert s["gm_ts"] == pytest.approx(np.sqrt(0.9 * 2.0))
     assert s["gm_sk3"] == pytest.approx(np.sqrt(1.125 * 2.0))
     assert s["median_ms"] == pytest.approx(20.0)
+
+
+def test_merge_json_joins_method_sets(tmp_path):
+    import json
+
+    def run(path, methods, cells):
+        meta = {"methods": methods, "commit": "x", "repeats": 1}
+        path.write_text(json.dumps({"meta": meta, "cells": cells}))
+        return str(path)
+
+    a = _cell("t1", temperature=0.5, sigmoid=0.4, isotonic=0.6)
+    b = _cell("t2", temperature=0.2, sigmoid=0.25, isotonic=0.21)
+    core = run(tmp_path / "core.json", ["temperature", "sigmoid", "isotonic"], [a, b])
+    p1 = run(tmp_path / "p1.json", ["a"], [_cell("t1", a=0.45)])
+    p2 = run(tmp_path / "p2.json", ["a"], [_cell("t2", a=0.4)])
+    meta, cells = ba.merge_json([core, p1, p2])
+    assert meta["methods"] == ["temperature", "sigmoid", "isotonic", "a"]
+    assert [c["task"] for c in cells] == ["t1", "t2"]
+    assert cells[1]["methods"]["a"]["log_loss"] == 0.4
+    # a cell some method did not run in is left out
+    meta, cells = ba.merge_json([core, p1])
+    assert [c["task"] for c in cells] == ["t1"]
