@@ -277,12 +277,14 @@ class Method:
     ``run(ctx)`` returns the test probabilities, shape (n_test, K).
     ``family`` is 'sklearn', 'skcalib', 'peer' or 'none'; ``namesake`` the
     scikit-learn method it is compared with (``'best'``: the best of the
-    three).
+    three). ``build(frozen_clf)``, where there is one, returns the unfitted
+    estimator ``run`` fits (``calarena_adapter.py`` uses it).
     """
 
     run: Callable
     family: str
     namesake: str | None = None
+    build: Callable | None = None
 
 
 def _estimator_method(build):
@@ -297,10 +299,10 @@ def _estimator_method(build):
 
 
 def _sklearn(method):
-    return Method(
-        _estimator_method(lambda f: CalibratedClassifierCV(f, method=method)),
-        "sklearn",
-    )
+    def build(frozen):
+        return CalibratedClassifierCV(frozen, method=method)
+
+    return Method(_estimator_method(build), "sklearn", build=build)
 
 
 def _skcalib(calibrator_factory, namesake=None):
@@ -308,7 +310,7 @@ def _skcalib(calibrator_factory, namesake=None):
         cal = None if calibrator_factory is None else calibrator_factory()
         return skcalib.CalibratedClassifier(frozen, cal)
 
-    return Method(_estimator_method(build), "skcalib", namesake)
+    return Method(_estimator_method(build), "skcalib", namesake, build)
 
 
 def _uncalibrated(ctx):

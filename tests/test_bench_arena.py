@@ -1,0 +1,161 @@
+"""The arena panel's pieces (benchmarks/bench_arena.py, calarena_adapter.py):
+its statistics on a worked example, the cache against a live classifier, the
+halves, and the CalArena adapter."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+BENCH = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), os.pardir, "benchmarks"
+)
+sys.path.insert(0, BENCH)
+
+ba = pytest.importorskip("bench_arena")
+bq = pytest.importorskip("bench_quality")
+ca = pytest.importorskip("calarena_adapter")
+tasks = pytest.importorskip("_arena_tasks")
+
+
+def _cell(task, **ll):
+    return {
+        "task": task,
+        "classifier": "c",
+        "n_classes": 2,
+        "n_cal": 100,
+        "methods": {
+            m: (
+                {"status": "ok", "log_loss": v, "times": [0.001]}
+                if v is not None
+                else {"status": "error", "times": [0.002]}
+            )
+            for m, v in ll.items()
+        },
+    }
+
+
+def test_statistics_worked_example():
+    names = ["temperature", "sigmoid", "isotonic", "a"]
+    cells = [
+        _cell("t1", temperature=0.5, sigmoid=0.4, isotonic=0.6, a=0.45),
+        _cell("t2", temperature=0.2, sigmoid=0.25, isotonic=0.21, a=0.4),
+        _cell("t3", temperature=0.3, sigmoid=0.3, isotonic=0.3, a=None),
+    ]
+    s = ba.statistics(cells, names)["a"]
+    # ok in t1, t2: ratios to TS 0.9 and 2.0; to the sk3 oracle 1.125 and 2.0
+    assert s["gm_ts"] == pytest.approx(np.sqrt(0.9 * 2.0))
+    assert s["gm_sk3"] == pytest.approx(np.sqrt(1.125 * 2.0))
+    assert s["win_ts"] == pytest.approx(0.5)
+    assert s["over_sk3"] == pytest.approx(1.0)
+    assert s["over_ts15"] == pytest.approx(0.5)
+    assert s["failed"] == 1 and s["n_cells"] == 3
+    # best of the cell: t1 sigmoid 0.4 (0.45 / 0.4 > 1.02), t2 TS 0.2
+    assert s["within_best"] == pytest.approx(0.0)
+    # ranks: t1 2nd of 4, t2 4th, t3 failed: last (4th)
+    assert s["mean_rank"] == pytest.approx((2 + 4 + 4) / 3)
+    assert s["median_ms"] == pytest.approx(1.0)
+    t = ba.statistics(cells, names)["temperature"]
+    assert t["gm_ts"] == pytest.approx(1.0)
+    assert t["win_ts"] == pytest.approx(0.5)
+    # t3: all three tie at 0.3, rank 2 (average of 1..3)
+    assert t["mean_rank"] == pytest.approx((3 + 1 + 2) / 3)
+
+
+def test_cache_matches_live_classifier(tmp_path):
+    """A method over the cache gives bench_quality's number on the live,
+    frozen classifier: same data, split, classifier and calibration."""
+    methods = ["temperature", "sigmoid", "platt", "default"]
+    ba.build_cell(str(tmp_path), "sk_breast_cancer", "logreg", 0)
+    path = ba.cell_path(str(tmp_path), "sk_breast_cancer", "logreg", 0)
+    cached = ba.run_file(path, methods, [])
+    live = bq.run_task("breast_cancer", "logreg", 0, methods, [])
+    for m in methods:
+        got = cached["methods"][m]
+        assert got["status"] == "ok", got
+        want = live["methods"][m]["scores"][0]
+        assert got["log_loss"] == pytest.approx(want, rel=1e-9)
+    # a second build leaves the cached file alone
+    assert ba.build_cell(str(tmp_path), "sk_breast_cancer", "logreg", 0)[1] == 0.0
+
+
+def test_halves_fixed_and_both_used():
+    assert tasks.half("sk_digits") == tasks.half("sk_digits")
+    for binary in (True, False):
+        halves = {tasks.half(t.name) for t in tasks.TASKS if t.binary == binary}
+        assert halves == {"tune", "heldout"}
+    assert sum(t.binary for t in tasks.TASKS) >= 40
+    assert sum(not t.binary for t in tasks.TASKS) >= 20
+
+
+def test_calarena_adapter_calibrates_probabilities():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 400)
+    p1 = 1 / (1 + np.exp(-(2.0 * y - 1 + rng.normal(0, 1.5, 400))))
+    cal = ca.CUSTOM_CALIBRATORS["skcalib-default"]()
+    out_1d = cal.fit(p1, y).predict_proba(p1)
+    out_2d = (
+        ca.SkcalibCalArena("default")
+        .fit(np.column_stack([1 - p1, p1]), y)
+        .predict_proba(np.column_stack([1 - p1, p1]))
+    )
+    assert out_1d.shape == (400, 2)
+    np.testing.assert_allclose(out_1d.sum(axis=1), 1.0)
+    np.testing.assert_allclose(out_1d, out_2d)
+    # scikit-learn's temperature through the adapter is scikit-learn's own
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.frozen import FrozenEstimator
+
+    P = np.column_stack([1 - p1, p1])
+    ref = CalibratedClassifierCV(
+        FrozenEstimator(ca.ProbabilityClassifier(2)), method="temperature"
+    ).fit(P, y)
+    got = ca.CUSTOM_CALIBRATORS["sklearn-temperature"]().fit(p1, y).predict_proba(p1)
+    np.testing.assert_allclose(got, ref.predict_proba(P))
+
+
+def test_calarena_rank_reads_result_csvs(tmp_path):
+    pd = pytest.importorskip("pandas")
+    folder = tmp_path / "toy-binary"
+    folder.mkdir()
+    ll = {"TS": [0.5, 0.2], "Isotonic": [0.6, 0.21], "Platt-probs": [0.4, 0.25]}
+    ll["skcalib-default"] = [0.45, 0.4]
+    for name, v in ll.items():
+        pd.DataFrame(
+            {
+                "dataset": ["d1", "d2"],
+                "model": ["m", "m"],
+                "cal_size": [100, 100],
+                "test_size": [50, 50],
+                f"{name}_logloss": v,
+                f"{name}_time": [0.01, 0.03],
+            }
+        ).to_csv(folder / f"{name}.csv", index=False)
+    stats = ca.rank(str(folder), out=open(os.devnull, "w"))
+    s = stats["skcalib-default"]
+    assert s["gm_ts"] == pytest.approx(np.sqrt(0.9 * 2.0))
+    assert s["gm_sk3"] == pytest.approx(np.sqrt(1.125 * 2.0))
+    assert s["median_ms"] == pytest.approx(20.0)
+
+
+def test_merge_json_joins_method_sets(tmp_path):
+    import json
+
+    def run(path, methods, cells):
+        meta = {"methods": methods, "commit": "x", "repeats": 1}
+        path.write_text(json.dumps({"meta": meta, "cells": cells}))
+        return str(path)
+
+    a = _cell("t1", temperature=0.5, sigmoid=0.4, isotonic=0.6)
+    b = _cell("t2", temperature=0.2, sigmoid=0.25, isotonic=0.21)
+    core = run(tmp_path / "core.json", ["temperature", "sigmoid", "isotonic"], [a, b])
+    p1 = run(tmp_path / "p1.json", ["a"], [_cell("t1", a=0.45)])
+    p2 = run(tmp_path / "p2.json", ["a"], [_cell("t2", a=0.4)])
+    meta, cells = ba.merge_json([core, p1, p2])
+    assert meta["methods"] == ["temperature", "sigmoid", "isotonic", "a"]
+    assert [c["task"] for c in cells] == ["t1", "t2"]
+    assert cells[1]["methods"]["a"]["log_loss"] == 0.4
+    # a cell some method did not run in is left out
+    meta, cells = ba.merge_json([core, p1])
+    assert [c["task"] for c in cells] == ["t1"]
