@@ -56,6 +56,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import warnings
+
 import numpy as np
 
 from ._base import BaseCalibrator, _needs_single_column
@@ -67,6 +69,7 @@ __all__ = [
     "calibration_interval",
     "cross_interval",
     "has_interval",
+    "warn_small_folds",
     "merge_p0p1",
     "venn_abers_lookup",
     "venn_abers_tables",
@@ -1180,3 +1183,41 @@ def cross_interval(calibrations, scores_of):
     p0 = np.stack([p for p, _ in pairs])
     p1 = np.stack([p for _, p in pairs])
     return merge_p0p1(p0, p1, axis=0)
+
+
+#: Fewest samples of a class in a calibration fold of cross Venn-Abers
+#: before :func:`warn_small_folds` warns: a fold's merged probability of
+#: the class is then at most 20/21 < 0.953 (and of the rest of the classes
+#: at least 1/21).
+MIN_FOLD_CLASS = 20
+
+
+def warn_small_folds(fold_counts, classes):
+    """Warn if a calibration fold of cross Venn-Abers holds few of a class.
+
+    ``fold_counts``: per fold, the samples (of positive weight) of each of
+    ``classes``. A fold with ``t`` samples of a class, all scored above the
+    others, gives that class the pair ``(t / (t + 1), 1)``, merged into at
+    most ``(t + 1) / (t + 2)``: the test point weighs as much as one
+    calibration sample. The geometric means of the folds' pairs (Vovk,
+    Petej and Fedorova, 2015) average these bounds, they do not pool the
+    folds' data, so each fold's ``t`` is about ``1 / K`` of the class's
+    samples for ``K`` folds, and more folds are more conservative.
+    """
+    counts = np.asarray(fold_counts)
+    present = np.where(counts > 0, counts, np.iinfo(np.int64).max)
+    fold, k = np.unravel_index(np.argmin(present), present.shape)
+    t = int(counts[fold, k])
+    if t >= MIN_FOLD_CLASS:
+        return
+    warnings.warn(
+        f"Cross Venn-Abers: calibration fold {fold} (0-based) holds only {t} "
+        f"samples of class {np.asarray(classes)[k].tolist()!r}. A fold's Venn-Abers probability of "
+        f"a class is at most (t + 1) / (t + 2) = {(t + 1) / (t + 2):.3f} for "
+        "t samples of it, and merging the folds by geometric means does not "
+        "pool their data: the probabilities are conservative, the more so "
+        "the more folds. Use fewer folds, ensemble=False (one Venn-Abers "
+        "calibrator on all the out-of-fold scores), or another calibrator.",
+        UserWarning,
+        stacklevel=4,
+    )

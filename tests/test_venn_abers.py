@@ -536,9 +536,10 @@ def test_cross_venn_abers_with_a_class_absent_from_a_calibration_fold():
     X, y = _cvap_data(n_classes=3, seed=2)
     y = np.where(y == 2, 1, y)
     y[[0, 1, 2, 200, 201, 202, 298, 299]] = 2  # none in the middle fold
-    clf = CalibratedClassifier(
-        LogisticRegression(), VennAbersCalibrator(), cv=KFold(3), ensemble=True
-    ).fit(X, y)
+    with pytest.warns(UserWarning, match="only 3 samples of class 2"):
+        clf = CalibratedClassifier(
+            LogisticRegression(), VennAbersCalibrator(), cv=KFold(3), ensemble=True
+        ).fit(X, y)
     constant = clf.calibrators_[1][2]
     assert not isinstance(constant, VennAbersCalibrator)
     interval = clf.predict_interval(X)
@@ -650,3 +651,50 @@ def test_weights_at_any_scale(raw, rand, log_scale, uniform):
     proba = cal.predict_proba(x)
     assert ((proba >= 0) & (proba <= 1)).all()
     assert not np.isnan(cal.decision_function(x)).any()
+
+
+# ----------------------------------- cross Venn-Abers on small folds (issue 33)
+def test_cross_venn_abers_warns_on_small_folds_and_the_bound_holds():
+    # wine, 3 classes of 48-71: 5 folds hold 9-15 samples of a class, and a
+    # fold's probability of a class with t samples is at most (t+1)/(t+2)
+    from sklearn.datasets import load_wine
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from skcalib import CalibratedClassifier
+
+    X, y = load_wine(return_X_y=True)
+    clf = make_pipeline(StandardScaler(), LogisticRegression())
+    folds = list(StratifiedKFold(5).split(X, y))
+    with pytest.warns(UserWarning, match=r"only 9 samples of class 2.* 0\.909"):
+        cvap = CalibratedClassifier(
+            clf, VennAbersCalibrator(), cv=folds, ensemble=True
+        ).fit(X, y)
+    interval = cvap.predict_interval(X)
+    merged = interval[..., 1] / (1 - interval[..., 0] + interval[..., 1])
+    t = np.array([np.bincount(y[test], minlength=3) for _, test in folds])
+    # the geometric means of the folds' pairs of at most (t/(t+1), 1)
+    bound = 1 / (1 + np.exp(np.mean(-np.log1p(t), axis=0)))
+    assert (merged <= bound + 1e-12).all()
+    # and nearly reaches it: the classes are nearly separable (the
+    # bound, not the data, caps the probabilities)
+    assert (merged.max(axis=0) > bound - 0.002).all()
+    # one calibrator on all out-of-fold scores: no warning
+    CalibratedClassifier(clf, VennAbersCalibrator(), cv=folds).fit(X, y)
+
+
+def test_cross_venn_abers_on_large_folds_does_not_warn():
+    from sklearn.linear_model import LogisticRegression
+
+    from skcalib import CalibratedClassifier
+
+    X, y = _cvap_data(n_classes=3, seed=2)
+    CalibratedClassifier(
+        LogisticRegression(), VennAbersCalibrator(), cv=3, ensemble=True
+    ).fit(X, y)
+    with pytest.warns(UserWarning, match="Cross Venn-Abers"):
+        CalibratedClassifier(
+            LogisticRegression(), VennAbersCalibrator(), cv=10, ensemble=True
+        ).fit(X, y)
