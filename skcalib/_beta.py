@@ -20,6 +20,7 @@ from ._fusion import fit_linear_rule
 from ._solver import DEFAULT_L2, ArrayData
 from ._special import prior_weighted_objective
 from .utils._sklearn_compat import Interval, StrOptions
+from .utils._validation import warn_if_probabilities
 
 __all__ = ["BetaCalibrator"]
 
@@ -229,6 +230,17 @@ class BetaCalibrator(BaseCalibrator):
     def _fit(self, data):
         self._check_scores(data.arrays(all_rows=True)[0])
         X, is_target, sample_weight = data.arrays()
+        if self.input_scale == "log_odds":
+            for j in range(X.shape[1]):
+                # user -> fit's wrappers -> fit -> here
+                warn_if_probabilities(
+                    X[:, j],
+                    name="X",
+                    expected="log-odds",
+                    instead="input_scale='probability' for probabilities (or "
+                    "their log-odds, scipy.special.logit(p))",
+                    stacklevel=5,
+                )
         k = X.shape[1]
         coef = np.zeros((k, 2))
         intercept = np.empty(k)

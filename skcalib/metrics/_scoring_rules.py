@@ -8,6 +8,7 @@ from .._dask import any_dask_collection
 from .._special import cllr_sums as _cllr_sums  # noqa: F401 (tests read it here)
 from .._special import prior_weighted_objective, uninformative_objective
 from ..utils._sklearn_compat import Interval, validate_params
+from ..utils._validation import warn_if_probabilities
 from ._trials import ScoredTrials
 
 __all__ = ["cllr", "min_cllr", "beta_rule_loss", "brier_loss"]
@@ -15,6 +16,34 @@ __all__ = ["cllr", "min_cllr", "beta_rule_loss", "brier_loss"]
 _POS_LABEL = [Real, str, "boolean", None]
 _PROB = Interval(Real, 0, 1, closed="neither")
 _POSITIVE = Interval(Real, 0, None, closed="neither")
+
+#: What to pass instead of probabilities, in the warning of
+#: :func:`~skcalib.utils._validation.warn_if_probabilities`.
+_LLR_INSTEAD = (
+    "LLRs, e.g. scipy.special.logit(p) - scipy.special.logit(pi) for "
+    "posteriors p computed at the target prior pi"
+)
+
+
+#: ... and in :func:`brier_loss`, the mistake of taking it for the mean
+#: squared error of probabilities.
+_BRIER_INSTEAD = (
+    "LLRs (scipy.special.logit(p) - scipy.special.logit(pi) for posteriors p "
+    "computed at the target prior pi); for the mean squared error of "
+    "probabilities, use sklearn.metrics.brier_score_loss"
+)
+
+
+def _check_not_probabilities(x, instead=_LLR_INSTEAD, stacklevel=5):
+    """The warning of LLRs that are all in [0, 1]; ``stacklevel`` 5 from a
+    metric's body under ``validate_params``."""
+    warn_if_probabilities(
+        x,
+        name="llr",
+        expected="log-likelihood-ratios",
+        instead=instead,
+        stacklevel=stacklevel,
+    )
 
 
 @validate_params(
@@ -97,6 +126,8 @@ def cllr(y_true, llr, *, p_target=None, sample_weight=None, pos_label=None):
     trials = ScoredTrials._from_metric_inputs(
         y_true, llr, sample_weight, pos_label, score_name="llr"
     )
+    if trials._dask is None:
+        _check_not_probabilities(trials._trial_arrays()[1])
     return trials._cllr(p_target)
 
 
@@ -260,6 +291,23 @@ def beta_rule_loss(
     >>> round(beta_rule_loss(y, [-2.0, np.inf, 1.5, 3.0], alpha=2, beta=2), 4)
     1.0497
     """
+    return _beta_rule_loss(
+        y_true, llr, alpha, beta, p_target, normalize, sample_weight, pos_label
+    )
+
+
+def _beta_rule_loss(
+    y_true,
+    llr,
+    alpha,
+    beta,
+    p_target,
+    normalize,
+    sample_weight,
+    pos_label,
+    instead=_LLR_INSTEAD,
+):
+    """:func:`beta_rule_loss`, called by it and by :func:`brier_loss`."""
     if any_dask_collection(y_true, llr, sample_weight):  # per-partition sums
         from .._dask._metrics import dask_prior_weighted_objective
 
@@ -276,6 +324,8 @@ def beta_rule_loss(
         is_target, x, w = ScoredTrials._from_metric_inputs(
             y_true, llr, sample_weight, pos_label, score_name="llr"
         )._trial_arrays()
+        # user -> validate_params -> the public metric -> here
+        _check_not_probabilities(x, instead, stacklevel=6)
         loss = prior_weighted_objective(
             x, is_target, w, alpha=alpha, beta=beta, prior=p_target
         )
@@ -344,13 +394,14 @@ def brier_loss(
     >>> float(brier_loss(y, [np.inf, -np.inf], normalize=False))  # 3 per trial
     3.0
     """
-    return beta_rule_loss(
+    return _beta_rule_loss(
         y_true,
         llr,
-        alpha=2.0,
-        beta=2.0,
-        p_target=p_target,
-        normalize=normalize,
-        sample_weight=sample_weight,
-        pos_label=pos_label,
+        2.0,
+        2.0,
+        p_target,
+        normalize,
+        sample_weight,
+        pos_label,
+        instead=_BRIER_INSTEAD,
     )
