@@ -665,7 +665,9 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             )
 
         if self.ensemble and has_interval(calibrations[0]):
-            positive = np.ones(y.shape[0]) if sample_weight is None else sample_weight > 0
+            positive = np.ones(y.shape[0])
+            if sample_weight is not None:
+                positive = sample_weight > 0
             warn_small_folds(
                 [
                     np.bincount(y_index[rows], positive[rows], minlength=n_classes)

@@ -54,9 +54,8 @@ tables kept as step functions.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
@@ -1212,12 +1211,13 @@ def warn_small_folds(fold_counts, classes):
         return
     warnings.warn(
         f"Cross Venn-Abers: calibration fold {fold} (0-based) holds only {t} "
-        f"samples of class {np.asarray(classes)[k].tolist()!r}. A fold's Venn-Abers probability of "
-        f"a class is at most (t + 1) / (t + 2) = {(t + 1) / (t + 2):.3f} for "
-        "t samples of it, and merging the folds by geometric means does not "
-        "pool their data: the probabilities are conservative, the more so "
-        "the more folds. Use fewer folds, ensemble=False (one Venn-Abers "
-        "calibrator on all the out-of-fold scores), or another calibrator.",
+        f"samples of class {np.asarray(classes)[k].tolist()!r}. A fold's "
+        "Venn-Abers probability of a class with t samples of it is at most "
+        f"(t + 1) / (t + 2) = {(t + 1) / (t + 2):.3f}, and merging the folds "
+        "by geometric means does not pool their data: the probabilities are "
+        "conservative, the more so the more folds. Use fewer folds, "
+        "ensemble=False (one Venn-Abers calibrator on all the out-of-fold "
+        "scores), or another calibrator.",
         UserWarning,
         stacklevel=4,
     )
