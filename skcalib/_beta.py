@@ -116,8 +116,9 @@ class BetaCalibrator(BaseCalibrator):
     input_scale : {'log_odds', 'probability'}, default='log_odds'
         ``'log_odds'``: ``X`` holds scores ``s`` with ``p = sigmoid(s)``
         (log-odds of a probability, or a decision function); every finite
-        score is valid. ``'probability'``: ``X`` holds probabilities in
-        ``[0, 1]``.
+        score is valid (``fit`` warns when ten or more scores of a column
+        all lie in ``[0, 1]``, the look of probabilities). ``'probability'``:
+        ``X`` holds probabilities in ``[0, 1]``.
     tol : float, default=1e-8
         Convergence tolerance of Newton's method.
     max_iter : int, default=100
