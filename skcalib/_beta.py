@@ -20,6 +20,7 @@ from ._fusion import fit_linear_rule
 from ._solver import DEFAULT_L2, ArrayData
 from ._special import prior_weighted_objective
 from .utils._sklearn_compat import Interval, StrOptions
+from .utils._validation import warn_if_probabilities
 
 __all__ = ["BetaCalibrator"]
 
@@ -115,8 +116,9 @@ class BetaCalibrator(BaseCalibrator):
     input_scale : {'log_odds', 'probability'}, default='log_odds'
         ``'log_odds'``: ``X`` holds scores ``s`` with ``p = sigmoid(s)``
         (log-odds of a probability, or a decision function); every finite
-        score is valid. ``'probability'``: ``X`` holds probabilities in
-        ``[0, 1]``.
+        score is valid (``fit`` warns when ten or more scores of a column
+        all lie in ``[0, 1]``, the look of probabilities). ``'probability'``:
+        ``X`` holds probabilities in ``[0, 1]``.
     tol : float, default=1e-8
         Convergence tolerance of Newton's method.
     max_iter : int, default=100
@@ -229,6 +231,17 @@ class BetaCalibrator(BaseCalibrator):
     def _fit(self, data):
         self._check_scores(data.arrays(all_rows=True)[0])
         X, is_target, sample_weight = data.arrays()
+        if self.input_scale == "log_odds":
+            for j in range(X.shape[1]):
+                # user -> fit's wrappers -> fit -> here
+                warn_if_probabilities(
+                    X[:, j],
+                    name="X",
+                    expected="log-odds",
+                    instead="input_scale='probability' for probabilities (or "
+                    "their log-odds, scipy.special.logit(p))",
+                    stacklevel=5,
+                )
         k = X.shape[1]
         coef = np.zeros((k, 2))
         intercept = np.empty(k)

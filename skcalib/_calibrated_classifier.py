@@ -39,7 +39,7 @@ from ._score_transformer import (
     _routed_fit_params,
     _routing_enabled,
 )
-from ._venn_abers import cross_interval, has_interval
+from ._venn_abers import cross_interval, has_interval, warn_small_folds
 from .utils._response import (
     choose_proba_input,
     class_response,
@@ -347,7 +347,10 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         ``ensemble=True`` (no all-data fit). With a
         :class:`VennAbersCalibrator` this is cross Venn-Abers: the pairs'
         ``(p0, p1)`` are merged by geometric means instead (see
-        ``predict_interval``).
+        ``predict_interval``). Each fold calibrates on its own test fold
+        only, so more folds make it more conservative: a fold with ``t``
+        samples of a class gives it a probability of at most
+        ``(t + 1) / (t + 2)``, and ``fit`` warns below 20.
     n_jobs : int, default=None
         Number of jobs for the classifier fits (folds and all-data fit, run
         as one joblib batch). ``None`` means 1 unless in a
@@ -654,6 +657,17 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 response_scores(raw, method, layout, floor, proba_input)
             )
 
+        if self.ensemble and has_interval(calibrations[0]):
+            positive = np.ones(y.shape[0])
+            if sample_weight is not None:
+                positive = sample_weight > 0
+            warn_small_folds(
+                [
+                    np.bincount(y_index[rows], positive[rows], minlength=n_classes)
+                    for rows, _ in parts
+                ],
+                classes,
+            )
         self.estimators_ = estimators
         self.calibrators_ = calibrations
         self.response_method_ = method

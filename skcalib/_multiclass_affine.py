@@ -582,9 +582,10 @@ default='matrix'
         mean square of the logits about each sample's mean (``sigma^2`` the
         mean square of the scores about each sample's mean, which softmax
         ignores), also in the temperature step of ``'ts-mix'``, ``'svs'`` and
-        ``'sms'``. The means are weighted as the objective. The default 1e-5 keeps every fit on a finite sample finite
-        (separable data included) at a negligible cost elsewhere; ``l2=0``
-        gives the exact unpenalized fit.
+        ``'sms'``. The means are weighted as the objective. The default
+        1e-5 keeps every fit on a finite sample finite (separable data
+        included) at a negligible cost elsewhere; ``l2=0`` gives the exact
+        unpenalized fit.
     ridge : float, default=1.0
         ``lambda`` of the structured ridge of ``'svs'`` and ``'sms'`` (the
         other kinds ignore it), on the map's departure from the identity, in

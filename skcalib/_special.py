@@ -677,12 +677,25 @@ def scaled_affine(X, W, b):
     ex = np.frexp(np.abs(X).max(axis=1, initial=0.0))[1]
     ew = int(np.frexp(np.abs(W).max(initial=0.0))[1])
     # |X[i] @ W.T| <= n_features * 2**(ex + ew): overflow needs ex + ew near 1024
-    big = ex + ew + int(X.shape[1]).bit_length() >= np.finfo(np.float64).maxexp - 1
-    s = np.where(big, ex + ew, 0)
+    limit = np.finfo(np.float64).maxexp - 1 - int(X.shape[1]).bit_length()
+    big = ex + ew >= limit
+    s = np.zeros(X.shape[0], dtype=ex.dtype)
+    if big.any():
+        # the bound column by column (the largest |x| and the largest |w|
+        # may be in different columns: scores of 1e-200 weighted by 1e200
+        # and of 1e200 by 1e-200 are no overflow)
+        ewk = np.frexp(np.abs(W).max(axis=0, initial=0.0))[1]
+        exk = np.frexp(X[big])[1]
+        exk += ewk
+        s[big] = exk.max(axis=1, initial=np.iinfo(exk.dtype).min)
+        big[big] = s[big] >= limit
+        s[~big] = 0
     Z = np.empty((X.shape[0], W.shape[0]))
     small = ~big
     Z[small] = X[small] @ W.T + b
     if big.any():
-        Xs = np.ldexp(X[big], -ex[big, None])
-        Z[big] = Xs @ np.ldexp(W, -ew).T + np.ldexp(b, -s[big, None])
+        # X[i, k] W[o, k] 2**-s[i], each factor scaled to at most 1, exactly
+        # (but for terms below 2**-1022 of the bound, which do not count)
+        Xs = np.ldexp(X[big], ewk - s[big, None])
+        Z[big] = Xs @ np.ldexp(W, -ewk).T + np.ldexp(b, -s[big, None])
     return Z, s

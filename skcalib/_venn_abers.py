@@ -54,6 +54,7 @@ tables kept as step functions.
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -67,6 +68,7 @@ __all__ = [
     "calibration_interval",
     "cross_interval",
     "has_interval",
+    "warn_small_folds",
     "merge_p0p1",
     "venn_abers_lookup",
     "venn_abers_tables",
@@ -102,12 +104,18 @@ class VennAbersTables(NamedTuple):
 
 
 def _groups(scores, is_target, sample_weight):
-    """Distinct scores ``c``, the cumulative sum diagram ``(W, T)`` of length
-    K+1, and the diagram indices where the points for PAV end (None: read
-    them off the diagram, :func:`_diagram_run_ends`).
+    """Distinct scores ``c``, the cumulative sum diagram of length K+1 as
+    ``(N, T)``, and the diagram indices where the points for PAV end (None:
+    read them off the diagram, :func:`_diagram_run_ends`).
 
-    ``W`` is None when every group is one unweighted score: then ``W[k] = k``,
-    never stored, and ``T`` holds integers (:func:`_running_count`).
+    ``T[k]`` and ``N[k]`` are the target and non-target weights of the first
+    ``k`` groups: the diagram's points are ``C_k = (N[k] + T[k], T[k])``. A
+    chord's weight is always summed from its target and non-target parts,
+    never taken as a difference of cumulative totals: those round apart from
+    the cumulative target weights, and a chord over targets only would come
+    out steeper than 1 (weights of 0.1). ``N`` is None when every group is
+    one unweighted score: then ``N[k] + T[k] = k``, never stored, and ``T``
+    holds integers (:func:`_running_count`).
     """
     if sample_weight is not None:
         return _groups_weighted(scores, is_target, sample_weight)
@@ -127,14 +135,14 @@ def _groups(scores, is_target, sample_weight):
     edges = _run_edges(new_score)
     del new_score
     starts = edges[:-1]
-    W = edges.astype(np.float64)
-    T = np.zeros(W.shape[0])
+    T = np.zeros(edges.shape[0])
     # bytes summed into int32: faster than bools into int64
     counts = np.add.reduceat(
         target.view(np.uint8), starts, dtype=np.int32 if n < 2**31 else np.int64
     )
     np.cumsum(counts, out=T[1:])
-    return s[starts], W, T, None
+    # integer counts: exact
+    return s[starts], np.subtract(edges, T), T, None
 
 
 def _running_count(target):
@@ -260,34 +268,31 @@ def _groups_weighted(scores, is_target, sample_weight):
     """:func:`_groups` of weighted scores: the PAV kernel's tie groups
     (zero weights dropped, one argsort), cumulated."""
     groups = _points_weighted(scores, is_target, sample_weight)
-    W = np.zeros(groups.lo.shape[0] + 1)
-    T = np.zeros(W.shape[0])
-    np.cumsum(groups.tar + groups.non, out=W[1:])
+    N = np.zeros(groups.lo.shape[0] + 1)
+    T = np.zeros(N.shape[0])
+    np.cumsum(groups.non, out=N[1:])
     np.cumsum(groups.tar, out=T[1:])
-    return groups.lo, W, T, None
+    return groups.lo, N, T, None
 
 
-def _diagram_run_ends(W, T):
+def _diagram_run_ends(N, T):
     """Diagram indices where the points handed to PAV end.
 
     A run of groups of targets only, a run of groups of non-targets only,
     and every group that holds both (a tie) is one point; the last point
-    ends at ``k``. A group is pure non-target (T flat), pure target (T
-    rises as W) or mixed.
+    ends at ``k``. A group is pure non-target (T flat), pure target (N
+    flat) or mixed.
     """
-    dT = np.diff(T)
-    kind = (dT > 0).view(np.int8)  # 0: non-target only
+    kind = (np.diff(T) > 0).view(np.int8)  # 0: non-target only
     mixed = kind.astype(bool)
-    dT -= np.diff(W)  # minus the non-target weight of each group
-    mixed &= dT != 0
-    del dT
+    mixed &= np.diff(N) > 0
     kind += mixed  # 1: target only, 2: mixed
     del mixed
     ends = np.flatnonzero((kind[1:] != kind[:-1]) | (kind[:-1] == 2))
-    return np.append(ends + 1, W.shape[0] - 1)
+    return np.append(ends + 1, N.shape[0] - 1)
 
 
-def _hull_vertices(W, T, ends):
+def _hull_vertices(N, T, ends):
     """Indices into the diagram of the vertices of its greatest convex minorant.
 
     These are the boundaries of the PAV blocks of the groups, from the PAV
@@ -296,9 +301,14 @@ def _hull_vertices(W, T, ends):
     """
     tar = np.diff(T[ends], prepend=0.0)
     idx = ends.astype(np.float64)
-    total = np.diff(idx if W is None else W[ends], prepend=0.0)
-    points = BlockSummary(idx, idx, tar, total - tar)
-    del tar, idx, ends
+    if N is None:
+        non = np.diff(idx, prepend=0.0)
+        non -= tar
+    else:
+        non = np.diff(N[ends], prepend=0.0)
+    points = BlockSummary(idx, idx, tar, non)
+    total = tar + non
+    del tar, non, idx, ends
     if not (total > 0).all():
         # a weight below the rounding of the running total (1e-300 after
         # 1e300) leaves no trace in the diagram: nothing to pool
@@ -316,16 +326,17 @@ class _Chain(NamedTuple):
     """The hull chain as :func:`_tangents` searches it."""
 
     GT: np.ndarray  # the vertices
-    GW: np.ndarray
+    GW: np.ndarray  # their cumulative weight, or non-target weight if by_non
     eT: np.ndarray  # the edge onward from (upward) or inward into each vertex
     eW: np.ndarray
     last: np.ndarray  # the points nearest to vertex i run up to last[i]
+    by_non: bool  # chords' weights summed from their two parts (N given)
 
 
-def _chain(W, T, gv, upward):
-    """The :class:`_Chain` of the vertices ``gv`` of the diagram."""
+def _chain(N, T, gv, upward):
+    """The :class:`_Chain` of the vertices ``gv`` of the diagram ``(N, T)``."""
     GT = T[gv].astype(np.float64)
-    GW = gv.astype(np.float64) if W is None else W[gv]
+    GW = gv.astype(np.float64) if N is None else N[gv]
     m = gv.shape[0]
     # the end vertex gets an edge that always passes the test
     eW = np.full(m, 0.0 if upward else 1.0)
@@ -333,18 +344,29 @@ def _chain(W, T, gv, upward):
     edges = slice(None, -1) if upward else slice(1, None)
     eW[edges] = np.diff(GW)
     eT[edges] = np.diff(GT)
+    if N is not None:
+        eW[edges] += eT[edges]
     # nearest vertex of every point: onward (the first vertex >= a) or
     # inward (the last vertex <= b)
     last = gv if upward else np.append(gv[1:] - 1, gv[-1])
-    return _Chain(GT, GW, eT, eW, last)
+    return _Chain(GT, GW, eT, eW, last, N is not None)
 
 
 def _chord(chain, Wx, Tx, j, d_w, d_t, upward):
-    """``(dT, dW)`` from the points to vertices ``j``, test point included."""
+    """``(dT, dW)`` from the points to vertices ``j``, test point included
+    (``Wx``: the points' non-target weights if ``chain.by_non``)."""
     # differences first: the test weight may be tiny next to the totals
     if upward:
-        return (chain.GT[j] - Tx) + d_t, (chain.GW[j] - Wx) + d_w
-    return (Tx - chain.GT[j]) + d_t, (Wx - chain.GW[j]) + d_w
+        dT, dW = (chain.GT[j] - Tx) + d_t, chain.GW[j] - Wx
+    else:
+        dT, dW = (Tx - chain.GT[j]) + d_t, Wx - chain.GW[j]
+    if chain.by_non:
+        # the test point's non-target weight, then the targets': dW >= dT
+        dW += d_w - d_t
+        dW += dT
+    else:
+        dW += d_w
+    return dT, dW
 
 
 def _passes(chain, dT, dW, j, upward):
@@ -411,10 +433,11 @@ def _tangents(W, T, gv, d_w, d_t, upward, out):
     edge inward is no steeper): a monotone test, so a binary search.
 
     Written into ``out``, which may be ``T`` itself: each chunk of ``T`` is
-    read before its slopes are written. ``W`` None stands for ``W[k] = k``.
+    read before its slopes are written. ``W`` is the diagram's ``N`` (see
+    :func:`_groups`); None stands for ``N[k] + T[k] = k``.
     """
     chain = _chain(W, T, gv, upward)
-    GT, GW, eT, eW, last = chain
+    GT, GW, eT, eW, last, _ = chain
     # the nearest vertex is constant between vertices: cut at the chunk
     # ends too, into runs of one vertex within one chunk
     n = T.shape[0]
@@ -462,7 +485,11 @@ def _tangents(W, T, gv, d_w, d_t, upward, out):
             np.subtract(Wx, dW, out=dW)
         if not folded:
             dT += d_t
-            dW += d_w
+            if W is None:
+                dW += d_w
+            else:  # W holds N: the weight summed from its parts
+                dW += d_w - d_t
+                dW += dT
         lhs = np.repeat(run_eT[runs], counts)
         lhs *= dW
         rhs = np.repeat(run_eW[runs], counts)
@@ -662,10 +689,11 @@ def _pairs(scores, is_target, sample_weight, test_weight):
     :class:`_Steps`."""
     c, W, T, ends = _groups(scores, is_target, sample_weight)
     w = float(test_weight)
-    exponent = int(np.frexp(T.shape[0] if W is None else W[-1])[1])
-    if exponent > 500:
+    total = T.shape[0] if W is None else W[-1] + T[-1]
+    exponent = int(np.frexp(max(total, w))[1])
+    if not -200 <= exponent <= 500:
         # the tangent tests multiply two weights: keep the products finite
-        # (a power of two scales exactly)
+        # and normal (a power of two scales exactly)
         W, T, w = np.ldexp(W, -exponent), np.ldexp(T, -exponent), w * 2.0**-exponent
     if ends is None:
         ends = _diagram_run_ends(W, T)
@@ -997,8 +1025,10 @@ class VennAbersCalibrator(BaseCalibrator):
     .. math:: p = \\frac{p_1}{1 - p_0 + p_1}.
 
     ``decision_function`` is the LLR ``logit(p) - logit(calibration_prior_)``,
-    always finite (``0 < p < 1``), so the calibrator works with every metric
-    and display of skcalib.
+    finite (``0 < p < 1``), so the calibrator works with every metric and
+    display of skcalib; only sample weights above ~1e16 per row, next to
+    which the test point's weight of one row rounds away, give ``p`` of
+    exactly 0 or 1 and an infinite LLR.
 
     The tables are built through the greatest convex minorant of the
     cumulative sum diagram, as suggested in [2]_: the value at a test point
@@ -1152,3 +1182,42 @@ def cross_interval(calibrations, scores_of):
     p0 = np.stack([p for p, _ in pairs])
     p1 = np.stack([p for _, p in pairs])
     return merge_p0p1(p0, p1, axis=0)
+
+
+#: Fewest samples of a class in a calibration fold of cross Venn-Abers
+#: before :func:`warn_small_folds` warns: a fold's merged probability of
+#: the class is then at most 20/21 < 0.953 (and of the rest of the classes
+#: at least 1/21).
+MIN_FOLD_CLASS = 20
+
+
+def warn_small_folds(fold_counts, classes):
+    """Warn if a calibration fold of cross Venn-Abers holds few of a class.
+
+    ``fold_counts``: per fold, the samples (of positive weight) of each of
+    ``classes``. A fold with ``t`` samples of a class, all scored above the
+    others, gives that class the pair ``(t / (t + 1), 1)``, merged into at
+    most ``(t + 1) / (t + 2)``: the test point weighs as much as one
+    calibration sample. The geometric means of the folds' pairs (Vovk,
+    Petej and Fedorova, 2015) average these bounds, they do not pool the
+    folds' data, so each fold's ``t`` is about ``1 / K`` of the class's
+    samples for ``K`` folds, and more folds are more conservative.
+    """
+    counts = np.asarray(fold_counts)
+    present = np.where(counts > 0, counts, np.iinfo(np.int64).max)
+    fold, k = np.unravel_index(np.argmin(present), present.shape)
+    t = int(counts[fold, k])
+    if t >= MIN_FOLD_CLASS:
+        return
+    warnings.warn(
+        f"Cross Venn-Abers: calibration fold {fold} (0-based) holds only {t} "
+        f"samples of class {np.asarray(classes)[k].tolist()!r}. A fold's "
+        "Venn-Abers probability of a class with t samples of it is at most "
+        f"(t + 1) / (t + 2) = {(t + 1) / (t + 2):.3f}, and merging the folds "
+        "by geometric means does not pool their data: the probabilities are "
+        "conservative, the more so the more folds. Use fewer folds, "
+        "ensemble=False (one Venn-Abers calibrator on all the out-of-fold "
+        "scores), or another calibrator.",
+        UserWarning,
+        stacklevel=4,
+    )

@@ -366,3 +366,20 @@ def test_monotone_and_mirror_symmetric(seed, n, p_target, scale):
     mirror = BetaCalibrator(p_target=1 - p_target, l2=1e-2).fit(-s, ~y)
     np.testing.assert_allclose(mirror.coef_[0], cal.coef_[0, ::-1], atol=1e-6)
     np.testing.assert_allclose(mirror.intercept_, -cal.intercept_, atol=1e-6)
+
+
+# ------------------------------------ probabilities read as log-odds (issue 33)
+def test_probabilities_read_as_log_odds_are_warned_of():
+    rng = np.random.default_rng(0)
+    y = (rng.random(200) < 0.4).astype(int)
+    p = np.where(y == 1, rng.beta(4, 2, 200), rng.beta(2, 4, 200))
+    with pytest.warns(UserWarning, match="input_scale='probability'") as w:
+        BetaCalibrator().fit(p, y)
+    assert w[0].filename == __file__
+    with pytest.warns(UserWarning, match="`X` lies in"):  # any column
+        BetaCalibrator().fit(np.c_[np.log(p / (1 - p)), p], y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        BetaCalibrator(input_scale="probability").fit(p, y)
+        BetaCalibrator().fit(np.log(p / (1 - p)), y)
+        BetaCalibrator().fit(np.zeros(200), y)  # uninformative log-odds

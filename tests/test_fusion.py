@@ -465,3 +465,26 @@ def test_any_memory_order_gives_the_same_fit(weights):
     for fit in fits[1:]:
         assert np.array_equal(fit.coef_, fits[0].coef_)
         assert fit.intercept_ == fits[0].intercept_
+
+
+# ------------------------------------------ systems in far-apart units (issue 33)
+def test_decision_function_with_columns_in_far_apart_units():
+    # the overflow guard bounded |x . w| by the largest |x| times the largest
+    # |w| of different columns (1e200 * 1e200): every row was rescaled by
+    # 2**-1330 and every product underflowed to 0
+    rng = np.random.default_rng(0)
+    t = rng.random(200) < 0.5
+    X = np.column_stack([rng.normal(size=200) + t, rng.normal(size=200) + t])
+    X = X * [1e-200, 1e200]
+    f = ProperScoringFusion().fit(X, t)
+    expected = X @ f.coef_ + f.intercept_
+    assert np.isfinite(expected).all() and np.abs(expected).max() > 1
+    np.testing.assert_allclose(f.decision_function(X), expected, rtol=1e-12)
+    np.testing.assert_allclose(f.transform(X)[:, 0], expected, rtol=1e-12)
+    # an overflow in one column's product is still the right infinity
+    big = np.array([[1e110, 1e300], [-1e110, -1e300], [1e100, 1e290]])
+    llr = f.decision_function(big)
+    assert llr[0] == np.inf * np.sign(f.coef_[0])
+    assert llr[1] == -llr[0]
+    with np.errstate(over="ignore"):
+        np.testing.assert_allclose(llr[2], big[2] @ f.coef_ + f.intercept_, rtol=1e-12)

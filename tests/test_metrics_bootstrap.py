@@ -434,9 +434,7 @@ def test_huge_weights_equal_unit_weights(metric, kwargs):
     from skcalib.datasets import make_gaussian_scores
 
     scores, y, llr = make_gaussian_scores(300, random_state=0)
-    x = llr if metric in ("actual_dcf", "cllr") else scores
-    if metric == "brier_loss":
-        x = 1 / (1 + np.exp(-llr))
+    x = llr if metric in ("actual_dcf", "cllr", "brier_loss") else scores
     res = [
         bootstrap_ci(
             metric,

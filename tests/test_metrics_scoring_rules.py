@@ -1,6 +1,7 @@
 """Tests of cllr, min_cllr, brier_loss and beta_rule_loss."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -217,6 +218,8 @@ def _trials(draw):
     return y, s, w
 
 
+# LLRs squeezed into [0, 1] (scale 0.05) look like probabilities: warned of
+@pytest.mark.filterwarnings("ignore:Every value of `llr` lies in:UserWarning")
 @HYP
 @given(_trials(), st.floats(-3, 3), st.floats(0.05, 3))
 def test_min_cllr_le_cllr(data, offset, scale):
@@ -250,3 +253,41 @@ def test_cllr_sums_zero_weights_and_empty():
     assert loss_tar == pytest.approx(np.logaddexp(0, -1.0) / math.log(2))
     assert (loss_non, n_tar, n_non) == (0.0, 1.0, 2.0)
     assert _cllr_sums(np.empty(0), np.empty(0, bool), None) == (0.0, 0.0, 0.0, 0.0)
+
+
+# ------------------------------------------- probabilities given as LLRs (issue 33)
+def _probabilities_and_labels():
+    rng = np.random.default_rng(0)
+    y = (rng.random(200) < 0.4).astype(int)
+    p = np.clip(0.8 * y + 0.2 * rng.random(200) + 0.05 * rng.normal(size=200), 0, 1)
+    return y, p
+
+
+@pytest.mark.parametrize(
+    "metric, instead",
+    [
+        (cllr, "scipy.special.logit"),
+        (brier_loss, "sklearn.metrics.brier_score_loss"),
+        (
+            lambda y, s, **kw: beta_rule_loss(y, s, alpha=2, beta=1, **kw),
+            "scipy.special.logit",
+        ),
+    ],
+    ids=["cllr", "brier_loss", "beta_rule_loss"],
+)
+def test_probabilities_given_as_llrs_are_warned_of(metric, instead):
+    y, p = _probabilities_and_labels()
+    with pytest.warns(UserWarning, match=f"`llr` lies in \\[0, 1\\].*{instead}") as w:
+        metric(y, p)
+    assert w[0].filename == __file__  # points at the call
+    with pytest.warns(UserWarning, match="lies in"):
+        metric(y, p, sample_weight=np.ones(200))
+    # LLRs: no warning, nor for the uninformative system (all 0), a few
+    # small LLRs, or LLRs that leave [0, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        metric(y, logit(np.clip(p, 0.01, 0.99)))
+        metric(y, np.zeros(200))
+        metric(y[:5], p[:5])
+        metric(y, np.r_[p[:-1], 1.5])
+        metric(y, np.r_[p[:-1], -0.01])

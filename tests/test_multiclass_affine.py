@@ -5,9 +5,9 @@ import warnings
 
 import numpy as np
 import pytest
+from _sklearn_checks import needs_sklearn_temperature
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from _sklearn_checks import needs_sklearn_temperature
 from scipy.special import log_softmax, softmax
 from sklearn.base import clone
 from sklearn.calibration import CalibratedClassifierCV

@@ -536,9 +536,10 @@ def test_cross_venn_abers_with_a_class_absent_from_a_calibration_fold():
     X, y = _cvap_data(n_classes=3, seed=2)
     y = np.where(y == 2, 1, y)
     y[[0, 1, 2, 200, 201, 202, 298, 299]] = 2  # none in the middle fold
-    clf = CalibratedClassifier(
-        LogisticRegression(), VennAbersCalibrator(), cv=KFold(3), ensemble=True
-    ).fit(X, y)
+    with pytest.warns(UserWarning, match="only 3 samples of class 2"):
+        clf = CalibratedClassifier(
+            LogisticRegression(), VennAbersCalibrator(), cv=KFold(3), ensemble=True
+        ).fit(X, y)
     constant = clf.calibrators_[1][2]
     assert not isinstance(constant, VennAbersCalibrator)
     interval = clf.predict_interval(X)
@@ -591,3 +592,109 @@ def test_fitted_tables_are_the_kernel_tables(kind):
     np.testing.assert_array_equal(p1, tables.p1[np.searchsorted(tables.scores, x)])
     right = np.searchsorted(tables.scores, x, side="right")
     np.testing.assert_array_equal(p0, tables.p0[right])
+
+
+# ------------------------------------------- weights at any scale (issue 33)
+def _issue_problem():
+    rng = np.random.default_rng(0)
+    y = (rng.random(80) < 0.4).astype(int)
+    s = rng.normal(size=80) + 1.2 * y
+    return s, y
+
+
+@pytest.mark.parametrize("scale", [0.1, 1e200, 1e-200, 3.0])
+def test_uniform_weights_keep_the_pair_in_the_unit_interval(scale):
+    # the chord over a run of targets was the difference of two cumulative
+    # totals rounded apart: p1 = 1.0000000000000022 (0.1), 1 + 5e-15 and
+    # NaN probabilities (1e200)
+    s, y = _issue_problem()
+    cal = VennAbersCalibrator().fit(s, y, sample_weight=np.full(80, scale))
+    x = np.r_[np.sort(s), np.linspace(-5, 5, 101), 10.0]
+    interval = cal.predict_interval(x)
+    assert ((interval >= 0) & (interval <= 1)).all()
+    assert (interval[:, 0] <= interval[:, 1]).all()
+    proba = cal.predict_proba(x)
+    assert ((proba >= 0) & (proba <= 1)).all()
+    assert not np.isnan(cal.decision_function(x)).any()
+    # a uniform weight c is the unweighted set with a test point of 1/c rows
+    expected = _brute_force(s, y, np.full(80, scale), x[::7])
+    np.testing.assert_allclose(interval[::7], expected, rtol=1e-12, atol=1e-300)
+
+
+@HYP
+@given(
+    st.lists(st.integers(-4, 4), min_size=2, max_size=40),
+    st.randoms(use_true_random=False),
+    st.floats(-200, 200),
+    st.booleans(),
+)
+def test_weights_at_any_scale(raw, rand, log_scale, uniform):
+    s = np.asarray(raw, dtype=float) * 0.5
+    n = s.shape[0]
+    y = np.array([rand.random() < 0.5 for _ in range(n)])
+    y[:2] = [False, True]
+    scale = 10.0**log_scale
+    w = np.ones(n) if uniform else np.array([rand.uniform(0.5, 2) for _ in range(n)])
+    x = np.r_[np.unique(s), np.unique(s) + 0.25, -9.0]
+    tables = venn_abers_tables(s, y, w * scale, test_weight=scale)
+    p0, p1 = venn_abers_lookup(tables, x)
+    assert ((p0 >= 0) & (p1 <= 1) & (p0 <= p1)).all()
+    # the weights' units cancel: the same pairs as at scale 1 (and, for
+    # uniform weights, as unweighted)
+    r0, r1 = venn_abers_lookup(venn_abers_tables(s, y, None if uniform else w), x)
+    np.testing.assert_allclose(p0, r0, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(p1, r1, rtol=1e-12, atol=1e-15)
+    # the calibrator's test point weighs one row whatever the weights
+    cal = VennAbersCalibrator().fit(s, y, sample_weight=w * scale)
+    interval = cal.predict_interval(x)
+    assert ((interval >= 0) & (interval <= 1)).all()
+    proba = cal.predict_proba(x)
+    assert ((proba >= 0) & (proba <= 1)).all()
+    assert not np.isnan(cal.decision_function(x)).any()
+
+
+# ----------------------------------- cross Venn-Abers on small folds (issue 33)
+def test_cross_venn_abers_warns_on_small_folds_and_the_bound_holds():
+    # wine, 3 classes of 48-71: 5 folds hold 9-15 samples of a class, and a
+    # fold's probability of a class with t samples is at most (t+1)/(t+2)
+    from sklearn.datasets import load_wine
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from skcalib import CalibratedClassifier
+
+    X, y = load_wine(return_X_y=True)
+    clf = make_pipeline(StandardScaler(), LogisticRegression())
+    folds = list(StratifiedKFold(5).split(X, y))
+    with pytest.warns(UserWarning, match=r"only 9 samples of class 2.* 0\.909"):
+        cvap = CalibratedClassifier(
+            clf, VennAbersCalibrator(), cv=folds, ensemble=True
+        ).fit(X, y)
+    interval = cvap.predict_interval(X)
+    merged = interval[..., 1] / (1 - interval[..., 0] + interval[..., 1])
+    t = np.array([np.bincount(y[test], minlength=3) for _, test in folds])
+    # the geometric means of the folds' pairs of at most (t/(t+1), 1)
+    bound = 1 / (1 + np.exp(np.mean(-np.log1p(t), axis=0)))
+    assert (merged <= bound + 1e-12).all()
+    # and nearly reaches it: the classes are nearly separable (the
+    # bound, not the data, caps the probabilities)
+    assert (merged.max(axis=0) > bound - 0.002).all()
+    # one calibrator on all out-of-fold scores: no warning
+    CalibratedClassifier(clf, VennAbersCalibrator(), cv=folds).fit(X, y)
+
+
+def test_cross_venn_abers_on_large_folds_does_not_warn():
+    from sklearn.linear_model import LogisticRegression
+
+    from skcalib import CalibratedClassifier
+
+    X, y = _cvap_data(n_classes=3, seed=2)
+    CalibratedClassifier(
+        LogisticRegression(), VennAbersCalibrator(), cv=3, ensemble=True
+    ).fit(X, y)
+    with pytest.warns(UserWarning, match="Cross Venn-Abers"):
+        CalibratedClassifier(
+            LogisticRegression(), VennAbersCalibrator(), cv=10, ensemble=True
+        ).fit(X, y)

@@ -14,6 +14,22 @@ _POS_LABEL = [Real, str, "boolean", None]
 _PROB = Interval(Real, 0, 1, closed="neither")
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 
+#: What to pass instead of probabilities, in the warning of
+#: :func:`~skcalib.utils._validation.warn_if_probabilities`.
+_LLR_INSTEAD = (
+    "LLRs, e.g. scipy.special.logit(p) - scipy.special.logit(pi) for "
+    "posteriors p computed at the target prior pi"
+)
+
+
+#: ... and in :func:`brier_loss`, the mistake of taking it for the mean
+#: squared error of probabilities.
+_BRIER_INSTEAD = (
+    "LLRs (scipy.special.logit(p) - scipy.special.logit(pi) for posteriors p "
+    "computed at the target prior pi); for the mean squared error of "
+    "probabilities, use sklearn.metrics.brier_score_loss"
+)
+
 
 @validate_params(
     {
@@ -93,7 +109,7 @@ def cllr(y_true, llr, *, p_target=None, sample_weight=None, pos_label=None):
     inf
     """
     trials = ScoredTrials._from_metric_inputs(
-        y_true, llr, sample_weight, pos_label, score_name="llr"
+        y_true, llr, sample_weight, pos_label, score_name="llr", instead=_LLR_INSTEAD
     )
     return trials.cllr(p_target)
 
@@ -259,7 +275,7 @@ def beta_rule_loss(
     1.0497
     """
     trials = ScoredTrials._from_metric_inputs(
-        y_true, llr, sample_weight, pos_label, score_name="llr"
+        y_true, llr, sample_weight, pos_label, score_name="llr", instead=_LLR_INSTEAD
     )
     return trials.beta_rule_loss(alpha, beta, p_target=p_target, normalize=normalize)
 
@@ -325,6 +341,11 @@ def brier_loss(
     3.0
     """
     trials = ScoredTrials._from_metric_inputs(
-        y_true, llr, sample_weight, pos_label, score_name="llr"
+        y_true,
+        llr,
+        sample_weight,
+        pos_label,
+        score_name="llr",
+        instead=_BRIER_INSTEAD,
     )
     return trials.brier_loss(p_target=p_target, normalize=normalize)

@@ -37,7 +37,7 @@ from .._special import (
 )
 from ..utils._numpy_compat import count_nonzero, einsum
 from ..utils._sklearn_compat import Interval, validate_parameter_constraints
-from ..utils._validation import check_metric_inputs
+from ..utils._validation import check_metric_inputs, warn_if_probabilities
 from ._application import Application, as_applications, normalized_dcf
 from ._common import _cllr_bits, _error_rates, _log_loss_ratio, _normalized_log_loss
 
@@ -149,12 +149,33 @@ class ScoredTrials:
 
     @classmethod
     def _from_metric_inputs(
-        cls, y_true, y_score, sample_weight, pos_label, *, score_name="y_score"
+        cls,
+        y_true,
+        y_score,
+        sample_weight,
+        pos_label,
+        *,
+        score_name="y_score",
+        instead=None,
     ):
         """The trials of a metric function, whose ``validate_params`` already
-        checked the parameter types; data errors name ``score_name``."""
+        checked the parameter types; data errors name ``score_name``.
+
+        ``instead``: for a metric of LLRs, what to pass instead of
+        probabilities, said if every score lies in [0, 1] (in-memory trials;
+        the warning points at the metric's caller).
+        """
         trials = cls.__new__(cls)
         trials._setup(y_true, y_score, sample_weight, pos_label, score_name)
+        if instead is not None and trials._arrays is not None:
+            # caller -> validate_params -> metric -> here -> the check
+            warn_if_probabilities(
+                trials._arrays[1],
+                name=score_name,
+                expected="log-likelihood-ratios",
+                instead=instead,
+                stacklevel=5,
+            )
         return trials
 
     @classmethod

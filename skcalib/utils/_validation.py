@@ -8,6 +8,7 @@ answer.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from sklearn.utils import assert_all_finite, check_consistent_length
@@ -27,6 +28,7 @@ __all__ = [
     "distinct_labels",
     "plain_value",
     "show_labels",
+    "warn_if_probabilities",
 ]
 
 
@@ -397,3 +399,31 @@ def check_metric_inputs(
                 "target and non-target samples are required."
             )
     return is_target, scores, w
+
+
+#: Fewest values that :func:`warn_if_probabilities` judges: a handful of
+#: small LLRs (a worked example, a property test) is no mistake.
+_MIN_PROBABILITY_LOOK = 10
+
+
+def warn_if_probabilities(values, *, name, expected, instead, stacklevel=3):
+    """Warn that ``values`` look like probabilities where ``expected`` are due.
+
+    Ten values or more, every one in ``[0, 1]``, and not all equal (the
+    LLRs of an uninformative system are all 0): so many LLRs or log-odds
+    hardly ever stay within one nat, and the mistake (``cllr(y, p)``)
+    otherwise gives a plausible, wrong number. ``instead`` says what to
+    pass.
+    """
+    v = np.asarray(values)
+    if v.size < _MIN_PROBABILITY_LOOK:
+        return
+    lo, hi = v.min(), v.max()
+    if 0.0 <= lo < hi <= 1.0:
+        warnings.warn(
+            f"Every value of `{name}` lies in [0, 1]: probabilities where "
+            f"{expected} are expected? They are read as {expected}; "
+            f"pass {instead}.",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
