@@ -49,25 +49,39 @@ def sorted_values(is_target, x, w):
     """
     if w is None:
         s_tar = np.sort(x[is_target])
-        s_non = np.sort(x[~is_target])
-        both = np.concatenate([s_tar, s_non])
+        both = np.concatenate([s_tar, np.sort(x[~is_target])])
         # two sorted runs: the stable sort merges them in one linear pass
         order = np.argsort(both, kind="stable")
         xs = both[order]
-        tar_s = (order < s_tar.shape[0]).astype(np.float64)
+        tar_s = order < s_tar.shape[0]
+        non_s = None
     else:
         order = np.argsort(x, kind="stable")
         xs = x[order]
         ws = w[order]
         tar_s = np.where(is_target[order], ws, 0.0)
-    non_s = (1.0 - tar_s) if w is None else np.where(is_target[order], 0.0, ws)
-    return _distinct(xs, tar_s, non_s)
+        non_s = ws - tar_s
+    new = np.empty(xs.shape[0], dtype=bool)
+    new[0] = True
+    np.not_equal(xs[1:], xs[:-1], out=new[1:])
+    if w is None:
+        tar_s = tar_s.astype(np.float64)
+        non_s = 1.0 - tar_s
+    if new.all():  # no ties: nothing to pool
+        return xs, tar_s, non_s
+    starts = np.flatnonzero(new)
+    return xs[starts], _group_sums(tar_s, starts), _group_sums(non_s, starts)
 
 
-def _distinct(xs, tar_s, non_s):
-    """Pool the sorted trials ``xs`` by distinct value."""
-    starts = np.flatnonzero(np.concatenate([[True], xs[1:] != xs[:-1]]))
-    return xs[starts], np.add.reduceat(tar_s, starts), np.add.reduceat(non_s, starts)
+def _group_sums(values, starts):
+    """Sums of ``values`` over the runs beginning at ``starts``."""
+    cum = np.cumsum(values)
+    ends = np.empty(starts.shape[0], dtype=np.intp)
+    ends[:-1] = starts[1:] - 1
+    ends[-1] = values.shape[0] - 1
+    out = cum[ends]
+    out[1:] -= cum[ends[:-1]]
+    return out
 
 
 def _suffix(weights):
@@ -75,13 +89,6 @@ def _suffix(weights):
     out = np.zeros(weights.shape[0] + 1)
     out[:-1] = np.cumsum(weights[::-1])[::-1]
     return out
-
-
-def _log_ratio(num, den):
-    """``log(num) - log(den)`` for nonnegative arrays: +inf where ``den`` is 0
-    (and ``num`` positive), -inf where ``num`` is 0, without warnings."""
-    with np.errstate(divide="ignore"):
-        return np.log(num) - np.log(den)
 
 
 # ---------------------------------------------------------------- ELUB
@@ -98,21 +105,35 @@ def elub_from_values(u, tar, non):
     """
     w1, w2 = float(tar.sum()), float(non.sum())
     a1, a2 = _suffix(tar), _suffix(non)  # weight of llr >= u_k, i.e. > u_{k-1}
-    # interval k = [u_{k-1}, u_k), where the weight above the threshold is a[k]
-    lo = np.concatenate([[-np.inf], u])
-    hi = np.concatenate([u, [np.inf]])
-    # the threshold LLR 0 itself: worse than neutral there gives (0, 0)
-    k0 = int(np.searchsorted(u, 0.0, side="right"))
-    if (a2[k0] + 1.0) * (w1 + 1.0) > a1[k0] * (w2 + 1.0):
+    # interval k = [u_{k-1}, u_k) (u_{-1} = -inf, u_m = inf), where the weight
+    # above the threshold is a[k]; the bound is in the interval nearest 0
+    # where the condition holds (its root or end beats those of the others)
+    z = int(np.searchsorted(u, 0.0, side="left"))  # intervals 0..z reach below 0
+    p = int(np.searchsorted(u, 0.0, side="right"))  # p..m reach above 0
+    # the threshold LLR 0 itself (interval p): worse than neutral gives (0, 0)
+    if (a2[p] + 1.0) * (w1 + 1.0) > a1[p] * (w2 + 1.0):
         return 0.0, 0.0
-    # below 0: worse iff theta * (w2 - a2)/(w2 + 1) < 1 - a1/(w1 + 1)
-    r = _log_ratio((w1 + 1.0 - a1) / (w1 + 1.0), (w2 - a2) / (w2 + 1.0))
-    sup = np.minimum(np.minimum(hi, r), 0.0)
-    lower = float(np.max(sup[lo < sup], initial=-np.inf))
-    # above 0: worse iff theta * (a2 + 1)/(w2 + 1) > a1/(w1 + 1)
-    s = _log_ratio(a1 / (w1 + 1.0), (a2 + 1.0) / (w2 + 1.0))
-    inf_ = np.maximum(np.maximum(lo, s), 0.0)
-    upper = float(np.min(inf_[inf_ < hi], initial=np.inf))
+    with np.errstate(over="ignore"):
+        theta = np.exp(u)
+    # below 0: worse iff theta * (w2 - a2)/(w2 + 1) < 1 - a1/(w1 + 1), for a
+    # theta in the interval: check at its lower end
+    c1 = (w1 + 1.0 - a1[: z + 1]) / (w1 + 1.0)
+    c2 = (w2 - a2[: z + 1]) / (w2 + 1.0)
+    theta_lo = np.concatenate([[0.0], theta[:z]])
+    k = np.flatnonzero(theta_lo * c2 < c1)[-1]  # interval 0 always qualifies
+    root = math.inf if c2[k] == 0 else math.log(c1[k]) - math.log(c2[k])
+    hi = u[k] if k < u.shape[0] else math.inf
+    lower = min(hi, root, 0.0)
+    # above 0: worse iff theta * (a2 + 1)/(w2 + 1) > a1/(w1 + 1): check at
+    # the interval's upper end
+    b1 = a1[p:] / (w1 + 1.0)
+    b2 = (a2[p:] + 1.0) / (w2 + 1.0)
+    theta_hi = np.concatenate([theta[p:], [np.inf]])
+    with np.errstate(invalid="ignore"):  # inf * b2 is inf: b2 > 0
+        k = p + np.flatnonzero(theta_hi * b2 > b1)[0]
+    root = -math.inf if a1[k] == 0 else math.log(b1[k - p]) - math.log(b2[k - p])
+    lo = u[k - 1] if k > 0 else -math.inf
+    upper = max(lo, root, 0.0)
     return min(lower, 0.0), max(upper, 0.0)
 
 
@@ -148,9 +169,22 @@ def elub_on_grid(u, tar, non, step):
 
 # --------------------------------------------------------- invariance bounds
 def _clipped_values(u, tar, non, extreme):
-    """The distinct values after clipping to ``[-extreme, extreme]``."""
-    xs = np.clip(u, -extreme, extreme)
-    return _distinct(xs, tar, non)
+    """The distinct values after clipping to ``[-extreme, extreme]``: the
+    values beyond each end pooled into one at the end."""
+    lo = int(np.searchsorted(u, -extreme, side="right"))  # u[:lo] <= -extreme
+    hi = int(np.searchsorted(u, extreme, side="left"))  # u[hi:] >= extreme
+    if lo <= 1 and hi >= u.shape[0] - 1:  # at most one value at each end
+        return np.clip(u, -extreme, extreme), tar, non
+    parts = [(u[lo:hi], tar[lo:hi], non[lo:hi])]
+    if lo:
+        parts.insert(
+            0, ([-extreme], tar[:lo].sum(keepdims=True), non[:lo].sum(keepdims=True))
+        )
+    if hi < u.shape[0]:
+        parts.append(
+            ([extreme], tar[hi:].sum(keepdims=True), non[hi:].sum(keepdims=True))
+        )
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
 
 
 def invariance_from_values(u, tar, non):
@@ -179,20 +213,21 @@ def invariance_from_values(u, tar, non):
     lo, hi, s1, s2 = lo[keep], hi[keep], s1[keep], s2[keep]
     p1 = (s1 + 0.5) / (w1 + 1.0)
     p2 = (s2 + 0.5) / (w2 + 1.0)
-    c = np.log(p1) - np.log(p2)  # delta_high < 0 iff t > c
-    inf_ = np.maximum(lo, c)
-    ok = c < hi
-    if ok.any():
-        upper = float(inf_[ok].min())
+    # delta_high < 0 iff t > log(p1 / p2): on an interval iff at its upper
+    # end; the first such interval holds the bound (LLRs are within +/-20)
+    k = np.flatnonzero(p1 < np.exp(hi) * p2)
+    if k.size:
+        k = k[0]
+        upper = max(float(lo[k]), math.log(p1[k]) - math.log(p2[k]))
     else:  # lir: the highest H1 LLR
         upper = float(u[tar > 0][-1])
     q1 = (w1 + 0.5 - s1) / (w1 + 1.0)
     q2 = (w2 + 0.5 - s2) / (w2 + 1.0)
-    d = np.log(q1) - np.log(q2)  # delta_low < 0 iff t < d
-    sup = np.minimum(hi, d)
-    ok = lo < d
-    if ok.any():
-        lower = float(sup[ok].max())
+    # delta_low < 0 iff t < log(q1 / q2): iff at the lower end; the last
+    k = np.flatnonzero(np.exp(lo) * q2 < q1)
+    if k.size:
+        k = k[-1]
+        lower = min(float(hi[k]), math.log(q1[k]) - math.log(q2[k]))
     else:  # lir: the lowest H2 LLR
         lower = float(u[non > 0][0])
     return min(lower, 0.0), max(upper, 0.0)
