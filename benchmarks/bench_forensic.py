@@ -106,8 +106,10 @@ def main(argv=None):
     record = {"commit": git_commit(), "date": utc_now(), "sizes": {}}
     for n in args.sizes:
         y, llr = make_data(n)
-        funcs = {"np.sort": lambda: np.sort(llr)}
-        funcs.update({k: (lambda f=f: f(y, llr)) for k, f in METRICS.items()})
+        funcs = {"np.sort": lambda llr=llr: np.sort(llr)}
+        funcs.update(
+            {k: (lambda f=f, y=y, llr=llr: f(y, llr)) for k, f in METRICS.items()}
+        )
         t = timed(funcs, args.repeats)
         base = t["np.sort"]
         print(f"n = {n:.0e}: np.sort {base * 1e3:.1f} ms")
@@ -133,7 +135,9 @@ def main(argv=None):
         if not peers:
             print("lir not importable: no comparison")
         else:
-            ours = timed({k: (lambda f=METRICS[k]: f(y, llr)) for k in peers}, 3)
+            ours = timed(
+                {k: (lambda f=METRICS[k], y=y, llr=llr: f(y, llr)) for k in peers}, 3
+            )
             theirs = timed(peers, args.lir_repeats)
             print(f"against lir at n = {args.lir_size:.0e}:")
             record["lir"] = {}

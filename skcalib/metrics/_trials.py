@@ -19,6 +19,16 @@ import numpy as np
 from scipy.special import expit, logit
 
 from .._dask import any_dask_collection
+from .._forensic import (
+    devpav_from_blocks,
+    elub_from_values,
+    elub_on_grid,
+    expected_lrs,
+    invariance_from_values,
+    invariance_on_grid,
+    misleading_rates,
+    sorted_values,
+)
 from .._pav import (
     BlockSummary,
     block_llr,
@@ -40,16 +50,6 @@ from ..utils._sklearn_compat import Interval, validate_parameter_constraints
 from ..utils._validation import check_metric_inputs
 from ._application import Application, as_applications, normalized_dcf
 from ._common import _cllr_bits, _error_rates, _log_loss_ratio, _normalized_log_loss
-from ._forensic_core import (
-    devpav_from_blocks,
-    elub_from_values,
-    elub_on_grid,
-    expected_lrs,
-    invariance_from_values,
-    invariance_on_grid,
-    misleading_rates,
-    sorted_values,
-)
 
 __all__ = ["ScoredTrials", "Resampler", "ResamplingUnits", "check_prior_log_odds"]
 
@@ -704,7 +704,7 @@ class ScoredTrials:
 
     # ------------------------------------------------ forensic validation
     # The metrics of skcalib.metrics._forensic (documented there in full),
-    # read from this one object; kernels in skcalib.metrics._forensic_core.
+    # read from this one object; kernels in skcalib._forensic.
     def _sorted_values(self):
         """The distinct scores with each class's weight: one sort, cached."""
         values = getattr(self, "_values", None)
