@@ -211,11 +211,14 @@ def invariance_from_values(u, tar, non):
     keep = lo < hi
     keep[0] = True
     lo, hi, s1, s2 = lo[keep], hi[keep], s1[keep], s2[keep]
+    e = np.exp(u)  # one exp of the LLRs for both ends of every interval
+    exp_lo = np.concatenate([[math.exp(t_start)], e])[keep]
+    exp_hi = np.concatenate([e, [math.exp(t_end)]])[keep]
     p1 = (s1 + 0.5) / (w1 + 1.0)
     p2 = (s2 + 0.5) / (w2 + 1.0)
     # delta_high < 0 iff t > log(p1 / p2): on an interval iff at its upper
     # end; the first such interval holds the bound (LLRs are within +/-20)
-    k = np.flatnonzero(p1 < np.exp(hi) * p2)
+    k = np.flatnonzero(p1 < exp_hi * p2)
     if k.size:
         k = k[0]
         upper = max(float(lo[k]), math.log(p1[k]) - math.log(p2[k]))
@@ -224,7 +227,7 @@ def invariance_from_values(u, tar, non):
     q1 = (w1 + 0.5 - s1) / (w1 + 1.0)
     q2 = (w2 + 0.5 - s2) / (w2 + 1.0)
     # delta_low < 0 iff t < log(q1 / q2): iff at the lower end; the last
-    k = np.flatnonzero(np.exp(lo) * q2 < q1)
+    k = np.flatnonzero(exp_lo * q2 < q1)
     if k.size:
         k = k[-1]
         lower = min(float(hi[k]), math.log(q1[k]) - math.log(q2[k]))
