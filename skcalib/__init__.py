@@ -18,6 +18,7 @@ _LAZY = {
     "AutoCalibrator": "._auto",
     "BaseCalibrator": "._base",
     "BetaCalibrator": "._beta",
+    "BoundedCalibrator": "._bounded",
     "CalibratedClassifier": "._calibrated_classifier",
     "MulticlassAffineCalibrator": "._multiclass_affine",
     "PAVCalibrator": "._pav_calibrators",
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from ._auto import AutoCalibrator
     from ._base import BaseCalibrator
     from ._beta import BetaCalibrator
+    from ._bounded import BoundedCalibrator
     from ._calibrated_classifier import CalibratedClassifier
     from ._fusion import ProperScoringFusion
     from ._multiclass_affine import MulticlassAffineCalibrator
@@ -48,6 +50,7 @@ __all__ = [
     "AutoCalibrator",
     "BaseCalibrator",
     "BetaCalibrator",
+    "BoundedCalibrator",
     "CalibratedClassifier",
     "MulticlassAffineCalibrator",
     "PAVCalibrator",

@@ -9,6 +9,7 @@ from scipy.special import expit
 from scipy.special import logit as _logit
 
 from ._base import BaseCalibrator
+from ._forensic import elub_from_values, invariance_from_values
 from ._pav import (
     BlockSummary,
     _pool,
@@ -111,7 +112,7 @@ class _BasePAVCalibrator(BaseCalibrator):
         **BaseCalibrator._parameter_constraints,
         "interpolation": [StrOptions({"linear", "step"})],
         "out_of_bounds": [StrOptions({"clip", "nan", "raise"})],
-        "extremes": [StrOptions({"raw", "succession", "bound"})],
+        "extremes": [StrOptions({"raw", "succession", "bound", "elub", "invariance"})],
         "max_abs_llr": [Interval(Real, 0, None, closed="neither")],
         "strict": ["boolean"],
     }
@@ -160,8 +161,9 @@ class _BasePAVCalibrator(BaseCalibrator):
         raise NotImplementedError
 
     # The ``extremes`` policy lives here: ``'succession'`` adds its virtual
-    # trials to the blocks (``_pseudo_count``), ``'bound'`` clips the block
-    # LLRs (``_extreme_llr``), ``'raw'`` does neither.
+    # trials to the blocks (``_pseudo_count``), ``'bound'``, ``'elub'`` and
+    # ``'invariance'`` clip the block LLRs (``_extreme_llr``), ``'raw'`` does
+    # neither.
     @property
     def _pseudo_count(self):
         """Weight of each virtual trial of the rule of succession (or 0)."""
@@ -172,6 +174,17 @@ class _BasePAVCalibrator(BaseCalibrator):
         llr = block_llr(blocks, n_tar, n_non)
         if self.extremes == "bound":
             llr = np.clip(llr, -self.max_abs_llr, self.max_abs_llr)
+        elif self.extremes in ("elub", "invariance"):
+            # the bounds of the calibration trials' own PAV-LLRs: the blocks
+            # are their distinct values, with each class's weight
+            bounds = (
+                elub_from_values
+                if self.extremes == "elub"
+                else (invariance_from_values)
+            )
+            tar = np.asarray(blocks.tar, dtype=np.float64)
+            non = np.asarray(blocks.non, dtype=np.float64)
+            llr = np.clip(llr, *bounds(llr, tar, non))
         return llr
 
     def _fit(self, data):
@@ -360,6 +373,12 @@ _PAV_NOTES = r"""
       weight, so every LLR is finite.
     - ``'bound'``: the exact LLRs clipped to :math:`[-m, m]` with
       ``m = max_abs_llr``.
+    - ``'elub'``: the exact LLRs clipped to their empirical lower and upper
+      bounds (Vergeer et al., Science & Justice 2016;
+      :func:`~skcalib.metrics.elub_bounds`), computed on the PAV-LLRs of
+      the calibration trials.
+    - ``'invariance'``: the same with the invariance-verification bounds
+      (Alberink et al., 2025; :func:`~skcalib.metrics.invariance_bounds`).
 
     **Strict.** PAV is flat on each block, which ties the scores of a block
     and changes ranking metrics such as the AUC. With ``strict=True`` the
@@ -406,9 +425,9 @@ class PAVCalibrator(_BasePAVCalibrator):
     out_of_bounds : {'clip', 'nan', 'raise'}, default='clip'
         Scores outside the training range: clipped to the end values, mapped
         to NaN, or a ``ValueError``.
-    extremes : {'raw', 'succession', 'bound'}, default='raw'
-        Treatment of the extreme blocks (see Notes). Under ``'succession'``
-        and ``'bound'`` the probabilities are
+    extremes : {'raw', 'succession', 'bound', 'elub', 'invariance'}
+        Treatment of the extreme blocks (see Notes); default ``'raw'``. Under
+        every policy but ``'raw'`` the probabilities are
         ``sigmoid(llr + logit(calibration_prior_))``.
     max_abs_llr : float, default=20.0
         Bound on ``|llr|`` for ``extremes='bound'`` (nats).
@@ -520,9 +539,11 @@ class PAVLLRCalibrator(_BasePAVCalibrator):
     out_of_bounds : {'clip', 'nan', 'raise'}, default='clip'
         Scores outside the training range: clipped to the end values, mapped
         to NaN, or a ``ValueError``.
-    extremes : {'succession', 'raw', 'bound'}, default='succession'
+    extremes : {'succession', 'raw', 'bound', 'elub', 'invariance'}
         Treatment of the extreme blocks (see Notes); the default gives finite
-        LLRs, as needed to calibrate new data.
+        LLRs, as needed to calibrate new data; ``'elub'`` and
+        ``'invariance'`` bound them as a forensic report would. Default
+        ``'succession'``.
     max_abs_llr : float, default=20.0
         Bound on ``|llr|`` for ``extremes='bound'`` (nats).
     strict : bool, default=False

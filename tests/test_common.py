@@ -8,6 +8,7 @@ import skcalib
 from skcalib import (
     AutoCalibrator,
     BetaCalibrator,
+    BoundedCalibrator,
     CalibratedClassifier,
     MulticlassAffineCalibrator,
     PAVCalibrator,
@@ -25,6 +26,10 @@ CALIBRATORS = [
     PAVLLRCalibrator(),
     PAVCalibrator(strict=True, interpolation="step"),
     PAVLLRCalibrator(extremes="bound", strict=True),
+    PAVLLRCalibrator(extremes="elub"),
+    PAVCalibrator(extremes="invariance"),
+    BoundedCalibrator(),
+    BoundedCalibrator(PAVLLRCalibrator(), bounds="invariance"),
     VennAbersCalibrator(),
     BetaCalibrator(),
     BetaCalibrator(alpha=2, beta=2, p_target=0.2, input_scale="log_odds"),
