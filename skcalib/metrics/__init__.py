@@ -29,9 +29,11 @@ from ._plot import (
     BayesErrorDisplay,
     CalibrationTransformDisplay,
     DETDisplay,
+    ECEDisplay,
     ReliabilityDisplay,
     ROCConvexHullDisplay,
     TippettDisplay,
+    empirical_cross_entropy,
 )
 from ._reliability import reliability_curve
 from ._roc import eer, rocch
@@ -52,6 +54,7 @@ __all__ = [
     "cllr",
     "eer",
     "empirical_bayes_risk",
+    "empirical_cross_entropy",
     "expected_calibration_error",
     "get_scorer",
     "get_scorer_names",
@@ -65,6 +68,7 @@ __all__ = [
     "BayesErrorDisplay",
     "CalibrationTransformDisplay",
     "DETDisplay",
+    "ECEDisplay",
     "ReliabilityDisplay",
     "ROCConvexHullDisplay",
     "TippettDisplay",
