@@ -271,7 +271,7 @@ class ECEDisplay(_DisplayMixin):
     >>> y = [0, 0, 0, 1, 1, 1]
     >>> llr = [-2.0, -0.5, 1.0, -1.0, 2.0, 3.0]
     >>> disp = ECEDisplay.from_predictions(y, llr, name="system A")
-    >>> disp.reference_ece.max()   # the prior entropy at even odds
+    >>> float(disp.reference_ece.max())   # the prior entropy at even odds
     1.0
     """
 
