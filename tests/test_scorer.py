@@ -20,6 +20,8 @@ from skcalib.metrics import (
     brier_loss,
     classwise_calibration_error,
     cllr,
+    cllr_cal,
+    devpav,
     eer,
     empirical_bayes_risk,
     expected_calibration_error,
@@ -35,6 +37,8 @@ from skcalib.metrics import (
 PARAMS = {
     "neg_cllr": {},
     "neg_min_cllr": {},
+    "neg_cllr_cal": {},
+    "neg_devpav": {},
     "neg_brier_loss": {"p_target": 0.3},
     "neg_beta_rule_loss": {"alpha": 2.0, "beta": 1.0},
     "neg_actual_dcf": {"p_target": 0.1},
@@ -45,6 +49,8 @@ PARAMS = {
 METRICS = {
     "neg_cllr": (cllr, "llr"),
     "neg_min_cllr": (min_cllr, "llr"),
+    "neg_cllr_cal": (cllr_cal, "llr"),
+    "neg_devpav": (devpav, "llr"),
     "neg_brier_loss": (brier_loss, "llr"),
     "neg_beta_rule_loss": (beta_rule_loss, "llr"),
     "neg_actual_dcf": (actual_dcf, "llr"),

@@ -24,6 +24,14 @@ from ._ece import (
     expected_calibration_error,
     top_label_calibration_error,
 )
+from ._forensic import (
+    cllr_cal,
+    devpav,
+    elub_bounds,
+    expected_likelihood_ratios,
+    invariance_bounds,
+    misleading_evidence_rates,
+)
 from ._multiclass import multiclass_brier_loss, multiclass_cllr
 from ._plot import (
     BayesErrorDisplay,
@@ -52,14 +60,20 @@ __all__ = [
     "brier_loss",
     "classwise_calibration_error",
     "cllr",
+    "cllr_cal",
+    "devpav",
     "eer",
+    "elub_bounds",
     "empirical_bayes_risk",
     "empirical_cross_entropy",
     "expected_calibration_error",
+    "expected_likelihood_ratios",
+    "invariance_bounds",
     "get_scorer",
     "get_scorer_names",
     "min_cllr",
     "min_dcf",
+    "misleading_evidence_rates",
     "multiclass_brier_loss",
     "multiclass_cllr",
     "reliability_curve",

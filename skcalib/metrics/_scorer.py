@@ -2,8 +2,9 @@
 
 What each scorer reads from the estimator
 -----------------------------------------
-* LLR metrics (``cllr``, ``brier_loss``, ``beta_rule_loss``, ``actual_dcf``)
-  read ``decision_function``, which every skcalib calibrator and
+* LLR metrics (``cllr``, ``brier_loss``, ``beta_rule_loss``, ``actual_dcf``,
+  and the calibration losses ``cllr_cal`` and ``devpav``) read
+  ``decision_function``, which every skcalib calibrator and
   ``CalibratedClassifier`` define as the calibrated natural-log LLR in favour
   of ``classes_[1]``. Giving them the raw ``decision_function`` of an
   uncalibrated classifier measures that classifier's (mis)calibration as LLRs.
@@ -41,6 +42,7 @@ from ._ece import (
     expected_calibration_error,
     top_label_calibration_error,
 )
+from ._forensic import cllr_cal, devpav
 from ._multiclass import multiclass_brier_loss, multiclass_cllr
 from ._roc import eer
 from ._scoring_rules import beta_rule_loss, brier_loss, cllr, min_cllr
@@ -51,6 +53,8 @@ __all__ = ["get_scorer", "get_scorer_names"]
 _SCORERS = {
     "neg_cllr": (cllr, "llr", ()),
     "neg_min_cllr": (min_cllr, "score", ()),
+    "neg_cllr_cal": (cllr_cal, "llr", ()),
+    "neg_devpav": (devpav, "llr", ()),
     "neg_brier_loss": (brier_loss, "llr", ()),
     "neg_beta_rule_loss": (beta_rule_loss, "llr", ("alpha", "beta")),
     "neg_actual_dcf": (actual_dcf, "llr", ("p_target",)),
@@ -185,6 +189,7 @@ def get_scorer(name, **params):
     ----------
     name : str
         One of :func:`get_scorer_names`: ``'neg_cllr'``, ``'neg_min_cllr'``,
+        ``'neg_cllr_cal'``, ``'neg_devpav'``,
         ``'neg_brier_loss'``, ``'neg_beta_rule_loss'`` (needs ``alpha``,
         ``beta``), ``'neg_actual_dcf'``, ``'neg_min_dcf'`` (need
         ``p_target``), ``'neg_eer'``, ``'neg_expected_calibration_error'``,

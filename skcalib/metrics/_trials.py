@@ -40,6 +40,16 @@ from ..utils._sklearn_compat import Interval, validate_parameter_constraints
 from ..utils._validation import check_metric_inputs
 from ._application import Application, as_applications, normalized_dcf
 from ._common import _cllr_bits, _error_rates, _log_loss_ratio, _normalized_log_loss
+from ._forensic_core import (
+    devpav_from_blocks,
+    elub_from_values,
+    elub_on_grid,
+    expected_lrs,
+    invariance_from_values,
+    invariance_on_grid,
+    misleading_rates,
+    sorted_values,
+)
 
 __all__ = ["ScoredTrials", "Resampler", "ResamplingUnits", "check_prior_log_odds"]
 
@@ -710,6 +720,101 @@ class ScoredTrials:
         cand = np.clip(k[None, :] + np.arange(-1, 2)[:, None], 0, last)
         minimum = normalized_dcf(pe, one_minus_pe, pmiss_h[cand], pfa_h[cand])
         return actual, minimum.min(axis=0)
+
+    # ------------------------------------------------ forensic validation
+    # The metrics of skcalib.metrics._forensic (documented there in full),
+    # read from this one object; kernels in skcalib.metrics._forensic_core.
+    def _sorted_values(self):
+        """The distinct scores with each class's weight: one sort, cached."""
+        values = getattr(self, "_values", None)
+        if values is None:
+            values = self._values = sorted_values(*self._trial_arrays())
+        return values
+
+    def cllr_cal(self):
+        """Calibration loss ``cllr() - min_cllr()``, in bits.
+
+        Returns
+        -------
+        cllr_cal : float
+            Nonnegative; ``inf`` for a confidently wrong trial.
+        """
+        loss = self.cllr()
+        if math.isinf(loss):
+            return loss
+        return max(loss - self.min_cllr(), 0.0)
+
+    def devpav(self):
+        """devPAV of the scores read as natural-log LLRs (Vergeer et al.,
+        2021), exact, in natural-log units (lir's base-10 value times
+        ``ln 10``); see :func:`skcalib.metrics.devpav`.
+
+        Returns
+        -------
+        devpav : float
+            Nonnegative, ``inf`` for separated classes or a finite PAV-LLR
+            reaching an infinite LLR.
+        """
+        return devpav_from_blocks(*self.pav_llr())
+
+    def elub_bounds(self, *, grid=None):
+        """Empirical lower and upper bounds on the LLR (Vergeer et al.,
+        2016), exact; see :func:`skcalib.metrics.elub_bounds`.
+
+        Parameters
+        ----------
+        grid : float or None, default=None
+            None for the exact bounds, else lir's base-10 grid spacing.
+
+        Returns
+        -------
+        lower, upper : float
+            Natural-log LLR bounds, ``lower <= 0 <= upper``.
+        """
+        if grid is None:
+            return elub_from_values(*self._sorted_values())
+        return elub_on_grid(*self._sorted_values(), float(grid))
+
+    def invariance_bounds(self, *, grid=None):
+        """Invariance-verification bounds on the LLR (Alberink et al.,
+        2025), exact; see :func:`skcalib.metrics.invariance_bounds`.
+
+        Parameters
+        ----------
+        grid : float, array-like or None, default=None
+            None for the exact bounds, else lir's base-10 grid spacing or
+            thresholds.
+
+        Returns
+        -------
+        lower, upper : float
+            Natural-log LLR bounds, ``lower <= 0 <= upper``.
+        """
+        if grid is None:
+            return invariance_from_values(*self._sorted_values())
+        return invariance_on_grid(*self._sorted_values(), grid)
+
+    def misleading_evidence_rates(self):
+        """``(P(llr < 0 | H1), P(llr > 0 | H2))`` of the scores as LLRs.
+
+        Returns
+        -------
+        rate_h1, rate_h2 : float
+            The weighted shares of misleading target and non-target trials.
+        """
+        return misleading_rates(*self._trial_arrays())
+
+    def expected_likelihood_ratios(self):
+        """``(E[1/LR | H1], E[LR | H2])`` of the scores as natural-log LLRs:
+        both 1 for a calibrated system; see
+        :func:`skcalib.metrics.expected_likelihood_ratios`.
+
+        Returns
+        -------
+        inv_lr_h1, lr_h2 : float
+            Computed in log space (``inf`` where the mean is infinite).
+        """
+        return expected_lrs(*self._trial_arrays())
 
 
 class ResamplingUnits:

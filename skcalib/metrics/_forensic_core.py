@@ -1,0 +1,304 @@
+"""Kernels of the forensic validation metrics, on validated trial arrays.
+
+The exact ELUB and invariance bounds from the distinct scores with each
+class's weight (one sort), lir's grid versions of both, devPAV from the PAV
+blocks, the rates of misleading evidence and the expected LRs. Natural-log
+LLRs throughout. :class:`~skcalib.metrics.ScoredTrials` calls them; the
+public functions and their documentation are in
+:mod:`skcalib.metrics._forensic`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = [
+    "devpav_from_blocks",
+    "elub_from_values",
+    "elub_on_grid",
+    "expected_lrs",
+    "invariance_from_values",
+    "invariance_on_grid",
+    "misleading_rates",
+    "sorted_values",
+]
+
+_LN10 = math.log(10.0)
+
+#: lir's substitutes for infinite LLRs: base-10 LLRs outside (-9, 9) in its
+#: ELUB, and LRs outside (e^-20, e^20) in its invariance bounds.
+_ELUB_EXTREME10 = 9.0
+_INVARIANCE_EXTREME = 20.0
+
+
+# ------------------------------------------------------------- the one sort
+def sorted_values(is_target, x, w):
+    """The distinct scores, increasing, with each class's weight at each.
+
+    One sort of each class (the two together cost one sort of all the
+    trials) and a linear merge of the two sorted runs.
+
+    Returns
+    -------
+    u : ndarray of shape (m,)
+        The distinct scores, increasing (+/-inf allowed).
+    tar, non : ndarray of shape (m,)
+        The target and non-target weight at each distinct score.
+    """
+    if w is None:
+        s_tar = np.sort(x[is_target])
+        s_non = np.sort(x[~is_target])
+        both = np.concatenate([s_tar, s_non])
+        # two sorted runs: the stable sort merges them in one linear pass
+        order = np.argsort(both, kind="stable")
+        xs = both[order]
+        tar_s = (order < s_tar.shape[0]).astype(np.float64)
+    else:
+        order = np.argsort(x, kind="stable")
+        xs = x[order]
+        ws = w[order]
+        tar_s = np.where(is_target[order], ws, 0.0)
+    non_s = (1.0 - tar_s) if w is None else np.where(is_target[order], 0.0, ws)
+    return _distinct(xs, tar_s, non_s)
+
+
+def _distinct(xs, tar_s, non_s):
+    """Pool the sorted trials ``xs`` by distinct value."""
+    starts = np.flatnonzero(np.concatenate([[True], xs[1:] != xs[:-1]]))
+    return xs[starts], np.add.reduceat(tar_s, starts), np.add.reduceat(non_s, starts)
+
+
+def _suffix(weights):
+    """``out[k] = weights[k:].sum()`` for k in 0..m (``out[m] = 0``)."""
+    out = np.zeros(weights.shape[0] + 1)
+    out[:-1] = np.cumsum(weights[::-1])[::-1]
+    return out
+
+
+def _log_ratio(num, den):
+    """``log(num) - log(den)`` for nonnegative arrays: +inf where ``den`` is 0
+    (and ``num`` positive), -inf where ``num`` is 0, without warnings."""
+    with np.errstate(divide="ignore"):
+        return np.log(num) - np.log(den)
+
+
+# ---------------------------------------------------------------- ELUB
+def elub_from_values(u, tar, non):
+    """Exact ELUB bounds (natural-log LLRs) from :func:`sorted_values`.
+
+    The expected utility of deciding "accept H1" when the LR exceeds a
+    threshold ``theta``, with one misleading trial added to each class, is
+    compared with that of the neutral LR 1; the bounds are the thresholds
+    nearest ``theta = 1`` (LLR 0) where the system stops being worse.
+    Between consecutive distinct LLRs the counts are constant and the
+    condition is linear in ``theta``: the bound is either where it turns or
+    an LLR of the data.
+    """
+    w1, w2 = float(tar.sum()), float(non.sum())
+    a1, a2 = _suffix(tar), _suffix(non)  # weight of llr >= u_k, i.e. > u_{k-1}
+    # interval k = [u_{k-1}, u_k), where the weight above the threshold is a[k]
+    lo = np.concatenate([[-np.inf], u])
+    hi = np.concatenate([u, [np.inf]])
+    # the threshold LLR 0 itself: worse than neutral there gives (0, 0)
+    k0 = int(np.searchsorted(u, 0.0, side="right"))
+    if (a2[k0] + 1.0) * (w1 + 1.0) > a1[k0] * (w2 + 1.0):
+        return 0.0, 0.0
+    # below 0: worse iff theta * (w2 - a2)/(w2 + 1) < 1 - a1/(w1 + 1)
+    r = _log_ratio((w1 + 1.0 - a1) / (w1 + 1.0), (w2 - a2) / (w2 + 1.0))
+    sup = np.minimum(np.minimum(hi, r), 0.0)
+    lower = float(np.max(sup[lo < sup], initial=-np.inf))
+    # above 0: worse iff theta * (a2 + 1)/(w2 + 1) > a1/(w1 + 1)
+    s = _log_ratio(a1 / (w1 + 1.0), (a2 + 1.0) / (w2 + 1.0))
+    inf_ = np.maximum(np.maximum(lo, s), 0.0)
+    upper = float(np.min(inf_[inf_ < hi], initial=np.inf))
+    return min(lower, 0.0), max(upper, 0.0)
+
+
+def elub_on_grid(u, tar, non, step):
+    """lir's ELUB (``lir.algorithms.bayeserror.elub``) on its grid of
+    base-10 thresholds of spacing ``step``, in natural-log LLRs.
+
+    The same condition as :func:`elub_from_values`, evaluated at lir's
+    thresholds only (from the larger of the lowest LLR and
+    ``-log10(n_tar + 1)`` to the smaller of the highest LLR and
+    ``log10(n_non + 1)``); a bound is the grid point next to the last
+    threshold (towards LLR 0) where the system is worse than neutral.
+    """
+    w1, w2 = float(tar.sum()), float(non.sum())
+    u10 = np.clip(u / _LN10, -_ELUB_EXTREME10, _ELUB_EXTREME10)
+    llr_min = max(float(u10[0]), -math.log10(w1 + 1.0))
+    llr_max = min(float(u10[-1]), math.log10(w2 + 1.0))
+    k_min = min(0, int(np.floor_divide(llr_min, step)))
+    k_max = max(0, int(np.floor_divide(llr_max, step)) + 1)
+    grid = np.linspace(k_min * step, k_max * step, k_max - k_min + 1)
+    lr = 10.0**u10
+    thr = 10.0**grid
+    # weight of LR > threshold, per class: the LRs are increasing
+    k = np.searchsorted(lr, thr, side="right")
+    a1, a2 = _suffix(tar)[k], _suffix(non)[k]
+    eu_system = 1.0 - a1 / (w1 + 1.0) + thr * ((a2 + 1.0) / (w2 + 1.0))
+    eu_neutral = np.where(thr < 1.0, thr, 1.0)
+    worse = eu_neutral / eu_system < 1.0
+    lower = np.max(grid[(grid <= 0) & worse] + step, initial=grid[0])
+    upper = np.min(grid[(grid >= 0) & worse] - step, initial=grid[-1])
+    return min(float(lower), 0.0) * _LN10, max(float(upper), 0.0) * _LN10
+
+
+# --------------------------------------------------------- invariance bounds
+def _clipped_values(u, tar, non, extreme):
+    """The distinct values after clipping to ``[-extreme, extreme]``."""
+    xs = np.clip(u, -extreme, extreme)
+    return _distinct(xs, tar, non)
+
+
+def invariance_from_values(u, tar, non):
+    """Exact invariance-verification bounds (natural-log LLRs).
+
+    With the Jeffreys-smoothed exceedance probabilities
+    ``p_i(t) = (#{llr_i >= t} + 1/2) / (n_i + 1)`` of each hypothesis,
+    ``delta_high(t) = log p_1(t) - log p_2(t) - t`` and
+    ``delta_low(t) = t - log(1 - p_1(t)) + log(1 - p_2(t))``; the upper
+    bound is the lowest threshold where ``delta_high`` turns negative, the
+    lower bound the highest where ``delta_low`` is negative, over thresholds
+    from ``min(0, lowest LLR)`` to ``max(0, highest LLR)``. LLRs beyond +/-20
+    count as +/-20, as in lir. Between consecutive LLRs the counts are
+    constant and both functions linear in ``t`` with slope -1 and 1.
+    """
+    u, tar, non = _clipped_values(u, tar, non, _INVARIANCE_EXTREME)
+    w1, w2 = float(tar.sum()), float(non.sum())
+    s1, s2 = _suffix(tar), _suffix(non)  # weight of llr >= t on (u_{k-1}, u_k]
+    t_start, t_end = min(0.0, float(u[0])), max(0.0, float(u[-1]))
+    lo = np.concatenate([[t_start], u])
+    hi = np.concatenate([u, [t_end]])
+    # [t_start, u_0] (closed; maybe one point), then (u_{k-1}, u_k], then
+    # (u_{m-1}, t_end]; the empty ones dropped
+    keep = lo < hi
+    keep[0] = True
+    lo, hi, s1, s2 = lo[keep], hi[keep], s1[keep], s2[keep]
+    p1 = (s1 + 0.5) / (w1 + 1.0)
+    p2 = (s2 + 0.5) / (w2 + 1.0)
+    c = np.log(p1) - np.log(p2)  # delta_high < 0 iff t > c
+    inf_ = np.maximum(lo, c)
+    ok = c < hi
+    if ok.any():
+        upper = float(inf_[ok].min())
+    else:  # lir: the highest H1 LLR
+        upper = float(u[tar > 0][-1])
+    q1 = (w1 + 0.5 - s1) / (w1 + 1.0)
+    q2 = (w2 + 0.5 - s2) / (w2 + 1.0)
+    d = np.log(q1) - np.log(q2)  # delta_low < 0 iff t < d
+    sup = np.minimum(hi, d)
+    ok = lo < d
+    if ok.any():
+        lower = float(sup[ok].max())
+    else:  # lir: the lowest H2 LLR
+        lower = float(u[non > 0][0])
+    return min(lower, 0.0), max(upper, 0.0)
+
+
+def invariance_on_grid(u, tar, non, grid):
+    """lir's invariance bounds (``calculate_invariance_bounds``) on its grid
+    of base-10 thresholds, in natural-log LLRs.
+
+    ``grid`` is lir's ``step_size`` (thresholds from ``min(0, lowest)`` to
+    ``max(0, highest) + step``, base 10) or lir's ``llr_threshold`` array.
+    As in lir, a bound falls back to the extreme LLR of the other hypothesis
+    when no threshold after the first is negative.
+    """
+    u, tar, non = _clipped_values(u, tar, non, _INVARIANCE_EXTREME)
+    w1, w2 = float(tar.sum()), float(non.sum())
+    u10 = np.log10(np.exp(u))  # lir's log10 of its substituted LRs
+    if np.ndim(grid) == 0:
+        step = float(grid)
+        grid = np.arange(min(0.0, u10[0]), max(0.0, u10[-1]) + step, step)
+    else:
+        grid = np.asarray(grid, dtype=np.float64)
+    k = np.searchsorted(u10, grid, side="left")  # weight of llr >= t
+    p1 = (_suffix(tar)[k] + 0.5) / (w1 + 1.0)
+    p2 = (_suffix(non)[k] + 0.5) / (w2 + 1.0)
+    delta_high = np.log10(p1) - np.log10(p2) - grid
+    delta_low = grid - np.log10(1.0 - p1) + np.log10(1.0 - p2)
+    neg = np.flatnonzero(delta_high < 0)
+    if neg.size == 0 or (neg.size == 1 and neg[0] == 0):
+        upper = float(u[tar > 0][-1])
+    else:
+        upper = float(grid[neg[0] - 1]) * _LN10
+    neg = np.flatnonzero(delta_low < 0)
+    if neg.size == 0 or (neg.size == 1 and neg[0] == 0):
+        lower = float(u[non > 0][0])
+    else:
+        lower = float(grid[min(neg[-1] + 1, grid.shape[0] - 1)]) * _LN10
+    return min(lower, 0.0), max(upper, 0.0)
+
+
+# ---------------------------------------------------------------- devPAV
+def devpav_from_blocks(llr, lo, hi):
+    """devPAV from the PAV blocks: the PAV-LLR of each block and its range.
+
+    The PAV-transformed LLRs, joined by straight lines, form a curve of
+    points ``(llr, pav_llr)``: each block is a horizontal segment from its
+    lowest to its highest LLR. devPAV is the area between the curve and the
+    identity over the LLR range of the blocks of finite PAV-LLR, divided
+    by that range, integrated exactly segment by segment.
+    """
+    finite = np.isfinite(llr)
+    if not finite.any():  # classes separated: the PAV curve is a step
+        return math.inf
+    y, x0, x1 = llr[finite], lo[finite], hi[finite]
+    if not (np.isfinite(x0[0]) and np.isfinite(x1[-1])):
+        # a finite PAV-LLR held out to an infinite LLR: infinite deviation
+        return math.inf
+    # the curve's vertices: each block's two ends, in increasing LLR
+    xs = np.column_stack([x0, x1]).ravel()
+    ys = np.repeat(y, 2)
+    if xs[-1] == xs[0]:
+        return float(abs(xs[0] - ys[0]))
+    d = ys - xs  # the deviation, linear along each segment
+    d0, d1, dx = d[:-1], d[1:], np.diff(xs)
+    a0, a1 = np.abs(d0), np.abs(d1)
+    same = (d0 >= 0) == (d1 >= 0)
+    total = a0 + a1
+    # |d| integrates to the trapezoid on one side of the identity, and to
+    # two triangles (d0^2 + d1^2) / (2 (|d0| + |d1|)) where it crosses it
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cross = np.where(total > 0, (d0 * d0 + d1 * d1) / (2.0 * total), 0.0)
+    area = np.where(same, 0.5 * total, cross) * dx
+    return float(area.sum() / (xs[-1] - xs[0]))
+
+
+# ------------------------------------------------------- rates, expected LRs
+def misleading_rates(is_target, x, w):
+    """``(P(llr < 0 | H1), P(llr > 0 | H2))``, weighted."""
+    if w is None:
+        n1 = np.count_nonzero(is_target)
+        tar_low = np.count_nonzero(is_target & (x < 0))
+        non_high = np.count_nonzero(~is_target & (x > 0))
+        return float(tar_low / n1), float(non_high / (x.shape[0] - n1))
+    w1 = float(w[is_target].sum())
+    w2 = float(w[~is_target].sum())
+    tar_low = float(w[is_target & (x < 0)].sum())
+    non_high = float(w[~is_target & (x > 0)].sum())
+    return tar_low / w1, non_high / w2
+
+
+def _log_mean_exp(v, w):
+    """``log(weighted mean of exp(v))``, stable for +/-inf and large ``v``."""
+    top = float(v.max())
+    if not math.isfinite(top):  # +inf: the mean is inf; -inf: all are 0
+        return top
+    e = np.exp(v - top)
+    if w is None:
+        return top + math.log(float(e.mean()))
+    return top + math.log(float(np.dot(e, w) / w.sum()))
+
+
+def expected_lrs(is_target, x, w):
+    """``(E[1/LR | H1], E[LR | H2])``: 1 and 1 for a calibrated system."""
+    w1 = None if w is None else w[is_target]
+    w2 = None if w is None else w[~is_target]
+    log_inv = _log_mean_exp(-x[is_target], w1)
+    log_lr = _log_mean_exp(x[~is_target], w2)
+    with np.errstate(over="ignore"):
+        return float(np.exp(log_inv)), float(np.exp(log_lr))
