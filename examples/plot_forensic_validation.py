@@ -6,9 +6,10 @@ A forensic laboratory that reports likelihood ratios (LRs) validates its
 system before using it in casework, following the guideline of Meuwly,
 Ramos and Haraksim (Forensic Science International, 2017): it measures the
 *accuracy* of the LRs (Cllr), their *discriminating power* (minimum Cllr,
-EER), their *calibration* (Cllr_cal, the ECE plot, the rates of misleading
-evidence, a reliability diagram) and reports the figures of a Tippett plot
-and an empirical cross-entropy (ECE) plot.
+EER), their *calibration* (Cllr_cal, devPAV, the ECE plot, the rates of
+misleading evidence, a reliability diagram), the range the data supports
+(ELUB bounds), and shows a Tippett plot and an empirical cross-entropy (ECE)
+plot.
 
 This example validates a real system this way: the LRs of an automated
 comparison of firearm marks on cartridge case primers (Baiker-Sørensen et
@@ -74,30 +75,61 @@ print(
 # measures discrimination alone; the difference, Cllr_cal, is the loss due
 # to calibration. The EER is the other discrimination figure of the
 # guideline; ``return_threshold=True`` gives the LLR at which it is reached.
+#
+# devPAV (Vergeer et al., 2021) is a second calibration figure: the area
+# between the PAV-transformed LLRs and the identity, per unit of LLR range.
+# skcalib gives it in natural-log units; divide by ln 10 for lir's value.
 cllr = trials.cllr()
 min_cllr = trials.min_cllr()
+cllr_cal = trials.cllr_cal()
 eer, eer_llr = trials.eer(return_threshold=True)
+devpav = trials.devpav()
 print(f"Cllr      {cllr:.4f} bits   (accuracy)")
 print(f"min Cllr  {min_cllr:.4f} bits   (discrimination)")
-print(f"Cllr_cal  {cllr - min_cllr:.4f} bits   (calibration loss)")
+print(f"Cllr_cal  {cllr_cal:.4f} bits   (calibration loss)")
+print(f"devPAV    {devpav / np.log(10):.3f} (log10 units)")
 print(f"EER       {eer:.2%} at log10 LR {eer_llr / np.log(10):.2f}")
+
+# %%
+# Misleading evidence and the expected LRs
+# ----------------------------------------
+# The rates of misleading evidence are the proportion of same-source
+# comparisons with LR < 1 and of different-source comparisons with LR > 1.
+# For a calibrated system the LR has expectation 1 under H2 and 1/LR has
+# expectation 1 under H1 (Good, 1985): a mean far from 1 flags LRs that
+# overstate the evidence. Here a single different-source comparison with
+# an LR of 10 to the power 15.9 makes the mean LR under H2 astronomic.
+rate_h1, rate_h2 = trials.misleading_evidence_rates()
+inv_lr_h1, lr_h2 = trials.expected_likelihood_ratios()
+print(f"misleading evidence: P(LR < 1 | H1) = {rate_h1:.1%}, ", end="")
+print(f"P(LR > 1 | H2) = {rate_h2:.1%}")
+print(f"E[1/LR | H1] = {inv_lr_h1:.3g}, E[LR | H2] = {lr_h2:.3g}")
+
+# %%
+# Bounds on the LRs
+# -----------------
+# Empirical lower and upper bounds (ELUB, Vergeer et al., Science & Justice
+# 2016) and the invariance bounds (Alberink et al., 2025) say how far the
+# validation data supports the LRs: LRs beyond the bounds are not backed by
+# these 665 comparisons, and a laboratory reports them at the bound. skcalib
+# computes both exactly, with no threshold grid, as natural-log LLRs.
+for label, bounds in [
+    ("ELUB", trials.elub_bounds()),
+    ("invariance", trials.invariance_bounds()),
+]:
+    lo10, hi10 = np.asarray(bounds) / np.log(10)
+    print(f"{label:>10} bounds: log10 LR in [{lo10:.3f}, {hi10:.3f}]")
 
 # %%
 # Tippett plot and rates of misleading evidence
 # ---------------------------------------------
 # For every value x of the log10 LR, the proportion of same-source and of
 # different-source comparisons whose LR is at least 10 to the power x. The
-# rates of misleading evidence, the proportion of same-source comparisons
-# with LR < 1 and of different-source comparisons with LR > 1, are the
-# curves' heights at 0 and are given in the legend.
+# rates of misleading evidence are the curves' heights at 0, given in the
+# legend.
 tippett = TippettDisplay.from_trials(trials, log10=True, name="cartridge cases")
 tippett.ax_.set_title("Tippett plot of the cartridge-case LRs (665 comparisons)")
 tippett.figure_.savefig(OUT / "forensic_tippett.png", dpi=70)
-print(
-    f"misleading evidence: {tippett.misleading_target:.1%} of same-source "
-    f"comparisons with LR < 1, {tippett.misleading_nontarget:.1%} of "
-    "different-source comparisons with LR > 1"
-)
 
 # %%
 # ECE plot
@@ -138,4 +170,6 @@ plt.show()
 assert abs(ece_sys[3] - cllr) < 1e-12 and abs(ece_pav[3] - min_cllr) < 1e-12
 assert ece_ref[3] == 1.0
 assert 0.0 <= eer <= 0.5 and eer_llr in data.llr
+assert (rate_h1, rate_h2) == (tippett.misleading_target, tippett.misleading_nontarget)
+assert abs(cllr_cal - (cllr - min_cllr)) < 1e-12
 # sphinx_gallery_end_ignore
