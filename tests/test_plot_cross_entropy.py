@@ -290,3 +290,35 @@ def test_infinite_system_curve_is_not_drawn_as_nan_warning():
     assert np.isinf(disp.ece).all()
     assert np.isnan(disp.line_.get_ydata()).all()
     assert np.isfinite(disp.ax_.get_ylim()).all()
+
+
+@pytest.mark.parametrize("scale, offset", [(3.0, 0.0), (1.0, -60.0), (1.0, 60.0)])
+def test_binned_taylor_sums_equal_the_direct_sums(scale, offset):
+    # many trials take the binned expansion; it equals the sums term by term
+    from skcalib.metrics._plot._cross_entropy import (
+        _softplus_sums_binned,
+        _softplus_sums_direct,
+    )
+
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=20000) * scale + offset
+    w = rng.uniform(0, 2, x.shape[0])
+    shifts = np.linspace(-9, 9, 37)
+    binned = _softplus_sums_binned(x, w, shifts)
+    assert binned is not None
+    np.testing.assert_allclose(binned, _softplus_sums_direct(x, w, shifts), rtol=1e-13)
+    # a wide range falls back to the direct sums
+    assert _softplus_sums_binned(np.r_[x[:100], 1e300], w[:101], shifts) is None
+
+
+def test_large_system_at_even_odds_is_cllr():
+    _, y, llr = make_gaussian_scores(40000, random_state=12)
+    llr[:3] = [np.inf, -np.inf, 5.0]
+    y[:3] = [1, 0, 0]
+    w = np.random.default_rng(3).uniform(0, 2, y.shape[0])
+    plo, ece, pav, ref = empirical_cross_entropy(y, llr, sample_weight=w)
+    k = int(np.flatnonzero(plo == 0.0)[0])
+    assert ece[k] == pytest.approx(cllr(y, llr, sample_weight=w), rel=0, abs=1e-12)
+    assert pav[k] == pytest.approx(min_cllr(y, llr, sample_weight=w), rel=0, abs=1e-12)
+    expected = [cllr(y, llr, sample_weight=w, p_target=float(expit(e))) for e in plo]
+    np.testing.assert_allclose(ece, np.array(expected) * ref, rtol=1e-12)

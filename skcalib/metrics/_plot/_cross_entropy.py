@@ -9,6 +9,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..._special import log1pexp
+from ...utils._numpy_compat import einsum
 from ...utils._sklearn_compat import validate_params
 from .._trials import ScoredTrials, check_prior_log_odds
 from ._base import _DisplayMixin
@@ -33,25 +34,119 @@ def _default_grid(prior_log_odds):
 def _mean_softplus(x, w, shifts):
     """``sum_i w_i log(1 + exp(x_i + s)) / sum_i w_i`` for each shift ``s``.
 
-    ``x`` may hold +/-inf (``log1pexp`` is exact there: 0 at -inf, inf at
-    +inf). ``w`` None means unit weights. Cost O(len(x) * len(shifts)), in
-    chunks of the trials so that no (trials x shifts) matrix is formed.
+    ``x`` may hold +/-inf (a term is 0 at -inf and inf at +inf). ``w`` None
+    means unit weights. Many trials over a moderate LLR range take the
+    binned Taylor expansion (:func:`_softplus_sums_binned`), O(n) plus a
+    small (bins x shifts) table; otherwise one pass over the trials per
+    shift, in chunks so that no (trials x shifts) matrix is formed.
     """
-    total = np.zeros(shifts.shape[0])
     if x.shape[0] == 0:
-        return total
-    norm = float(x.shape[0]) if w is None else float(w.sum())
+        return np.zeros(shifts.shape[0])
+    w = np.ones(x.shape[0]) if w is None else w
+    norm = float(w.sum())
+    pos_inf = x == np.inf
+    if pos_inf.any():  # a positive weight at +inf: infinite at every shift
+        return np.full(shifts.shape[0], np.inf)
+    finite = x > -np.inf  # -inf costs 0 at every shift
+    if not finite.all():
+        x, w = x[finite], w[finite]
+    if x.shape[0] == 0:
+        return np.zeros(shifts.shape[0])
+    total = _softplus_sums_binned(x, w, shifts)
+    if total is None:
+        total = _softplus_sums_direct(x, w, shifts)
+    return total / norm
+
+
+def _softplus_sums_direct(x, w, shifts):
+    """``sum_i w_i softplus(x_i + s)``, one pass per shift."""
+    total = np.zeros(shifts.shape[0])
     size = min(x.shape[0], _CHUNK)
     shifted, cost = np.empty(size), np.empty(size)
     for start in range(0, x.shape[0], _CHUNK):
-        xc = x[start : start + _CHUNK]
-        wc = None if w is None else w[start : start + _CHUNK]
+        xc, wc = x[start : start + _CHUNK], w[start : start + _CHUNK]
         b, v = shifted[: xc.shape[0]], cost[: xc.shape[0]]
         for g, s in enumerate(shifts.tolist()):
             np.add(xc, s, out=b)
             log1pexp(b, out=v, overwrite_x=True)
-            total[g] += float(v.sum()) if wc is None else float(wc @ v)
-    return total / norm
+            total[g] += float(wc @ v)
+    return total
+
+
+#: Bin width and Taylor order of the binned sums. Every finite LLR is within
+#: _HALF_WIDTH = 1/8 of its bin's centre; softplus is analytic in the strip
+#: |Im| < pi (sigmoid's poles at +/-i pi), so the Taylor remainder after
+#: order K is about 2 (1/8 / pi)^(K+1) / pi: below 1e-17 at K = 11, and
+#: relative to e^-|y| in the tails, where every derivative is that small too.
+_BIN_WIDTH = 0.25
+_ORDER = 11
+
+
+def _sigmoid_derivative_polys(order):
+    """Coefficients (increasing powers of ``s = sigmoid(y)``) of the m-th
+    derivative of the sigmoid, m = 1..order: ``P_1 = s - s^2`` and
+    ``P_{m+1} = (s - s^2) P_m'``."""
+    polys = [np.array([0.0, 1.0, -1.0])]
+    for _ in range(order - 1):
+        p = polys[-1]
+        dp = p[1:] * np.arange(1, p.shape[0])  # P_m'
+        nxt = np.zeros(p.shape[0] + 1)
+        nxt[1:-1] += dp  # s * P_m'
+        nxt[2:] -= dp  # - s^2 * P_m'
+        polys.append(nxt)
+    return polys
+
+
+_SIGMOID_POLYS = _sigmoid_derivative_polys(_ORDER - 1)  # f^(2) .. f^(K)
+_FACTORIALS = np.array([math.factorial(k) for k in range(_ORDER + 1)], dtype=float)
+
+
+def _softplus_sums_binned(x, w, shifts):
+    """``sum_i w_i softplus(x_i + s)`` by a Taylor expansion per LLR bin.
+
+    With ``c_b`` the centre of bin ``b`` and ``d_i = x_i - c_b``,
+    ``softplus(x_i + s) = sum_k f^(k)(c_b + s) d_i^k / k!``: the weighted
+    moments ``sum_i w_i d_i^k / k!`` of each bin (k <= 11) are computed once
+    in O(n), then each shift costs O(bins). None when the LLRs span too many
+    bins for that to be cheaper than the direct sums.
+    """
+    n = x.shape[0]
+    lo, hi = float(x.min()), float(x.max())
+    n_bins = (hi - lo) / _BIN_WIDTH + 2.0
+    if n_bins * (_ORDER + 1) > n / 4:
+        return None
+    # bin b holds [origin + (b - 1/2) width, origin + (b + 1/2) width): the
+    # nonnegative values are truncated to their index (np.rint is slower)
+    origin = math.floor(lo / _BIN_WIDTH) * _BIN_WIDTH
+    scaled = x - origin
+    scaled *= 1.0 / _BIN_WIDTH
+    scaled += 0.5
+    idx = scaled.astype(np.intp)
+    n_bins = int(idx.max()) + 1
+    centres = origin + np.arange(n_bins) * _BIN_WIDTH
+    d = x - centres[idx]  # |d| <= 1/8 up to rounding
+    term = w.copy()
+    moments = np.empty((_ORDER + 1, n_bins))
+    for k in range(_ORDER + 1):
+        if k:
+            term *= d
+        moments[k] = np.bincount(idx, weights=term, minlength=n_bins)
+    moments /= _FACTORIALS[:, None]
+    # derivatives of softplus at every (bin, shift): f = softplus, f' =
+    # sigmoid, f^(k) = sigmoid^(k-1), the latter from the polynomials in
+    # s = sigmoid(-|y|) <= 1/2 (no cancellation in 1 - s), with the parity
+    # sigmoid^(m)(y) = (-1)^(m+1) sigmoid^(m)(-y)
+    y = centres[:, None] + shifts[None, :]
+    total = einsum("b,bg->g", moments[0], log1pexp(y))
+    total += einsum("b,bg->g", moments[1], expit(y))
+    s = expit(-np.abs(y))
+    flip = y > 0
+    for m, poly in enumerate(_SIGMOID_POLYS, start=1):
+        value = np.polynomial.polynomial.polyval(s, poly)
+        if m % 2 == 0:
+            value[flip] *= -1.0
+        total += einsum("b,bg->g", moments[m + 1], value)
+    return total
 
 
 def _weighted_ece(mean_tar, mean_non, plo):
