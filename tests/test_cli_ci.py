@@ -313,3 +313,39 @@ def test_ci_resamples_the_one_validated_trials(files, monkeypatch, capsys):
     with pytest.raises(ValueError, match="weights over the sorted trials"):
         replicas[0].as_arrays()
     assert out["min_dcf"] == min_dcf(files["y"], files["llr"], p_target=0.5)
+
+
+def test_ece_plot_and_reliability_diagram(files, tmp_path, capsys):
+    args = ["evaluate", files["two"], "--ece-plot", "ece.png"]
+    args += ["--reliability", "rel.svg", "--tippett", "t.png"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "ECE plot written to ece.png" in text
+    assert "reliability diagram written to rel.svg" in text
+    assert (tmp_path / "ece.png").read_bytes().startswith(b"\x89PNG")
+    assert b"<svg" in (tmp_path / "rel.svg").read_bytes()[:400]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ece_plot"] == "ece.png" and out["reliability"] == "rel.svg"
+
+
+def test_ece_plot_output_checks(files, tmp_path, capsys):
+    args = ["evaluate", files["two"], "--ece-plot", "a.png", "--reliability", "a.png"]
+    assert main(args) == 2
+    assert "the same file is given to --ece-plot and --reliability" in (
+        capsys.readouterr().err
+    )
+    assert main(["evaluate", files["two"], "--ece-plot", files["two"]]) == 2
+    assert not (tmp_path / "a.png").exists()
+
+
+def test_ece_plot_of_infinite_llrs(files, tmp_path, capsys):
+    llr = np.array(files["llr"], dtype=float)
+    y = files["y"]
+    llr[np.flatnonzero(y == 1)[0]] = -np.inf  # a confidently wrong target
+    path = tmp_path / "inf.txt"
+    path.write_text(
+        "".join(f"{float(v)!r} {int(t)}\n" for v, t in zip(llr, y, strict=True))
+    )
+    assert main(["-q", "evaluate", str(path), "--ece-plot", "inf.png"]) == 0
+    assert (tmp_path / "inf.png").read_bytes().startswith(b"\x89PNG")

@@ -1,6 +1,7 @@
 """Tests of rocch and eer (skcalib.metrics._roc)."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -8,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from skcalib.metrics import eer, min_dcf, rocch
+from skcalib.metrics import ScoredTrials, eer, min_dcf, rocch
 
 HYP = settings(derandomize=True, database=None, deadline=None, max_examples=40)
 
@@ -198,3 +199,84 @@ def test_eer_invariant_and_bounded(data):
     with np.errstate(divide="ignore"):
         slope = -df / dm
     assert np.all(np.diff(slope) < 0)
+
+
+def _brute_eer_threshold(y, s, w):
+    """ROCCH-EER and its threshold by brute force: every threshold's ROC point,
+    the lower convex hull by the monotone chain, then the convention."""
+    # exact rational arithmetic: a point collinear with a hull segment must
+    # not turn into a vertex by rounding
+    y, s = np.asarray(y), np.asarray(s)
+    w = [Fraction(float(v)) for v in w]
+    thresholds = np.r_[np.unique(s), np.inf]
+    tar = sum(wi for wi, yi in zip(w, y, strict=True) if yi == 1)
+    non = sum(wi for wi, yi in zip(w, y, strict=True) if yi == 0)
+
+    def point(t):
+        fa = sum(wi for wi, yi, si in zip(w, y, s, strict=True) if yi == 0 and si >= t)
+        miss = sum(wi for wi, yi, si in zip(w, y, s, strict=True) if yi == 1 and si < t)
+        return fa / non, miss / tar, t
+
+    pts = [point(t) for t in thresholds]
+    pts.sort(key=lambda p: (p[0], p[1]))  # by pfa, then pmiss
+    # at one false-alarm rate only the lowest miss rate can be on the hull
+    pts = [p for i, p in enumerate(pts) if i == 0 or p[0] != pts[i - 1][0]]
+    hull = []
+    for p in pts:
+        while len(hull) >= 2:
+            (x1, y1, _), (x2, y2, _) = hull[-2], hull[-1]
+            if (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1) <= 0:
+                hull.pop()  # not a left turn: not a lower-hull vertex
+            else:
+                break
+        hull.append(p)
+    hull = hull[::-1]  # accept all (pfa 1) first
+    d = [pm - pf for pf, pm, _ in hull]
+    v = next(i for i, di in enumerate(d) if di >= 0)
+    (xa, ya, _), (xb, yb, _) = hull[v - 1], hull[v]
+    value = (xa * yb - ya * xb) / ((yb - ya) - (xb - xa))
+    if d[v] > 0 and -d[v - 1] <= d[v]:
+        v -= 1
+    return float(value), hull[v][2]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("seed", range(40))
+def test_eer_threshold_brute_force(seed, weighted):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 30))
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    s = np.round(rng.normal(size=n) + y * rng.uniform(0, 2), 1)  # ties
+    w = rng.uniform(0.1, 2.0, n) if weighted else np.ones(n)
+    value, threshold = eer(y, s, sample_weight=w, return_threshold=True)
+    want_value, want_threshold = _brute_eer_threshold(y, s, w)
+    assert value == pytest.approx(want_value, abs=1e-12)
+    assert threshold == want_threshold
+    assert threshold in s
+    # the error rates at the threshold straddle the EER
+    pmiss = w[(y == 1) & (s < threshold)].sum() / w[y == 1].sum()
+    pfa = w[(y == 0) & (s >= threshold)].sum() / w[y == 0].sum()
+    assert min(pmiss, pfa) <= value + 1e-12 <= max(pmiss, pfa) + 2e-12
+    trials = ScoredTrials(y, s, sample_weight=w)
+    assert trials.eer(return_threshold=True) == (value, threshold)
+    assert trials.eer() == value
+
+
+def test_eer_threshold_edge_cases():
+    # one tied block: accept all, at the only score
+    assert eer([0, 1], [0.0, 0.0], return_threshold=True) == (0.5, 0.0)
+    # separated classes: the lowest target score
+    assert eer([0, 0, 1, 1], [-1.0, 0.0, 2.0, 3.0], return_threshold=True) == (0.0, 2.0)
+    # infinite scores are thresholds too
+    value, threshold = eer([0, 1, 1], [-np.inf, np.inf, np.inf], return_threshold=True)
+    assert (value, threshold) == (0.0, np.inf)
+    y, s = np.array([0, 1, 0, 1]), np.array([0.5, 0.2, 0.1, 0.9])
+    copies = y.copy(), s.copy()
+    eer(y, s, return_threshold=True)
+    np.testing.assert_array_equal(y, copies[0])
+    np.testing.assert_array_equal(s, copies[1])
+    with pytest.raises(ValueError, match="return_threshold"):
+        eer([0, 1], [0.0, 1.0], return_threshold="yes")
+    with pytest.raises(ValueError, match="return_threshold"):
+        ScoredTrials([0, 1], [0.0, 1.0]).eer(return_threshold=1)

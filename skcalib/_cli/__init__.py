@@ -4,7 +4,8 @@
 
     skcalib evaluate SCORES [--key KEY] [--p-target P --c-miss C --c-fa C]
                             [--plot FILE.png] [--det FILE.png]
-                            [--tippett FILE.png] [--ci LEVEL
+                            [--tippett FILE.png] [--ece-plot FILE.png]
+                            [--reliability FILE.png] [--ci LEVEL
                             [--ci-method {percentile,basic,bca}]
                             [--groups {model,segment}] [--n-resamples N]]
                             [--json]

@@ -269,9 +269,15 @@ def evaluate(args, progress: Progress) -> Evaluation:
 def cmd_evaluate(args) -> int:
     check_ci_options(args)
     check_outputs(
-        {"--plot": args.plot, "--det": args.det, "--tippett": args.tippett},
+        {
+            "--plot": args.plot,
+            "--det": args.det,
+            "--tippett": args.tippett,
+            "--ece-plot": args.ece_plot,
+            "--reliability": args.reliability,
+        },
         {"SCORES": args.scores, "--key": args.key},
-        figures=("--plot", "--det", "--tippett"),
+        figures=("--plot", "--det", "--tippett", "--ece-plot", "--reliability"),
     )
     check_inputs([args.scores, args.key])
     progress = Progress(args.quiet)

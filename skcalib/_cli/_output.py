@@ -198,6 +198,8 @@ PLOTS = (
     ("plot", "Bayes error plot"),
     ("det", "DET plot"),
     ("tippett", "Tippett plot"),
+    ("ece_plot", "ECE plot"),
+    ("reliability", "reliability diagram"),
 )
 
 
@@ -312,6 +314,10 @@ def evaluation_plots(result, args, progress) -> dict:
         "tippett": lambda path: tippett_plot(
             name, trials, path, f"Tippett plot: {name}"
         ),
+        "ece_plot": lambda path: ece_plot(name, trials, path, f"ECE plot: {name}"),
+        "reliability": lambda path: reliability_plot(
+            name, trials, path, f"Reliability diagram: {name}"
+        ),
     }
     failed = {}
     for option, _ in PLOTS:
@@ -395,6 +401,33 @@ def tippett_plot(name, trials, path: str, title: str) -> None:
         save_figure(fig, path)
     finally:
         plt.close(fig)
+
+
+def ece_plot(name, trials, path: str, title: str) -> None:
+    """Write an empirical cross-entropy plot of the LLRs of one score file."""
+    plt = _pyplot()
+    from ..metrics import ECEDisplay
+
+    disp = ECEDisplay.from_trials(trials, name=name)
+    try:
+        disp.ax_.set_title(title, fontsize="medium")
+        save_figure(disp.figure_, path)
+    finally:
+        plt.close(disp.figure_)
+
+
+def reliability_plot(name, trials, path: str, title: str) -> None:
+    """Write a reliability diagram of the LLRs of one score file, read as
+    posteriors at the proportion of targets."""
+    plt = _pyplot()
+    from ..metrics import ReliabilityDisplay
+
+    disp = ReliabilityDisplay.from_trials(trials, name=name)
+    try:
+        disp.ax_.set_title(title, fontsize="medium")
+        save_figure(disp.figure_, path)
+    finally:
+        plt.close(disp.figure_)
 
 
 def figure_format(path: str, option: str | None = None) -> str:

@@ -192,6 +192,18 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE.png",
         help="also write a Tippett plot (LLRs in natural log)",
     )
+    ev.add_argument(
+        "--ece-plot",
+        metavar="FILE.png",
+        help="also write an empirical cross-entropy (ECE) plot: the LLRs, their "
+        "PAV-LLRs and LR = 1 against the prior log-odds",
+    )
+    ev.add_argument(
+        "--reliability",
+        metavar="FILE.png",
+        help="also write a reliability diagram of the LLRs' posteriors at the "
+        "proportion of targets (10 bins, 95%% Clopper-Pearson intervals)",
+    )
     ci = ev.add_argument_group("confidence intervals (bootstrap)")
     ci.add_argument(
         "--ci",

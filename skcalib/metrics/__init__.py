@@ -37,9 +37,11 @@ from ._plot import (
     BayesErrorDisplay,
     CalibrationTransformDisplay,
     DETDisplay,
+    ECEDisplay,
     ReliabilityDisplay,
     ROCConvexHullDisplay,
     TippettDisplay,
+    empirical_cross_entropy,
 )
 from ._reliability import reliability_curve
 from ._roc import eer, rocch
@@ -63,6 +65,7 @@ __all__ = [
     "eer",
     "elub_bounds",
     "empirical_bayes_risk",
+    "empirical_cross_entropy",
     "expected_calibration_error",
     "expected_likelihood_ratios",
     "invariance_bounds",
@@ -79,6 +82,7 @@ __all__ = [
     "BayesErrorDisplay",
     "CalibrationTransformDisplay",
     "DETDisplay",
+    "ECEDisplay",
     "ReliabilityDisplay",
     "ROCConvexHullDisplay",
     "TippettDisplay",

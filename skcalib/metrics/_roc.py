@@ -76,8 +76,11 @@ def rocch(y_true, y_score, *, sample_weight=None, pos_label=None):
     return trials.rocch()
 
 
-@validate_params(_CONSTRAINTS, prefer_skip_nested_validation=True)
-def eer(y_true, y_score, *, sample_weight=None, pos_label=None):
+@validate_params(
+    {**_CONSTRAINTS, "return_threshold": ["boolean"]},
+    prefer_skip_nested_validation=True,
+)
+def eer(y_true, y_score, *, sample_weight=None, pos_label=None, return_threshold=False):
     """Equal error rate of the ROC convex hull (ROCCH-EER).
 
     The error rate at which the convex hull of the ROC crosses
@@ -96,11 +99,18 @@ def eer(y_true, y_score, *, sample_weight=None, pos_label=None):
     pos_label : int, float, bool or str, default=None
         The target label. May be omitted for labels in {0, 1}, {-1, 1} or
         booleans.
+    return_threshold : bool, default=False
+        Whether to return, too, the score threshold of the hull vertex
+        nearest the EER (see Notes).
 
     Returns
     -------
     eer : float
         The ROCCH-EER, in [0, 0.5].
+    threshold : float
+        Only if ``return_threshold``: a score of the trials; deciding
+        "target" for the scores ``>= threshold`` gives the hull vertex
+        nearest the EER.
 
     See Also
     --------
@@ -113,6 +123,17 @@ def eer(y_true, y_score, *, sample_weight=None, pos_label=None):
     effective priors, :math:`\\max_{\\pi} \\min_{\\text{hull}}
     (\\pi P_{miss} + (1-\\pi) P_{fa})`.
 
+    The threshold: hull vertex :math:`k` rejects the :math:`k` lowest PAV
+    blocks of the scores, i.e. accepts the scores at or above the lowest
+    score of block :math:`k`, which is its threshold. Where the hull
+    crosses :math:`P_{miss} = P_{fa}` at a vertex, that vertex's threshold
+    is returned; where it crosses inside a segment, the EER is reached only
+    by randomizing over the block between the segment's ends (its trials
+    accepted with some probability), and the threshold returned is that of
+    the end nearer the diagonal (smaller :math:`|P_{miss} - P_{fa}|`), the
+    lower threshold on a tie. The error rates at that threshold then
+    straddle the EER: one at or below it, the other at or above.
+
     References
     ----------
     .. [1] N. Brümmer and E. de Villiers, "The BOSARIS toolkit" (rocch2eer).
@@ -124,6 +145,10 @@ def eer(y_true, y_score, *, sample_weight=None, pos_label=None):
     0.2222
     >>> float(eer([0, 1], [0.0, 0.0]))  # one tied block: chance level
     0.5
+    >>> value, threshold = eer([0, 0, 1, 0, 1, 1], [0.1, 0.2, 0.3, 0.4, 0.4, 0.9],
+    ...                        return_threshold=True)
+    >>> round(value, 4), threshold   # accept the scores >= 0.3
+    (0.2222, 0.3)
     """
     trials = ScoredTrials._from_metric_inputs(y_true, y_score, sample_weight, pos_label)
-    return trials.eer()
+    return trials.eer(return_threshold=return_threshold)

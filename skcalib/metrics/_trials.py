@@ -388,16 +388,35 @@ class ScoredTrials:
         """
         return block_proba(self._summary())
 
-    def eer(self):
+    def eer(self, return_threshold=False):
         """Equal error rate of the ROC convex hull (ROCCH-EER).
+
+        Parameters
+        ----------
+        return_threshold : bool, default=False
+            Whether to return the score threshold of the hull vertex nearest
+            the EER too.
 
         Returns
         -------
         eer : float
             The error rate where the hull crosses ``P_miss == P_fa``, in
             [0, 0.5].
+        threshold : float
+            Only if ``return_threshold``: deciding "target" for the scores
+            ``>= threshold`` gives the hull vertex at the crossing, or, when
+            the hull crosses inside a segment (an operating point that
+            randomizes over one PAV block), the segment's end whose
+            ``|P_miss - P_fa|`` is smaller (the lower-score end on a tie).
+            It is the lowest score of the first accepted PAV block, a score
+            of the trials. See :func:`~skcalib.metrics.eer`.
         """
-        return _eer_from_hull(*self._rocch())
+        _check_bool(return_threshold, "return_threshold", "eer")
+        pmiss, pfa = self._rocch()
+        value = _eer_from_hull(pmiss, pfa)
+        if not return_threshold:
+            return value
+        return value, _eer_threshold(self._ranged_blocks().lo, pmiss, pfa)
 
     def min_dcf(
         self, p_target, *, c_miss=1.0, c_fa=1.0, normalize=True, return_rates=False
@@ -1249,6 +1268,23 @@ def _eer_from_hull(pmiss: np.ndarray, pfa: np.ndarray) -> float:
     else:
         e = np.divide(num, den, out=np.full_like(num, -np.inf), where=den > 0)
     return min(max(float(np.maximum.reduce(e)), 0.0), 1.0)
+
+
+def _eer_threshold(lo, pmiss, pfa) -> float:
+    """Score threshold of the hull vertex nearest the ROCCH-EER.
+
+    Vertex ``k`` accepts the blocks ``k, k+1, ...``: the scores ``>=
+    lo[k]``. ``pmiss - pfa`` increases along the vertices from -1 to 1; the
+    first vertex where it is ``>= 0`` ends the crossing segment, and of that
+    segment's two ends the one nearer ``pmiss == pfa`` is taken, the lower
+    (more accepting) one on a tie. The last vertex (reject all) is never
+    nearer than its neighbour, so the threshold is always a score.
+    """
+    d = pmiss - pfa
+    v = int(np.searchsorted(d, 0.0, side="left"))
+    if d.item(v) > 0.0 and -d.item(v - 1) <= d.item(v):
+        v -= 1
+    return float(lo[v]) if v < lo.shape[0] else math.inf
 
 
 def _pav_cllr(tar, non, p_target):

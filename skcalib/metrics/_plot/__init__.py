@@ -6,6 +6,7 @@ skcalib never imports it (install the ``plot`` extra to draw).
 
 from ._bayes_error import BayesErrorDisplay
 from ._calibration_transform import CalibrationTransformDisplay
+from ._cross_entropy import ECEDisplay, empirical_cross_entropy
 from ._det import DETDisplay
 from ._reliability import ReliabilityDisplay
 from ._rocch import ROCConvexHullDisplay
@@ -15,6 +16,8 @@ __all__ = [
     "BayesErrorDisplay",
     "CalibrationTransformDisplay",
     "DETDisplay",
+    "ECEDisplay",
+    "empirical_cross_entropy",
     "ReliabilityDisplay",
     "ROCConvexHullDisplay",
     "TippettDisplay",

@@ -1,0 +1,154 @@
+"""Benchmark the ECE plot's numbers against one ``np.sort`` and lir.
+
+Measured, in one run on the same data:
+
+- ``empirical_cross_entropy`` (validation, the PAV blocks, the three curves
+  on the default grid of 141 prior log-odds), end to end, against one
+  ``np.sort`` of the LLRs: CPU time (``time.process_time``), best of
+  ``--repeats``, the two timed alternately so that a changing load hits
+  both alike;
+- the same with the system's curve forced onto the direct sums (one pass
+  over the trials per prior, O(n x grid)), the method the binned Taylor
+  expansion replaces, at the sizes of ``--direct-sizes``;
+- lir's ``calculate_ece`` (an (n x grid) matrix, on lir's grid of 600 base-10
+  prior log-odds), if lir is importable, at the sizes of ``--lir-sizes``;
+- peak extra memory of ``empirical_cross_entropy`` (tracemalloc, bytes per
+  trial).
+
+Data: Gaussian LLRs (calibrated, targets at +d^2/2, non-targets at -d^2/2,
+d = 2), 30% targets.
+
+Usage::
+
+    python benchmarks/bench_forensic_display.py --sizes 1e5 1e6 --repeats 3 \\
+        [--direct-sizes 1e5] [--lir-sizes 1e4 1e5] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import tracemalloc
+
+import numpy as np
+from _meta import git_commit, utc_now, write_json
+
+from skcalib.metrics import empirical_cross_entropy
+from skcalib.metrics._plot import _cross_entropy
+
+
+def _best_cpu_times(fns, repeats):
+    """Best CPU time of each function, the functions timed in turn."""
+    best = [np.inf] * len(fns)
+    for _ in range(repeats):
+        for i, fn in enumerate(fns):
+            t0 = time.process_time()
+            fn()
+            best[i] = min(best[i], time.process_time() - t0)
+    return best
+
+
+def _peak_bytes(fn):
+    tracemalloc.start()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def _data(n, seed=0):
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.3).astype(int)
+    llr = np.where(y == 1, 2.0, -2.0) + 2.0 * rng.standard_normal(n)
+    return y, llr
+
+
+def _direct(y, llr):
+    """The curves with the binned expansion switched off."""
+    binned = _cross_entropy._softplus_sums_binned
+    _cross_entropy._softplus_sums_binned = lambda x, w, s: None
+    try:
+        return empirical_cross_entropy(y, llr)
+    finally:
+        _cross_entropy._softplus_sums_binned = binned
+
+
+def _measure(n, args, calculate_ece):
+    y, llr = _data(n)
+    row = {"n": n}
+    fns = [lambda: np.sort(llr), lambda: empirical_cross_entropy(y, llr)]
+    row["sort_s"], row["ece_s"] = _best_cpu_times(fns, args.repeats)
+    row["ece_over_sort"] = row["ece_s"] / row["sort_s"]
+    peak = _peak_bytes(lambda: empirical_cross_entropy(y, llr))
+    row["ece_bytes_per_trial"] = peak / n
+    if n in {int(m) for m in args.direct_sizes}:
+        (row["direct_s"],) = _best_cpu_times([lambda: _direct(y, llr)], 1)
+        row["direct_over_sort"] = row["direct_s"] / row["sort_s"]
+        a, b = empirical_cross_entropy(y, llr)[1], _direct(y, llr)[1]
+        row["binned_vs_direct_max_rel"] = float(np.max(np.abs(a - b) / b))
+    if calculate_ece is not None and n in {int(m) for m in args.lir_sizes}:
+        priors = 1.0 / (1.0 + 10.0 ** -np.arange(-3, 3, 0.01))
+        lr = np.exp(llr)
+        (row["lir_s"],) = _best_cpu_times([lambda: calculate_ece(lr, y, priors)], 1)
+        row["lir_over_ece"] = row["lir_s"] / row["ece_s"]
+    return row
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--sizes",
+        nargs="+",
+        type=float,
+        default=[1e5, 1e6],
+        help="numbers of trials (default 1e5 1e6)",
+    )
+    parser.add_argument(
+        "--direct-sizes",
+        nargs="*",
+        type=float,
+        default=[1e5],
+        help="sizes at which the direct O(n x grid) sums are timed too (default 1e5)",
+    )
+    parser.add_argument(
+        "--lir-sizes",
+        nargs="*",
+        type=float,
+        default=[1e4],
+        help="sizes at which lir's calculate_ece is timed, if lir is "
+        "importable (default 1e4; 1e5 takes 0.5 GB)",
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="timed runs, best (default 3)"
+    )
+    parser.add_argument(
+        "--json",
+        default=None,
+        help="write the rows to this JSON file (default: not written)",
+    )
+    args = parser.parse_args(argv)
+    try:
+        from lir.plotting.expected_calibration_error import calculate_ece
+    except ImportError:
+        calculate_ece = None
+    rows = []
+    sizes = sorted({int(n) for n in [*args.sizes, *args.direct_sizes, *args.lir_sizes]})
+    for n in sizes:
+        row = _measure(n, args, calculate_ece)
+        rows.append(row)
+        print(
+            "  ".join(
+                f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                for k, v in row.items()
+            ),
+            flush=True,
+        )
+    if args.json:
+        write_json(
+            args.json,
+            {"commit": git_commit(), "date": utc_now(), "results": rows},
+        )
+
+
+if __name__ == "__main__":
+    main()
