@@ -703,20 +703,32 @@ def main(argv=None):
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--cache", default=DEFAULT_CACHE, help="cache folder")
+    parser.add_argument(
+        "--cache", default=DEFAULT_CACHE, help="cache folder (default: %(default)s)"
+    )
     parser.add_argument("--build", action="store_true", help="fill the cache")
-    parser.add_argument("--half", choices=("tune", "heldout", "all"), default="all")
+    parser.add_argument(
+        "--half",
+        choices=("tune", "heldout", "all"),
+        default="all",
+        help="which half of the tasks to run (default: all)",
+    )
     parser.add_argument("--tasks", nargs="+", help="task names (default: all)")
     parser.add_argument("--classifiers", nargs="+", help="default: all installed")
     parser.add_argument("--methods", nargs="+", help="default: all")
     parser.add_argument("--repeats", type=int, default=5, help="default: 5")
     parser.add_argument("--peers", action="store_true", help="add installed peers")
-    parser.add_argument("--n-jobs", type=int, default=1, help="joblib workers")
-    parser.add_argument("--json", help="write the results to this JSON file")
+    parser.add_argument(
+        "--n-jobs", type=int, default=1, help="joblib workers (default: 1)"
+    )
+    parser.add_argument(
+        "--json", help="write the results to this JSON file (default: none)"
+    )
     parser.add_argument(
         "--from-json",
         nargs="+",
-        help="report saved --json runs (several: their methods merged per cell)",
+        help="report saved --json runs (several: their methods merged per cell; "
+        "default: none, run the methods)",
     )
     parser.add_argument(
         "--update-docs",

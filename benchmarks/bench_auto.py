@@ -111,9 +111,7 @@ def _temperature(X, y, multiclass):
 def _sklearn_temperature(X, y, multiclass):
     clf = _Scores().fit(X, y)
     Z = X if multiclass else X[:, None]
-    return CalibratedClassifierCV(FrozenEstimator(clf), method="temperature").fit(
-        Z, y
-    )
+    return CalibratedClassifierCV(FrozenEstimator(clf), method="temperature").fit(Z, y)
 
 
 def measure(label, X, y, multiclass, repeats):
@@ -145,11 +143,28 @@ def measure(label, X, y, multiclass, repeats):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--sizes", type=float, nargs="+", default=[6500, 1e5, 1e6], help="binary n"
+        "--sizes",
+        type=float,
+        nargs="+",
+        default=[6500, 1e5, 1e6],
+        help="binary sample sizes (default: 6500 1e5 1e6)",
     )
-    parser.add_argument("--multiclass", type=int, nargs=2, default=[5000, 10])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--repeats-large", type=int, default=2, help="at n >= 1e6")
+    parser.add_argument(
+        "--multiclass",
+        type=int,
+        nargs=2,
+        default=[5000, 10],
+        help="multiclass samples and classes (default: 5000 10)",
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=5, help="timed repeats (default: 5)"
+    )
+    parser.add_argument(
+        "--repeats-large",
+        type=int,
+        default=2,
+        help="timed repeats at n >= 1e6 (default: 2)",
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore")  # fit warnings of the peers are not timed
     print(f"load average {os.getloadavg()[0]:.2f}; CPU ms (auto: CPU and wall)")

@@ -66,10 +66,28 @@ def run(dataset, classifier, repeats, folds):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--datasets", nargs="+", default=["panel"])
-    parser.add_argument("--classifiers", nargs="+", default=["logreg", "gnb"])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--folds", type=int, nargs="+", default=[3, 5, 10])
+    parser.add_argument(
+        "--datasets",
+        nargs="+",
+        default=["panel"],
+        help="data sets or groups of bench_quality (default: panel)",
+    )
+    parser.add_argument(
+        "--classifiers",
+        nargs="+",
+        default=["logreg", "gnb"],
+        help="classifiers of bench_quality (default: logreg gnb)",
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="split repeats (default: 3)"
+    )
+    parser.add_argument(
+        "--folds",
+        type=int,
+        nargs="+",
+        default=[3, 5, 10],
+        help="numbers of folds of cross Venn-Abers (default: 3 5 10)",
+    )
     args = parser.parse_args(argv)
     datasets = [d for name in args.datasets for d in DATASET_GROUPS.get(name, [name])]
     names = list(methods(args.folds))

@@ -97,11 +97,28 @@ def lir_funcs(y, llr):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--lir-size", type=int, default=100_000)
-    parser.add_argument("--lir-repeats", type=int, default=1)
-    parser.add_argument("--json", default=None)
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        default=[100_000, 1_000_000],
+        help="numbers of trials (default: 100000 1000000)",
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=5, help="timed repeats (default: 5)"
+    )
+    parser.add_argument(
+        "--lir-size",
+        type=int,
+        default=100_000,
+        help="trials for the comparison with lir (default: 100000)",
+    )
+    parser.add_argument(
+        "--lir-repeats", type=int, default=1, help="lir repeats (default: 1)"
+    )
+    parser.add_argument(
+        "--json", default=None, help="write the results here (default: none)"
+    )
     args = parser.parse_args(argv)
     record = {"commit": git_commit(), "date": utc_now(), "sizes": {}}
     for n in args.sizes:

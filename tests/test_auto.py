@@ -528,7 +528,20 @@ def _simplex_reference(P, s):
         )
         if best is None or res.fun < best.fun:
             best = res
-    return np.clip(best.x, 0, None) / np.clip(best.x, 0, None).sum()
+    w = np.clip(best.x, 0, None) / np.clip(best.x, 0, None).sum()
+    # SLSQP stops with a gradient off by ~1e-8: polish on its support by
+    # Newton's method on the equality-constrained face (the KKT system)
+    S = np.flatnonzero(w > 1e-10)
+    for _ in range(8):
+        m = w[S] @ P[S]
+        g = -(P[S] @ (s / m))
+        H = (P[S] * (s / m**2)) @ P[S].T
+        kkt = np.block([[H, np.ones((S.size, 1))], [np.ones((1, S.size)), 0]])
+        step = np.linalg.lstsq(kkt, np.r_[-g, 0.0], rcond=None)[0][: S.size]
+        if (w[S] + step < 0).any():
+            break
+        w[S] += step
+    return w / w.sum()
 
 
 def _two_weights_by_bisection(P, s):

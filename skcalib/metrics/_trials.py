@@ -793,8 +793,10 @@ class ScoredTrials:
             Natural-log LLR bounds, ``lower <= 0 <= upper``.
         """
         if grid is None:
-            return elub_from_values(*self._sorted_values())
-        return elub_on_grid(*self._sorted_values(), float(grid))
+            bounds = elub_from_values(*self._sorted_values())
+        else:
+            bounds = elub_on_grid(*self._sorted_values(), float(grid))
+        return float(bounds[0]), float(bounds[1])
 
     def invariance_bounds(self, *, grid=None):
         """Invariance-verification bounds on the LLR (Alberink et al.,
@@ -812,8 +814,10 @@ class ScoredTrials:
             Natural-log LLR bounds, ``lower <= 0 <= upper``.
         """
         if grid is None:
-            return invariance_from_values(*self._sorted_values())
-        return invariance_on_grid(*self._sorted_values(), grid)
+            bounds = invariance_from_values(*self._sorted_values())
+        else:
+            bounds = invariance_on_grid(*self._sorted_values(), grid)
+        return float(bounds[0]), float(bounds[1])
 
     def misleading_evidence_rates(self):
         """``(P(llr < 0 | H1), P(llr > 0 | H2))`` of the scores as LLRs.
