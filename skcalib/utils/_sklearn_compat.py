@@ -251,13 +251,16 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
                         return func(*args, **kwargs)
                     except InvalidParameterError as e:
                         raise renamed(e) from e
+            # as config_context: every option restored on the way out, also
+            # one that func set (scikit-learn's set_config)
+            saved = config.copy()
             config["skip_parameter_validation"] = prefer_skip_nested_validation
             try:
                 return func(*args, **kwargs)
             except InvalidParameterError as e:
                 raise renamed(e) from e
             finally:
-                config["skip_parameter_validation"] = False
+                config.update(saved)
 
         return wrapper
 
@@ -294,11 +297,12 @@ def _fit_context(*, prefer_skip_nested_validation):
             skip = config["skip_parameter_validation"]
             if not skip:
                 estimator._validate_params()
+            saved = config.copy()  # restored whole, as by config_context
             config["skip_parameter_validation"] = prefer_skip_nested_validation or skip
             try:
                 return fit_method(estimator, *args, **kwargs)
             finally:
-                config["skip_parameter_validation"] = skip
+                config.update(saved)
 
         return wrapper
 
