@@ -250,6 +250,26 @@ def test_the_memory_is_bounded():
     assert f(1e9)[0] == 1e9
 
 
+@pytest.mark.parametrize("decorate", [compat.validate_params, sklearn_validate_params])
+def test_an_invalid_default_raises_whenever_it_is_used(decorate):
+    # shim divergence (fixed): once f(0.5, y=array) passed, f(0.5) skipped
+    # the check of y's default None
+    @decorate(
+        {"x": [Real], "y": ["array-like"], "z": [StrOptions({"a"})]},
+        prefer_skip_nested_validation=True,
+    )
+    def f(x, y=None, *, z="a"):
+        return x
+
+    for _ in range(2):
+        assert f(0.5, np.zeros(2)) == 0.5
+        assert f(0.5, y=np.zeros(2), z="a") == 0.5
+        with pytest.raises(InvalidParameterError, match="'y' parameter of .*f must"):
+            f(0.5)
+        with pytest.raises(InvalidParameterError, match="'y' parameter of .*f must"):
+            f(0.5, z="a")
+
+
 @pytest.mark.parametrize(
     "call",
     [

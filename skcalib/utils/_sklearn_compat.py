@@ -213,11 +213,21 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
 
     def decorator(func):
         func._skl_parameter_constraints = parameter_constraints
-        bind, known = _binder(inspect.signature(func), parameter_constraints)
+        signature = inspect.signature(func)
+        bind, known = _binder(signature, parameter_constraints)
         valid = set()
-        # whether a call with all its defaults passed: from then on a call
-        # whose given values are all known valid needs no binding
-        defaults_valid = False
+        # whether every checked parameter's default passed in some call:
+        # from then on a call whose given values are all known valid needs
+        # no binding (a default that fails raises whenever it is used)
+        order = list(signature.parameters)
+        defaulted = {
+            p.name
+            for p in signature.parameters.values()
+            if p.default is not p.empty
+            and parameter_constraints.get(p.name, "no_validation") != "no_validation"
+        }
+        defaults_checked = set()
+        defaults_valid = not defaulted
 
         def renamed(e):
             msg = re.sub(
@@ -242,7 +252,11 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
             if not (defaults_valid and known(args, kwargs, valid)):
                 params = bind(args, kwargs)
                 _check_params(parameter_constraints, params, func.__qualname__, valid)
-                defaults_valid = True
+                if not defaults_valid:
+                    defaults_checked.update(
+                        defaulted.difference(order[: len(args)], kwargs)
+                    )
+                    defaults_valid = defaults_checked >= defaulted
             if _get_threadlocal_config is None:  # pragma: no cover
                 with config_context(
                     skip_parameter_validation=prefer_skip_nested_validation
