@@ -779,8 +779,16 @@ def minimize(objective, data, theta0, *, tol=1e-8, max_iter=100, presolve=()):
     >>> res.status, res.theta.round(12).tolist()
     ('converged', [1.0, 2.0])
     """
+    if objective.n_params < _ONE_THREAD_PARAMS:
+        return _minimize(objective, data, theta0, tol, max_iter, presolve)
     with _one_blas_thread():
         return _minimize(objective, data, theta0, tol, max_iter, presolve)
+
+
+#: From this many parameters on, :func:`minimize` runs BLAS on one thread
+#: (:func:`_one_blas_thread`); below, OpenBLAS does not split its products
+#: anyway and the limit would only cost its switching.
+_ONE_THREAD_PARAMS = 32
 
 
 def _minimize(objective, data, theta0, tol, max_iter, presolve):
