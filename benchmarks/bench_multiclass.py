@@ -221,7 +221,7 @@ def _alternating(fns, repeats):
             fn()
     times = [[] for _ in fns]
     for _ in range(repeats):
-        for fn, t in zip(fns, times):
+        for fn, t in zip(fns, times, strict=True):
             t0 = time.perf_counter()
             fn()
             t.append(time.perf_counter() - t0)
@@ -268,14 +268,14 @@ def run_leaders(sizes, K, repeats, baseline=None, binary_size=6500, seed=2):
         t_ts = None
         for kind in sorted(LEADER_KINDS, key=lambda k: k != "temperature"):
             fits = [
-                lambda pkg=pkg, kind=kind: pkg.MulticlassAffineCalibrator(
+                lambda pkg=pkg, kind=kind, L=L, y=y: pkg.MulticlassAffineCalibrator(
                     kind=kind
                 ).fit(L, y)
                 for pkg in packages
             ]
             name = LEADER_KINDS[kind]
             peer = (
-                (lambda name=name: _probmetrics_fit(name, P, y))
+                (lambda name=name, P=P, y=y: _probmetrics_fit(name, P, y))
                 if peers and name
                 else None
             )
@@ -287,15 +287,11 @@ def run_leaders(sizes, K, repeats, baseline=None, binary_size=6500, seed=2):
     z = L[:, 1] - L[:, 0]
     P = np.exp(L)
     t_ts = _alternating(
-        [
-            lambda: skcalib.MulticlassAffineCalibrator(kind="temperature").fit(L, y)
-        ],
+        [lambda: skcalib.MulticlassAffineCalibrator(kind="temperature").fit(L, y)],
         repeats,
     )[0]
     fits = [lambda pkg=pkg: pkg.QuadraticCalibrator().fit(z, y) for pkg in packages]
-    peer = (
-        (lambda: _probmetrics_fit("quadratic-scaling", P, y)) if peers else None
-    )
+    peer = (lambda: _probmetrics_fit("quadratic-scaling", P, y)) if peers else None
     add("quadratic", binary_size, 2, fits, peer, t_ts)
     return rows
 

@@ -509,8 +509,6 @@ class MulticlassObjective:
         return 2.0 * float(np.abs(W).sum(axis=1).max())
 
 
-
-
 def _map_source(source, fn):
     """A data source of ``fn`` of every chunk (in memory: a new ArrayData,
     which the solver can subsample)."""
