@@ -215,16 +215,22 @@ def _probmetrics_fit(name, P, y):
 
 
 def _alternating(fns, repeats):
-    """Median (or best) time of each of ``fns``, their runs interleaved."""
+    """Median (or best) time of each of ``fns``, their runs interleaved.
+
+    The order rotates from one round to the next: a call that runs after
+    another library's (a peer's OpenMP threads spin for a while after it
+    returns) is not always the same one.
+    """
     for _ in range(_WARMUP):
         for fn in fns:
             fn()
     times = [[] for _ in fns]
-    for _ in range(repeats):
-        for fn, t in zip(fns, times, strict=True):
+    for r in range(repeats):
+        for i in range(len(fns)):
+            j = (i + r) % len(fns)
             t0 = time.perf_counter()
-            fn()
-            t.append(time.perf_counter() - t0)
+            fns[j]()
+            times[j].append(time.perf_counter() - t0)
     return [float(_STAT(t)) for t in times]
 
 
