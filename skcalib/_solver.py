@@ -717,14 +717,9 @@ def _one_blas_thread():
     """
     global _controller
     if _controller is None:
-        try:
-            from sklearn.utils.parallel import _get_threadpool_controller
+        from .utils._sklearn_compat import threadpool_controller
 
-            _controller = _get_threadpool_controller()
-        except ImportError:  # pragma: no cover - older scikit-learn
-            from threadpoolctl import ThreadpoolController
-
-            _controller = ThreadpoolController()
+        _controller = threadpool_controller()
     return _controller.limit(limits=1, user_api="blas")
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "Interval",
     "Options",
     "StrOptions",
+    "threadpool_controller",
     "validate_data",
     "validate_parameter_constraints",
     "validate_params",
@@ -398,3 +399,15 @@ def _unchanged_by_validation(
         and y.shape[0] == X.shape[0]
         and (y.dtype.kind in "biuU" or (y.dtype.kind == "f" and np.isfinite(y.sum())))
     )
+
+
+def threadpool_controller():
+    """scikit-learn's cached threadpoolctl controller (building one costs
+    milliseconds), or a new one where scikit-learn has none."""
+    try:
+        from sklearn.utils.parallel import _get_threadpool_controller
+    except ImportError:  # pragma: no cover - older scikit-learn
+        from threadpoolctl import ThreadpoolController
+
+        return ThreadpoolController()
+    return _get_threadpool_controller()
