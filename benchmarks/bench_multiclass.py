@@ -25,16 +25,36 @@ rounded to 2 decimals; ``shared``, 10% targets and
 LogisticRegression needs about 9 iterations. Multiclass data:
 over-confident, biased log-scores of ``K`` classes.
 
+With ``--leaders``, the fit times of the calibrators that lead CalArena,
+at its scale (on log-probabilities of ``--classes`` over-confident classes):
+``MulticlassAffineCalibrator`` of every kind (``ts-mix``, ``svs``, ``sms``,
+``matrix``, ``vector``, ``temperature``) at ``--leader-sizes`` (default
+5,000 and 50,000 samples) and ``QuadraticCalibrator`` on 6,500 binary
+log-odds, each as a ratio to ``kind='temperature'`` on the same data and,
+when probmetrics is installed, to its namesake (``temp-scaling``,
+``ts-mix``, ``svs``, ``sms``, ``quadratic-scaling``, on the probabilities).
+``--baseline DIR:PACKAGE`` also times another version of skcalib, a copy
+of the package importable as ``PACKAGE`` from ``DIR`` (e.g. ``git
+worktree add /tmp/base main``, then ``cp -r /tmp/base/skcalib
+/tmp/old/skcalib_main`` and ``--baseline /tmp/old:skcalib_main``), its
+runs alternating with ours in the same process (a loaded machine slows
+both alike), with the ratio ``base/ours``.
+
 Usage::
 
     python benchmarks/bench_multiclass.py --fusion-sizes 1e6 1e7 \\
         --matrix-sizes 1e5 1e6 [--json out.json]
+    python benchmarks/bench_multiclass.py --leaders --fusion-sizes \\
+        --matrix-sizes [--baseline /tmp/old:skcalib_main]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import os
+import sys
 import time
 import warnings
 
@@ -43,6 +63,7 @@ from _meta import git_commit, utc_now, write_json
 from scipy.special import log_softmax
 from sklearn.linear_model import LogisticRegression
 
+import skcalib
 from skcalib import MulticlassAffineCalibrator, ProperScoringFusion
 from skcalib._special import prior_weighted_objective
 
@@ -173,6 +194,141 @@ def run_matrix(sizes, K, repeats, peer_repeats, peer_tol, seed=1):
     return rows
 
 
+#: The multiclass kinds timed by --leaders, with their probmetrics namesakes.
+LEADER_KINDS = {
+    "ts-mix": "ts-mix",
+    "svs": "svs",
+    "sms": "sms",
+    "matrix": None,
+    "vector": None,
+    "temperature": "temp-scaling",
+}
+
+
+def _probmetrics_fit(name, P, y):
+    from probmetrics.calibrators import get_calibrator
+
+    cal = get_calibrator(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return cal.fit(P, y)
+
+
+def _alternating(fns, repeats):
+    """Median (or best) time of each of ``fns``, their runs interleaved.
+
+    The order rotates from one round to the next: a call that runs after
+    another library's (a peer's OpenMP threads spin for a while after it
+    returns) is not always the same one.
+    """
+    for _ in range(_WARMUP):
+        for fn in fns:
+            fn()
+    times = [[] for _ in fns]
+    for r in range(repeats):
+        for i in range(len(fns)):
+            j = (i + r) % len(fns)
+            t0 = time.perf_counter()
+            fns[j]()
+            times[j].append(time.perf_counter() - t0)
+    return [float(_STAT(t)) for t in times]
+
+
+def _baseline_package(spec):
+    """The package of ``DIR:PACKAGE`` (another version of skcalib), or None."""
+    if not spec:
+        return None
+    folder, _, name = spec.rpartition(":")
+    sys.path.insert(0, folder)
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(folder)
+
+
+def run_leaders(sizes, K, repeats, baseline=None, binary_size=6500, seed=2):
+    """Fit times of the leaderboard's calibrators (module docstring)."""
+    rng = np.random.default_rng(seed)
+    peers = importlib.util.find_spec("probmetrics") is not None
+    packages = [skcalib] + ([baseline] if baseline is not None else [])
+    rows = []
+
+    def add(name, n, classes, fits, peer, reference):
+        # fits: one per package; reference: the temperature row's times
+        out = _alternating(fits + ([peer] if peer else []), repeats)
+        row = {"method": name, "n": n, "K": classes, "ours_s": out[0]}
+        row["ours/TS"] = out[0] / reference if reference else 1.0
+        if baseline is not None:
+            row["base_s"] = out[1]
+            row["base/ours"] = out[1] / out[0]
+        if peer:
+            row["peer_s"] = out[-1]
+            row["ours/peer"] = out[0] / out[-1]
+        rows.append(row)
+        return out[0]
+
+    for n in sizes:
+        S, y = _matrix_data(n, K, rng)
+        L = log_softmax(S, axis=1)
+        P = np.exp(L)
+        t_ts = None
+        for kind in sorted(LEADER_KINDS, key=lambda k: k != "temperature"):
+            fits = [
+                lambda pkg=pkg, kind=kind, L=L, y=y: pkg.MulticlassAffineCalibrator(
+                    kind=kind
+                ).fit(L, y)
+                for pkg in packages
+            ]
+            name = LEADER_KINDS[kind]
+            peer = (
+                (lambda name=name, P=P, y=y: _probmetrics_fit(name, P, y))
+                if peers and name
+                else None
+            )
+            t = add(kind, n, K, fits, peer, t_ts)
+            t_ts = t if kind == "temperature" else t_ts
+    # binary: log-odds of over-confident probabilities
+    S, y = _matrix_data(binary_size, 2, rng)
+    L = log_softmax(S, axis=1)
+    z = L[:, 1] - L[:, 0]
+    P = np.exp(L)
+    t_ts = _alternating(
+        [lambda: skcalib.MulticlassAffineCalibrator(kind="temperature").fit(L, y)],
+        repeats,
+    )[0]
+    fits = [lambda pkg=pkg: pkg.QuadraticCalibrator().fit(z, y) for pkg in packages]
+    peer = (lambda: _probmetrics_fit("quadratic-scaling", P, y)) if peers else None
+    add("quadratic", binary_size, 2, fits, peer, t_ts)
+    return rows
+
+
+def _print_leaders(rows):
+    print(
+        "Fit times of the leaderboard's calibrators, seconds; ours/TS: over "
+        "MulticlassAffineCalibrator(kind='temperature') on the same data"
+    )
+    print(
+        f"{'method':>11} {'n':>6} {'K':>3} {'ours':>8} {'ours/TS':>7} "
+        f"{'peer':>8} {'ours/peer':>9} {'base':>8} {'base/ours':>9}"
+    )
+    for r in rows:
+        peer = (
+            f"{r['peer_s']:>8.4f} {r['ours/peer']:>9.3f}"
+            if "peer_s" in r
+            else f"{'-':>8} {'-':>9}"
+        )
+        base = (
+            f"{r['base_s']:>8.4f} {r['base/ours']:>8.2f}x"
+            if "base_s" in r
+            else f"{'-':>8} {'-':>9}"
+        )
+        print(
+            f"{r['method']:>11} {r['n']:>6d} {r['K']:>3d} {r['ours_s']:>8.4f} "
+            f"{r['ours/TS']:>7.2f} {peer} {base}"
+        )
+    print()
+
+
 def _print_tables(fusion_rows, matrix_rows):
     if fusion_rows:
         print("ProperScoringFusion.fit vs LogisticRegression(lbfgs, C=inf), seconds")
@@ -268,6 +424,22 @@ def main(argv=None):
         help="untimed calls of every timed function before its timed runs (default 1)",
     )
     parser.add_argument(
+        "--leaders",
+        action="store_true",
+        help="time the leaderboard's calibrators (ts-mix, svs, sms, quadratic, ...)",
+    )
+    parser.add_argument(
+        "--leader-sizes",
+        nargs="*",
+        type=float,
+        default=[5e3, 5e4],
+        help="numbers of samples of --leaders (default 5e3 5e4)",
+    )
+    parser.add_argument(
+        "--baseline",
+        help="DIR:PACKAGE, another copy of skcalib to time against (--leaders)",
+    )
+    parser.add_argument(
         "--json", help="write the rows to this JSON file (default: not written)"
     )
     args = parser.parse_args(argv)
@@ -289,6 +461,15 @@ def main(argv=None):
         args.peer_repeats,
         args.peer_tol,
     )
+    leader_rows = []
+    if args.leaders:
+        leader_rows = run_leaders(
+            [int(n) for n in args.leader_sizes],
+            args.classes,
+            args.repeats,
+            _baseline_package(args.baseline),
+        )
+        _print_leaders(leader_rows)
     _print_tables(fusion_rows, matrix_rows)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"\nload average (1 min) at the end: {load:.2f}")
@@ -300,7 +481,13 @@ def main(argv=None):
             "load_average_1min": load,
         }
         write_json(
-            args.json, {"meta": meta, "fusion": fusion_rows, "matrix": matrix_rows}
+            args.json,
+            {
+                "meta": meta,
+                "fusion": fusion_rows,
+                "matrix": matrix_rows,
+                "leaders": leader_rows,
+            },
         )
     return 0
 

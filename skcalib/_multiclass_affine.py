@@ -426,6 +426,9 @@ class MulticlassObjective:
             grad += self._pull_sum(G, Sb)
             if order == 1:
                 continue
+            if self.kind == "matrix":
+                gram = self._matrix_hessian(P, Sb, vb, gram, diag)
+                continue
             A = self._pull(P * np.sqrt(vb)[:, None], Sb)
             # A.T is Fortran-ordered: syrk reads it without a copy
             gram = dsyrk(1.0, A.T, beta=1.0, c=gram, overwrite_c=True)
@@ -436,6 +439,38 @@ class MulticlassObjective:
             return value, grad
         upper = np.triu(gram)
         return value, grad, diag - upper - np.triu(upper, 1).T
+
+    def _matrix_hessian(self, P, S, v, gram, diag):
+        """The ``'matrix'`` kind's Hessian terms of a block of rows, added
+        to ``gram`` (upper triangle, returned) and ``diag``.
+
+        The Hessian is ``sum_i v_i (diag P_i - P_i P_i^T) kron t_i t_i^T``
+        (``t_i = (s_i, 1)``, classes ``0..K-2``): the Gram matrix of the rows
+        ``a_i = sqrt(v_i) P_i kron t_i`` minus it, plus the block diagonal
+        ``sum_i v_i P_ik t_i t_i^T``, which is ``a_(k) . (sqrt(v) t)``: the
+        same ``a`` read once more. ``a`` is built with the samples along its
+        rows (``(K - 1) (d + 1)`` rows of ``n``, every product a long vector)
+        and the Gram matrix taken by ``syrk`` of its transpose, which is
+        Fortran-ordered (twice as fast as the samples-first layout; a
+        Kronecker GEMM of the class pairs against ``t_i t_i^T`` is slower
+        still, for the gathers it needs).
+        """
+        K = self.n_classes
+        n, d = S.shape
+        m = d + 1
+        sv = np.sqrt(v)
+        T = np.empty((m, n))
+        T[:d] = S.T
+        T[d] = 1.0
+        q = P[:, :-1].T * sv
+        A = (q[:, None, :] * T[None, :, :]).reshape((K - 1) * m, n)
+        gram = dsyrk(1.0, A.T, trans=1, beta=1.0, c=gram, overwrite_c=True)
+        T *= sv
+        blocks = A @ T.T
+        for k in range(K - 1):
+            cols = slice(k * m, (k + 1) * m)
+            diag[cols, cols] += blocks[cols]
+        return gram
 
     def _diag_part(self, vP, S):
         """``sum_i J_i^T diag(v_i P_i) J_i``."""
@@ -472,8 +507,6 @@ class MulticlassObjective:
         """
         W, _ = unpack(self.kind, theta, self.n_features, self.n_classes)
         return 2.0 * float(np.abs(W).sum(axis=1).max())
-
-
 
 
 def _map_source(source, fn):

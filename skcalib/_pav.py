@@ -37,25 +37,8 @@ import numpy as np
 from scipy.optimize import isotonic_regression
 
 from .utils._numpy_compat import count_nonzero
+from .utils._scipy_compat import pava as _pava
 from .utils._stats import drop_zero_weights
-
-
-def _compiled_pava():
-    """scipy's compiled PAV (private), or None where it is not there as
-    known: checked once on a two-point problem, so that a scipy release
-    that moves or changes it falls back to the public wrapper."""
-    try:
-        from scipy.optimize._pava_pybind import pava
-
-        r = np.full(3, -1, dtype=np.intp)
-        x, total, r, b = pava(np.array([1.0, 0.0]), np.array([1.0, 3.0]), r)
-        known = b == 1 and r[:2].tolist() == [0, 2] and total[0] == 4.0
-        return pava if known and x[0] == 0.25 else None
-    except Exception:  # pragma: no cover - any other scipy
-        return None
-
-
-_pava = _compiled_pava()
 
 __all__ = [
     "BlockSummary",

@@ -245,3 +245,112 @@ def _imported_module(module: str, name: str) -> str:
                 return ".".join(base + ([node.module] if node.module else []))
             return node.module or ""
     return ""
+
+
+#: The modules that may use scipy's and scikit-learn's private API.
+COMPAT_MODULES = {
+    "skcalib.utils._sklearn_compat",
+    "skcalib.utils._scipy_compat",
+    "skcalib.utils._numpy_compat",
+}
+_THIRD_PARTY = ("scipy", "sklearn")
+
+
+def _is_private_path(dotted: str) -> bool:
+    """Whether a dotted name of scipy or scikit-learn has a private part."""
+    parts = dotted.split(".")
+    return parts[0] in _THIRD_PARTY and any(p.startswith("_") for p in parts[1:])
+
+
+def _dotted(node) -> str | None:
+    """``a.b.c`` for a chain of attribute accesses on a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+def _private_third_party_uses(source: str) -> list[tuple[int, str]]:
+    """(line, name) of every use of a private scipy or scikit-learn name:
+    ``from scipy.x._y import f``, ``from sklearn.utils import _f``,
+    ``import sklearn._x``, ``importlib.import_module("scipy._x")`` and
+    attribute access such as ``sklearn.utils._param_validation``."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out += [
+                (node.lineno, a.name) for a in node.names if _is_private_path(a.name)
+            ]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            out += [
+                (node.lineno, f"{node.module}.{a.name}")
+                for a in node.names
+                if _is_private_path(f"{node.module}.{a.name}")
+            ]
+        elif isinstance(node, ast.Attribute):
+            name = _dotted(node)
+            if name is not None and _is_private_path(name):
+                out.append((node.lineno, name))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if _is_private_path(node.value) and " " not in node.value:
+                out.append((node.lineno, node.value))
+    return out
+
+
+@pytest.mark.parametrize(
+    "source, found",
+    [
+        (
+            "from scipy.optimize._pava_pybind import pava",
+            ["scipy.optimize._pava_pybind.pava"],
+        ),
+        (
+            "from sklearn.utils._param_validation import Interval",
+            ["sklearn.utils._param_validation.Interval"],
+        ),
+        ("from sklearn.utils import _safe_indexing", ["sklearn.utils._safe_indexing"]),
+        ("import sklearn._config", ["sklearn._config"]),
+        (
+            "import sklearn.utils._param_validation as pv",
+            ["sklearn.utils._param_validation"],
+        ),
+        (
+            "import sklearn\nsklearn.utils._param_validation.Interval",
+            [
+                "sklearn.utils._param_validation.Interval",
+                "sklearn.utils._param_validation",
+            ],
+        ),
+        (
+            "import importlib\nimportlib.import_module('scipy.optimize._pava_pybind')",
+            ["scipy.optimize._pava_pybind"],
+        ),
+        ("from scipy.optimize import isotonic_regression", []),
+        ("from sklearn.utils.validation import check_array", []),
+        ("import sklearn\nsklearn.base.clone", []),
+        ("from ._sklearn_compat import _fit_context", []),
+        ("import numpy as np\nnp._core", []),
+    ],
+)
+def test_the_private_import_finder_sees_them(source, found):
+    assert [name for _, name in _private_third_party_uses(source)] == found
+
+
+def test_private_scipy_and_sklearn_names_only_in_the_compat_modules():
+    """scipy's and scikit-learn's private API is reached through the
+    compatibility modules only, so that a release that moves a private name
+    breaks one file."""
+    found = {
+        (name, line, target)
+        for name, path in MODULES.items()
+        if name not in COMPAT_MODULES
+        for line, target in _private_third_party_uses(path.read_text())
+    }
+    assert found == set()
+
+
+def test_the_compat_modules_exist():
+    assert COMPAT_MODULES <= MODULES.keys()

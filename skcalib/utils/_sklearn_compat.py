@@ -42,6 +42,7 @@ __all__ = [
     "Interval",
     "Options",
     "StrOptions",
+    "threadpool_controller",
     "validate_data",
     "validate_parameter_constraints",
     "validate_params",
@@ -111,7 +112,9 @@ def _binder(signature, constraints):
     which raises its usual ``TypeError``. ``known(args, kwargs, valid)``:
     whether the call is plainly valid and every argument given is known
     valid for ``constraints`` (as in :func:`_not_known_valid`, ``valid``
-    being the remembered values).
+    being the remembered values), in a shape of call (number of positional
+    arguments, keyword names) that ``passed(args, kwargs)`` marked after its
+    parameters, defaults included, passed the check.
     """
     parameters = list(signature.parameters.values())
     ignored = {"self", "cls"} | {
@@ -124,7 +127,7 @@ def _binder(signature, constraints):
         return {k: v for k, v in bound.arguments.items() if k not in ignored}
 
     if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in parameters):
-        return bind_slowly, lambda args, kwargs, valid: False
+        return bind_slowly, lambda args, kwargs, valid: False, lambda args, kwargs: None
     positional = tuple(p.name for p in parameters if p.kind == p.POSITIONAL_OR_KEYWORD)
     names = frozenset(p.name for p in parameters)
     defaults = {p.name: p.default for p in parameters if p.default is not p.empty}
@@ -140,11 +143,20 @@ def _binder(signature, constraints):
     )
 
     shapes = {}
+    # shapes of call whose defaults passed (a shape fixes which defaults a
+    # call uses): a default that fails raises whenever it is used
+    defaults_passed = set()
+
+    def passed(args, kwargs):
+        if len(defaults_passed) < _MAX_REMEMBERED:
+            defaults_passed.add((len(args), *kwargs))
 
     def known(args, kwargs, valid):
         # per shape of call: None if not plainly valid, True if every
         # positional parameter is array-like, else their names
         key = (len(args), *kwargs)
+        if key not in defaults_passed:
+            return False
         by_position = shapes.get(key, _UNSEEN)
         if by_position is _UNSEEN:
             by_position = positional[: len(args)]
@@ -195,7 +207,7 @@ def _binder(signature, constraints):
             return bind_slowly(args, kwargs)
         return {k: given[k] if k in given else defaults[k] for k in order}
 
-    return bind, known
+    return bind, known, passed
 
 
 def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
@@ -213,11 +225,8 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
 
     def decorator(func):
         func._skl_parameter_constraints = parameter_constraints
-        bind, known = _binder(inspect.signature(func), parameter_constraints)
+        bind, known, passed = _binder(inspect.signature(func), parameter_constraints)
         valid = set()
-        # whether a call with all its defaults passed: from then on a call
-        # whose given values are all known valid needs no binding
-        defaults_valid = False
 
         def renamed(e):
             msg = re.sub(
@@ -238,11 +247,10 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
                     config = _get_threadlocal_config()
             if config["skip_parameter_validation"]:
                 return func(*args, **kwargs)
-            nonlocal defaults_valid
-            if not (defaults_valid and known(args, kwargs, valid)):
+            if not known(args, kwargs, valid):
                 params = bind(args, kwargs)
                 _check_params(parameter_constraints, params, func.__qualname__, valid)
-                defaults_valid = True
+                passed(args, kwargs)
             if _get_threadlocal_config is None:  # pragma: no cover
                 with config_context(
                     skip_parameter_validation=prefer_skip_nested_validation
@@ -251,13 +259,16 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
                         return func(*args, **kwargs)
                     except InvalidParameterError as e:
                         raise renamed(e) from e
+            # as config_context: every option restored on the way out, also
+            # one that func set (scikit-learn's set_config)
+            saved = config.copy()
             config["skip_parameter_validation"] = prefer_skip_nested_validation
             try:
                 return func(*args, **kwargs)
             except InvalidParameterError as e:
                 raise renamed(e) from e
             finally:
-                config["skip_parameter_validation"] = False
+                config.update(saved)
 
         return wrapper
 
@@ -294,11 +305,12 @@ def _fit_context(*, prefer_skip_nested_validation):
             skip = config["skip_parameter_validation"]
             if not skip:
                 estimator._validate_params()
+            saved = config.copy()  # restored whole, as by config_context
             config["skip_parameter_validation"] = prefer_skip_nested_validation or skip
             try:
                 return fit_method(estimator, *args, **kwargs)
             finally:
-                config["skip_parameter_validation"] = skip
+                config.update(saved)
 
         return wrapper
 
@@ -387,3 +399,15 @@ def _unchanged_by_validation(
         and y.shape[0] == X.shape[0]
         and (y.dtype.kind in "biuU" or (y.dtype.kind == "f" and np.isfinite(y.sum())))
     )
+
+
+def threadpool_controller():
+    """scikit-learn's cached threadpoolctl controller (building one costs
+    milliseconds), or a new one where scikit-learn has none."""
+    try:
+        from sklearn.utils.parallel import _get_threadpool_controller
+    except ImportError:  # pragma: no cover - older scikit-learn
+        from threadpoolctl import ThreadpoolController
+
+        return ThreadpoolController()
+    return _get_threadpool_controller()
