@@ -29,9 +29,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseCalibrator, SingleColumnError, _single_column
 from ._dask import any_dask_collection
-from ._multiclass_affine import MulticlassAffineCalibrator
+from ._multiclass_affine import MulticlassAffineCalibrator, scale_variances
 from ._pav_calibrators import PAVLLRCalibrator
 from ._platt import PlattCalibrator
+from ._solver import ArrayData
 from ._special import rule_cost
 from ._training import ArrayTrainingData, TrainingData
 from .utils._response import one_vs_rest_log_odds
@@ -466,10 +467,12 @@ class _TwoClassTemperature(BaseCalibrator):
     ``kind='temperature'`` on the two columns ``(-s/2, s/2)`` (whose softmax
     is ``sigmoid(s)``), as a binary calibrator: LLR ``s / T -
     logit(calibration_prior_)``. ``coef_`` holds ``a = 1 / T`` per column,
-    the minimizer of the weighted mean log loss plus ``2 l2 a^2`` (that
-    calibrator's penalty ``l2 K a^2`` at ``K = 2``), by a safeguarded
-    Newton iteration on the scalar ``a`` (in units of the scores' power of
-    two, so that nothing overflows), to rounding.
+    the minimizer of the weighted mean log loss plus ``l2 m a^2``, ``m``
+    the weighted mean of ``s^2 / 4`` (that calibrator's penalty per
+    standard deviation, ``l2`` times the mean square of the centred logits,
+    on those columns), so that no fit depends on the units of the scores;
+    by a safeguarded Newton iteration on the scalar ``a`` (in units of the
+    scores' power of two, so that nothing overflows), to rounding.
     """
 
     _output = "llr"
@@ -487,7 +490,8 @@ class _TwoClassTemperature(BaseCalibrator):
         X, is_target, sample_weight = data.arrays()
         omega = np.ones(X.shape[0]) if sample_weight is None else sample_weight
         omega = omega / omega.sum()
-        coef = np.zeros(X.shape[1])
+        scaled = np.zeros(X.shape[1])
+        exponent = np.zeros(X.shape[1], dtype=np.int64)
         for j in range(X.shape[1]):
             s = X[:, j]
             top = max(float(s.max()), -float(s.min()))
@@ -495,19 +499,31 @@ class _TwoClassTemperature(BaseCalibrator):
                 continue
             e = int(np.frexp(top)[1])
             v = np.ldexp(s, -e)  # exact, |v| < 1
+            c = self._penalty(v, omega)
             v = np.where(is_target, v, -v)
-            with np.errstate(over="ignore"):
-                c = 2.0 * float(np.ldexp(float(self.l2), -2 * e))
-            b = 0.0 if np.isinf(c) else _temperature_newton(v, omega, c)
-            with np.errstate(over="ignore"):
-                coef[j] = np.ldexp(b, -e)
-        self.coef_ = coef
+            scaled[j], exponent[j] = _temperature_newton(v, omega, c), e
+        # ``a`` may overflow (denormal scores): predictions use ``b = a 2**e``
+        self._scaled_coef, self._exponent = scaled, exponent
+        with np.errstate(over="ignore"):
+            self.coef_ = np.ldexp(scaled, -exponent)
         return self
+
+    def _penalty(self, v, omega):
+        """``l2`` times the pooled variance of the two columns ``(-v/2,
+        v/2)`` about their row means, as the K-class temperature's."""
+        l2 = float(self.l2)
+        if l2 == 0:
+            return 0.0
+        half = 0.5 * v
+        index = np.zeros(v.shape[0], dtype=np.intp)
+        source = ArrayData(np.column_stack([-half, half]), index, omega)
+        _, pooled = scale_variances(source, np.zeros(2, np.int64), np.ones(1))
+        return l2 * pooled
 
     def _transform(self, X):
         prior = self.calibration_prior_
         with np.errstate(over="ignore", invalid="ignore"):
-            out = X * self.coef_
+            out = np.ldexp(X, -self._exponent) * self._scaled_coef
         out[np.isnan(out)] = 0.0  # 0 * inf: a flat map
         return out - (np.log(prior) - np.log1p(-prior))
 
@@ -727,7 +743,8 @@ class AutoCalibrator(BaseCalibrator):
     dozen samples without a single error. With two classes it is penalized
     as by a prior whose weight does not grow with the data: ``l2 =
     TEMPERATURE_PRIOR / n`` (0.04 / n) on the mean log loss of ``n``
-    calibration samples (their total weight). With K > 2 classes it is
+    calibration samples (their total weight), as ``l2`` times the mean of
+    ``(s / 2T)**2`` (in any units of the scores). With K > 2 classes it is
     scikit-learn's unpenalized fit wherever that exists (some sample is
     outscored on its own class), and where it does not, the fit to targets
     smoothed as by Platt's rule of succession: ``1 - e`` on each sample's
