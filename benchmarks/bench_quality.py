@@ -364,6 +364,11 @@ def build_methods():
 #: (``_auto``'s default lists) and new ones; Platt's sigmoid stays second
 #: (the default's fallback).
 _AUTO_VARIANTS = {
+    # the default before quadratic (binary) and SMS (K classes) joined it
+    "auto-prev": (
+        ["temperature", "sigmoid", "sigmoid-p", "pav"],
+        ["temperature", "ovr-sigmoid", "ovr-sigmoid-p", "ovr-pav"],
+    ),
     "auto-b+quad": (["temperature", "sigmoid", "sigmoid-p", "pav", "quadratic"], None),
     "auto-b-beta": (["temperature", "sigmoid", "beta", "pav"], None),
     "auto-b-quad": (["temperature", "sigmoid", "quadratic", "pav"], None),
@@ -394,6 +399,8 @@ def _auto_variant(binary, multiclass):
         "sms": partial(skcalib.MulticlassAffineCalibrator, kind="sms"),
         "svs": partial(skcalib.MulticlassAffineCalibrator, kind="svs"),
         "ts-mix": partial(skcalib.MulticlassAffineCalibrator, kind="ts-mix"),
+        "sigmoid-p": _auto._ProbabilitySigmoid,
+        "ovr-sigmoid-p": _auto._ProbabilitySigmoid,
     }
 
     def pick(defaults, names):

@@ -32,6 +32,7 @@ from ._dask import any_dask_collection
 from ._multiclass_affine import MulticlassAffineCalibrator, scale_variances
 from ._pav_calibrators import PAVLLRCalibrator
 from ._platt import PlattCalibrator
+from ._quadratic import QuadraticCalibrator
 from ._solver import ArrayData
 from ._special import rule_cost
 from ._training import ArrayTrainingData, TrainingData
@@ -653,6 +654,7 @@ def _default_binary_candidates(n_samples):
         ("sigmoid", PlattCalibrator()),
         ("sigmoid-p", _ProbabilitySigmoid()),
         ("pav", PAVLLRCalibrator()),
+        ("quadratic", QuadraticCalibrator()),
     ]
 
 
@@ -661,7 +663,7 @@ def _default_multiclass_candidates(n_samples):
     return [
         ("temperature", _SeparationTemperature()),
         ("ovr-sigmoid", PlattCalibrator()),
-        ("ovr-sigmoid-p", _ProbabilitySigmoid()),
+        ("sms", MulticlassAffineCalibrator(kind="sms")),
         ("ovr-pav", PAVLLRCalibrator()),
     ]
 
@@ -723,8 +725,9 @@ class AutoCalibrator(BaseCalibrator):
     temperature scaling (posterior log-odds ``s / T``, one parameter),
     Platt's sigmoid (:class:`PlattCalibrator`) of ``s`` and of the
     probability ``sigmoid(s)`` (scikit-learn's ``method='sigmoid'`` on a
-    ``predict_proba`` classifier) and PAV to LLRs
-    (:class:`PAVLLRCalibrator`). ``transform`` and ``decision_function``
+    ``predict_proba`` classifier), PAV to LLRs (:class:`PAVLLRCalibrator`)
+    and quadratic scaling (:class:`QuadraticCalibrator`, a leader of the
+    CalArena benchmark). ``transform`` and ``decision_function``
     give the LLRs of the mixed posteriors (at the calibration prior, mixed
     on the log scale: nothing overflows).
 
@@ -759,10 +762,10 @@ class AutoCalibrator(BaseCalibrator):
 
     ``y`` with K > 2 classes (scores of shape ``(n_samples, K)``, column
     ``k`` for ``classes_[k]``: decision-function columns or
-    log-probabilities): by default temperature scaling
-    (:class:`MulticlassAffineCalibrator`) and one-vs-rest sigmoid (of the
-    score and of the probability) and PAV (probabilities normalized to sum
-    to 1). A binary candidate is fitted one-vs-rest on
+    log-probabilities): by default temperature scaling and structured
+    matrix scaling (:class:`MulticlassAffineCalibrator`, ``kind='sms'``,
+    the leader of the CalArena benchmark), and one-vs-rest sigmoid and PAV
+    (probabilities normalized to sum to 1). A binary candidate is fitted one-vs-rest on
     the log-odds of each class against the rest when the columns are
     log-probabilities (each row's ``logsumexp`` is 0: what
     :class:`CalibratedClassifier` passes for a ``predict_proba``
@@ -884,9 +887,9 @@ class AutoCalibrator(BaseCalibrator):
     >>> p = np.where(y == 1, rng.beta(4, 1, 1000), rng.beta(1, 2, 1000))
     >>> cal = AutoCalibrator().fit(logit(p), y)  # Beta-distributed scores
     >>> cal.candidate_names_
-    ['temperature', 'sigmoid', 'sigmoid-p', 'pav']
+    ['temperature', 'sigmoid', 'sigmoid-p', 'pav', 'quadratic']
     >>> cal.cv_log_loss_.round(3).tolist()
-    [[0.307, 0.282, 0.283, 0.291]]
+    [[0.307, 0.282, 0.283, 0.291, 0.282]]
     >>> cal  # the mixture weights, largest first
     AutoCalibrator()  # sigmoid 0.74 + sigmoid-p 0.26
 
@@ -905,8 +908,8 @@ class AutoCalibrator(BaseCalibrator):
     >>> y10 = rng.integers(0, 10, 300)
     >>> logits = 4 * (np.eye(10)[y10] + rng.normal(size=(300, 10)))
     >>> cal10 = AutoCalibrator().fit(log_softmax(logits, axis=1), y10)
-    >>> cal10.selected_
-    ['temperature']
+    >>> cal10.selected_  # the largest weight: structured matrix scaling
+    ['sms']
     >>> cal10.predict_proba(log_softmax(logits[:2], axis=1)).sum(axis=1).round(6)
     array([1., 1.])
     """

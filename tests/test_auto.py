@@ -22,7 +22,6 @@ from skcalib import (
     ProperScoringAffineCalibrator,
 )
 from skcalib._auto import (
-    _ProbabilitySigmoid,
     normalize_one_vs_rest,
     outscored_somewhere,
 )
@@ -179,7 +178,7 @@ def test_multiclass_selection_is_the_cv_argmin():
     candidates = [
         ("temperature", temperature),
         ("ovr-sigmoid", PlattCalibrator()),
-        ("ovr-sigmoid-p", _ProbabilitySigmoid()),
+        ("sms", MulticlassAffineCalibrator(kind="sms")),
         ("ovr-pav", PAVLLRCalibrator()),
     ]
     assert cal.candidate_names_ == [name for name, _ in candidates]
@@ -200,11 +199,23 @@ def test_multiclass_selection_is_the_cv_argmin():
 
 
 def test_picks_the_right_family():
-    """Overconfident 10-class scores on few samples: temperature scaling;
-    a staircase distortion on many binary samples: PAV; a Beta-shaped
-    distortion: beta calibration when it is a candidate."""
+    """Overconfident 10-class scores on few samples: a temperature map
+    (temperature scaling, or SMS, which starts from one), not a one-vs-rest
+    candidate, and the stacked default within 1 % of the true posteriors'
+    log loss on fresh samples (SMS's extra parameters cost about 0.6 % here:
+    the truth is a temperature); a staircase distortion on many binary
+    samples: PAV; a Beta-shaped distortion: beta calibration when it is a
+    candidate."""
     X, y = _multiclass(300, K=10, seed=2, scale=6.0)
-    assert AutoCalibrator(combine="select").fit(X, y).selected_ == ["temperature"]
+    assert AutoCalibrator(combine="select").fit(X, y).selected_[0] in (
+        "temperature",
+        "sms",
+    )
+    X_new, y_new = _multiclass(20000, K=10, seed=12, scale=6.0)
+    rows = np.arange(y_new.shape[0])
+    truth = -log_softmax(X_new / 6.0, axis=1)[rows, y_new].mean()
+    stacked = AutoCalibrator().fit(X, y).predict_proba(X_new)
+    assert -np.log(stacked[rows, y_new]).mean() <= 1.01 * truth
     rng = np.random.default_rng(0)
     stairs = rng.uniform(-3, 3, 5000)  # P(target) 0.1, 0.5, 0.9 by thirds
     y_stairs = rng.random(5000) < np.select([stairs < -1, stairs < 1], [0.1, 0.5], 0.9)
@@ -256,7 +267,7 @@ def test_too_few_samples_use_the_fallback():
     cal = AutoCalibrator(uninformative_weight=0).fit(s, y)
     assert cal.selected_ == ["sigmoid"]
     assert np.isinf(cal.cv_log_loss_).all()
-    assert_allclose(cal.weights_, [[0, 1, 0, 0]])
+    assert_allclose(cal.weights_, [[0, 1, 0, 0, 0]])
     ref = PlattCalibrator().fit(s, y)
     assert_allclose(cal.decision_function(s), ref.decision_function(s))
     mine = [("beta", BetaCalibrator()), ("sigmoid", PlattCalibrator())]
@@ -396,10 +407,10 @@ def test_default_candidates_and_temperature_prior(multiclass):
 
     if multiclass:
         X, y = _multiclass(300, K=3, seed=1)
-        names = ["temperature", "ovr-sigmoid", "ovr-sigmoid-p", "ovr-pav"]
+        names = ["temperature", "ovr-sigmoid", "sms", "ovr-pav"]
     else:
         X, y = _binary(300, seed=3)
-        names = ["temperature", "sigmoid", "sigmoid-p", "pav"]
+        names = ["temperature", "sigmoid", "sigmoid-p", "pav", "quadratic"]
     w = np.full(y.shape[0], 2.0)
     cal = AutoCalibrator(candidates=None)
     for weight, n in ((None, y.shape[0]), (w, 2.0 * y.shape[0])):
@@ -479,9 +490,7 @@ def _units_free_candidates(n, K):
 
     if K == 2:
         return [c for c in _default_binary_candidates(n) if c[0] != "sigmoid-p"]
-    return [c for c in _default_multiclass_candidates(n) if "ovr" not in c[0]] + [
-        ("sms", MulticlassAffineCalibrator(kind="sms"))
-    ]
+    return [c for c in _default_multiclass_candidates(n) if "ovr" not in c[0]]
 
 
 @settings(max_examples=25, deadline=None)
@@ -493,8 +502,8 @@ def _units_free_candidates(n, K):
 )
 def test_auto_posteriors_do_not_depend_on_units(e, K, seed, weighted):
     """AutoCalibrator's posteriors on scores times ``10**e`` are those on the
-    scores, to 1e-9, binary and multiclass, with no warning (its candidates
-    whose inputs are units-free: those of the defaults, and SMS)."""
+    scores, to 1e-9, binary and multiclass, with no warning (the default
+    candidates whose inputs are units-free)."""
     rng = np.random.default_rng(seed)
     n = 120
     y = rng.integers(0, K, n)
