@@ -658,12 +658,26 @@ def _default_binary_candidates(n_samples):
     ]
 
 
+#: Least calibration weight at which structured matrix scaling replaces the
+#: one-vs-rest probability sigmoid among the K-class candidates. On the arena
+#: panel (calibration parts of 223 to 12,000 samples) SMS took the default
+#: from 0.987 to 0.977 of the sk3 oracle on the held-out half; on 44 wine
+#: samples its over-fitting, unseen by the out-of-fold losses, cost up to
+#: 1.9x the previous default's log loss (still below scikit-learn's best).
+#: Sizes between 44 and 223 are not measured.
+SMS_MIN_SAMPLES = 200
+
+
 def _default_multiclass_candidates(n_samples):
     """Simplest first (the earlier one wins a tie)."""
+    if n_samples >= SMS_MIN_SAMPLES:
+        third = ("sms", MulticlassAffineCalibrator(kind="sms"))
+    else:
+        third = ("ovr-sigmoid-p", _ProbabilitySigmoid())
     return [
         ("temperature", _SeparationTemperature()),
         ("ovr-sigmoid", PlattCalibrator()),
-        ("sms", MulticlassAffineCalibrator(kind="sms")),
+        third,
         ("ovr-pav", PAVLLRCalibrator()),
     ]
 
@@ -765,7 +779,9 @@ class AutoCalibrator(BaseCalibrator):
     log-probabilities): by default temperature scaling and structured
     matrix scaling (:class:`MulticlassAffineCalibrator`, ``kind='sms'``,
     the leader of the CalArena benchmark), and one-vs-rest sigmoid and PAV
-    (probabilities normalized to sum to 1). A binary candidate is fitted one-vs-rest on
+    (probabilities normalized to sum to 1); below ``SMS_MIN_SAMPLES`` (200)
+    calibration samples the one-vs-rest sigmoid of the probability in
+    place of SMS. A binary candidate is fitted one-vs-rest on
     the log-odds of each class against the rest when the columns are
     log-probabilities (each row's ``logsumexp`` is 0: what
     :class:`CalibratedClassifier` passes for a ``predict_proba``

@@ -408,6 +408,8 @@ def test_default_candidates_and_temperature_prior(multiclass):
     if multiclass:
         X, y = _multiclass(300, K=3, seed=1)
         names = ["temperature", "ovr-sigmoid", "sms", "ovr-pav"]
+        small = AutoCalibrator().fit(X[:150], y[:150]).candidate_names_
+        assert small == ["temperature", "ovr-sigmoid", "ovr-sigmoid-p", "ovr-pav"]
     else:
         X, y = _binary(300, seed=3)
         names = ["temperature", "sigmoid", "sigmoid-p", "pav", "quadratic"]
