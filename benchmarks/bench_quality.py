@@ -354,7 +354,68 @@ def build_methods():
     for short, name in (("beta", "BetaCalibrator"), ("venn", "VennAbersCalibrator")):
         if hasattr(skcalib, name):
             methods[short] = _skcalib(_skcalib_class(name))
+    for short, (binary, multiclass) in _AUTO_VARIANTS.items():
+        methods[short] = _skcalib(partial(_auto_variant, binary, multiclass))
     return methods
+
+
+#: Candidate sets tried for AutoCalibrator's default: name -> (binary
+#: candidates, K-class candidates), each a list of the default's names
+#: (``_auto``'s default lists) and new ones; Platt's sigmoid stays second
+#: (the default's fallback).
+_AUTO_VARIANTS = {
+    # the default before quadratic (binary) and SMS (K classes) joined it
+    "auto-prev": (
+        ["temperature", "sigmoid", "sigmoid-p", "pav"],
+        ["temperature", "ovr-sigmoid", "ovr-sigmoid-p", "ovr-pav"],
+    ),
+    "auto-b+quad": (["temperature", "sigmoid", "sigmoid-p", "pav", "quadratic"], None),
+    "auto-b-beta": (["temperature", "sigmoid", "beta", "pav"], None),
+    "auto-b-quad": (["temperature", "sigmoid", "quadratic", "pav"], None),
+    "auto-b+qb": (["temperature", "sigmoid", "quadratic", "beta", "pav"], None),
+    "auto-m+sms": (
+        None,
+        ["temperature", "ovr-sigmoid", "ovr-sigmoid-p", "ovr-pav", "sms"],
+    ),
+    "auto-m+svs": (
+        None,
+        ["temperature", "ovr-sigmoid", "ovr-sigmoid-p", "ovr-pav", "svs"],
+    ),
+    "auto-m-sms": (None, ["temperature", "ovr-sigmoid", "sms", "ovr-pav"]),
+    "auto-m-sms2": (None, ["temperature", "ovr-sigmoid", "sms"]),
+    "auto-m-svsms": (None, ["temperature", "ovr-sigmoid", "svs", "sms"]),
+    "auto-m-tsmix": (None, ["temperature", "ovr-sigmoid", "ts-mix", "sms", "ovr-pav"]),
+}
+
+
+def _auto_variant(binary, multiclass):
+    """An AutoCalibrator whose default candidates are the named ones (the
+    other problem's defaults unchanged when ``None``)."""
+    from skcalib import _auto
+
+    extra = {
+        "quadratic": getattr(skcalib, "QuadraticCalibrator", None),
+        "beta": getattr(skcalib, "BetaCalibrator", None),
+        "sms": partial(skcalib.MulticlassAffineCalibrator, kind="sms"),
+        "svs": partial(skcalib.MulticlassAffineCalibrator, kind="svs"),
+        "ts-mix": partial(skcalib.MulticlassAffineCalibrator, kind="ts-mix"),
+        "sigmoid-p": _auto._ProbabilitySigmoid,
+        "ovr-sigmoid-p": _auto._ProbabilitySigmoid,
+    }
+
+    def pick(defaults, names):
+        if names is None:
+            return defaults
+        known = dict(defaults)
+        return [(n, known[n] if n in known else extra[n]()) for n in names]
+
+    class Variant(skcalib.AutoCalibrator):
+        def _candidates(self, multiclass_, n_samples):
+            if multiclass_:
+                return pick(_auto._default_multiclass_candidates(n_samples), multiclass)
+            return pick(_auto._default_binary_candidates(n_samples), binary)
+
+    return Variant()
 
 
 # peers: they calibrate probabilities. Each adapter takes the calibration
