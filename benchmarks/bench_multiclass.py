@@ -437,7 +437,8 @@ def main(argv=None):
     )
     parser.add_argument(
         "--baseline",
-        help="DIR:PACKAGE, another copy of skcalib to time against (--leaders)",
+        help="DIR:PACKAGE, another copy of skcalib to time against (--leaders; "
+        "default: none)",
     )
     parser.add_argument(
         "--json", help="write the rows to this JSON file (default: not written)"
