@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pytest
+from _sklearn_checks import needs_sklearn_temperature
 
 BENCH = os.path.join(
     os.path.dirname(os.path.abspath(__file__)), os.pardir, "benchmarks"
@@ -63,6 +64,7 @@ def test_statistics_worked_example():
     assert t["mean_rank"] == pytest.approx((3 + 1 + 2) / 3)
 
 
+@needs_sklearn_temperature
 def test_cache_matches_live_classifier(tmp_path):
     """A method over the cache gives bench_quality's number on the live,
     frozen classifier: same data, split, classifier and calibration."""
@@ -89,6 +91,7 @@ def test_halves_fixed_and_both_used():
     assert sum(not t.binary for t in tasks.TASKS) >= 20
 
 
+@needs_sklearn_temperature
 def test_calarena_adapter_calibrates_probabilities():
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 400)

@@ -92,9 +92,12 @@ def _clopper_pearson(k, n, confidence_level):
     alpha = 1.0 - confidence_level
     lower = np.zeros(k.shape)
     upper = np.ones(k.shape)
-    some = k > 0
+    # Beta(k, m)'s a/2-quantile is about (a/2) ** (1 / k): below e**-1000,
+    # 0 in floats, where k < -log(a/2) / 1000 (older SciPy raises there)
+    tiny = -np.log(alpha / 2) / 1000
+    some = k > tiny
     lower[some] = beta.ppf(alpha / 2, k[some], n[some] - k[some] + 1)
-    short = k < n
+    short = n - k > tiny
     upper[short] = beta.ppf(1 - alpha / 2, k[short] + 1, n[short] - k[short])
     return lower, upper
 
