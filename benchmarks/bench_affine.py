@@ -55,9 +55,9 @@ from skcalib._affine import (
     ProperScoringAffineCalibrator,
     binary_summary,
 )
+from skcalib._kernel._solver import ArrayData, _Passes, fit_standardizer, minimize
+from skcalib._kernel._special import prior_weighted_objective
 from skcalib._platt import PlattCalibrator
-from skcalib._solver import ArrayData, _Passes, fit_standardizer, minimize
-from skcalib._special import prior_weighted_objective
 
 RULES = [(1.0, 1.0), (2.0, 1.0), (2.0, 2.0), (0.5, 0.5)]
 

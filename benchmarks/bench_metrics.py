@@ -5,7 +5,7 @@ interleaved round-robin so that a changing machine load hits all alike):
 
 * the minimum metrics ``min_dcf``, ``eer``, ``min_cllr`` (and ``rocch``,
   ``bayes_error_curve`` on a 41-point grid) against the PAV kernel
-  ``skcalib._pav.pav_blocks`` on the same, already clean, data (target: within
+  ``skcalib._kernel._pav.pav_blocks`` on the same, already clean, data (target: within
   1.2x), against one ``np.argsort`` of the scores, and against what a user
   would otherwise run: scikit-learn's ``roc_curve`` alone, and ``roc_curve``
   followed by a numpy sweep for min DCF and EER (target: min metrics at
@@ -41,7 +41,7 @@ from _meta import git_commit, utc_now, write_json
 from scipy.special import expit
 from sklearn.metrics import brier_score_loss, log_loss, roc_curve
 
-from skcalib._pav import pav_blocks
+from skcalib._kernel._pav import pav_blocks
 from skcalib.metrics import (
     ScoredTrials,
     actual_dcf,

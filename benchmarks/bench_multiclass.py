@@ -65,7 +65,7 @@ from sklearn.linear_model import LogisticRegression
 
 import skcalib
 from skcalib import MulticlassAffineCalibrator, ProperScoringFusion
-from skcalib._special import prior_weighted_objective
+from skcalib._kernel._special import prior_weighted_objective
 
 _STAT = np.median  # of the repeated timings; --stat min gives the best
 _WARMUP = 1  # untimed calls before the timed ones (--warmup)

@@ -9,7 +9,8 @@ Measured, in one run on the same data (median of ``--repeats``):
   ``np.searchsorted`` of those scores into the fitted knots and against
   ``IsotonicRegression.predict``;
 - peak extra memory of ``fit`` (tracemalloc, bytes per sample);
-- the kernel step that holds the sorts, ``skcalib._pav.pav_points`` (unweighted),
+- the kernel step that holds the sorts, ``skcalib._kernel._pav.pav_points``
+  (unweighted),
   against one ``np.sort`` of the same scores: CPU time (``time.process_time``,
   less sensitive than the wall clock to other load), best of ``--repeats``,
   the two timed alternately so that a changing load hits both alike.
@@ -33,7 +34,7 @@ from _meta import git_commit, utc_now, write_json
 from sklearn.isotonic import IsotonicRegression
 
 from skcalib import PAVCalibrator
-from skcalib._pav import pav_points
+from skcalib._kernel._pav import pav_points
 
 
 def _median_time(fn, repeats):

@@ -3,9 +3,9 @@
 :class:`ProperScoringAffineCalibrator` and :class:`~skcalib.PlattCalibrator`
 share :class:`_AffineCalibrator`: each is an objective
 (:class:`AffineRuleObjective` with its own class factors, offset, targets
-and penalty) handed to the one Newton solver of :mod:`skcalib._solver`, on
+and penalty) handed to the one Newton solver of :mod:`skcalib._kernel._solver`, on
 in-memory arrays or on Dask partitions alike. The objective's per-sample
-math is the rule kernel of :mod:`skcalib._special`; the summaries of binary
+math is the rule kernel of :mod:`skcalib._kernel._special`; the summaries of binary
 data and the units of the penalty here serve the fusion objective
 (:mod:`skcalib._fusion`) too.
 """
@@ -21,14 +21,14 @@ from scipy.special import logit
 from sklearn.exceptions import ConvergenceWarning
 
 from ._base import BaseCalibrator
-from ._solver import (
+from ._kernel._solver import (
     DEFAULT_L2,
     MAX_LLR_RANGE,
     WARM_START_SIZE,
     fit_standardizer,
     minimize,
 )
-from ._special import rule_terms, uninformative_objective
+from ._kernel._special import rule_terms, uninformative_objective
 from .utils._sklearn_compat import Interval
 
 __all__ = ["ProperScoringAffineCalibrator"]
@@ -166,7 +166,7 @@ def penalty_variance(data, standardizer, class_factors, normalizer=1.0):
     ``lambda * normalizer * (A sigma)^2``, which is
     ``lambda * normalizer * variance * a^2`` for the slope ``a`` in
     standardized units. ``normalizer``, the objective of the uninformative
-    system (:func:`skcalib._special.uninformative_objective`), makes
+    system (:func:`skcalib._kernel._special.uninformative_objective`), makes
     ``lambda`` a weight on the *normalized* objective, the same at every
     target prior and for every rule (the mean loss of an extreme
     ``p_target`` is a thousand times smaller than at 0.5, its penalty
@@ -179,7 +179,7 @@ def penalty_variance(data, standardizer, class_factors, normalizer=1.0):
     --------
     >>> import numpy as np
     >>> from skcalib._affine import penalty_variance
-    >>> from skcalib._solver import ArrayData, fit_standardizer
+    >>> from skcalib._kernel._solver import ArrayData, fit_standardizer
     >>> x = np.array([0.0, 1.0, 2.0, 10.0]) * 1e200
     >>> t = np.array([False, False, True, True])
     >>> data = ArrayData(x, t, None)
@@ -280,7 +280,7 @@ class AffineRuleObjective(_RuleObjective):
     with its gradient and Hessian in one chunked pass over the data (the
     groups are the targets, ``epsilon = +1, (p, r) = (alpha, beta)``, and the
     non-targets, ``epsilon = -1, (p, r) = (beta, alpha)``; ``G`` the target
-    cost of the rule, see :mod:`skcalib._special`). ``v_i`` is the sample
+    cost of the rule, see :mod:`skcalib._kernel._special`). ``v_i`` is the sample
     weight times the class factor. The linear term serves Platt's smoothed
     targets ``(t_tar, t_non)``: each sample's loss ``w [softplus(z) - t z]``
     is the hard-label logistic loss plus a term linear in ``(a, b)``. The L2
@@ -507,7 +507,7 @@ class _AffineCalibrator(BaseCalibrator):
     Subclasses give ``_objective(data, summary, standardizer)`` returning
     ``(objective, presolve, theta0)`` in standardized units. The solver gets
     one data source of ``(scores, is_target, weights)`` chunks per column
-    (:meth:`~skcalib._training.TrainingData.column`, in memory or on Dask).
+    (:meth:`~skcalib._data._training.TrainingData.column`, in memory or on Dask).
     """
 
     def _fit(self, data):

@@ -29,13 +29,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseCalibrator, SingleColumnError, _single_column
 from ._dask import any_dask_collection
+from ._data._training import ArrayTrainingData, TrainingData
+from ._kernel._solver import ArrayData
+from ._kernel._special import rule_cost
 from ._multiclass_affine import MulticlassAffineCalibrator, scale_variances
 from ._pav_calibrators import PAVLLRCalibrator
 from ._platt import PlattCalibrator
 from ._quadratic import QuadraticCalibrator
-from ._solver import ArrayData
-from ._special import rule_cost
-from ._training import ArrayTrainingData, TrainingData
 from .utils._response import one_vs_rest_log_odds
 from .utils._sklearn_compat import (
     Interval,

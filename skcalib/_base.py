@@ -1,7 +1,7 @@
 """The calibrator base class: the interface shared by every skcalib calibrator.
 
 Subclasses implement ``_fit(data)`` on the validated training data
-(:class:`~skcalib._training.TrainingData`, in memory or on Dask) and
+(:class:`~skcalib._data._training.TrainingData`, in memory or on Dask) and
 ``_transform(X)`` on a validated float64 array of shape ``(n, k)``, and declare
 what ``transform`` returns with the class attribute ``_output`` (``"proba"``
 or ``"llr"``). Everything else (validation, labels, 1-D input, the LLR and
@@ -26,7 +26,7 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted
 
 from ._dask import any_dask_collection, is_dask_collection
-from ._training import ArrayTrainingData
+from ._data._training import ArrayTrainingData
 from .utils._sklearn_compat import (
     ClassifierTags,
     Interval,
@@ -163,7 +163,8 @@ class BaseCalibrator(
 
     # ------------------------------------------------------------ subclass API
     def _fit(self, data):  # pragma: no cover - abstract
-        """Set the fitted attributes from a :class:`~skcalib._training.TrainingData`."""
+        """Set the fitted attributes from a
+        :class:`~skcalib._data._training.TrainingData`."""
         raise NotImplementedError
 
     def _transform(self, X):  # pragma: no cover - abstract
@@ -198,7 +199,7 @@ class BaseCalibrator(
         return self
 
     def _training_data(self, X, y, sample_weight):
-        """The validated :class:`~skcalib._training.TrainingData` of ``fit``.
+        """The validated :class:`~skcalib._data._training.TrainingData` of ``fit``.
 
         The one place that tells Dask inputs from in-memory ones. Dask inputs
         are validated lazily, in one distributed pass over all columns when

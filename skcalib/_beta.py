@@ -17,8 +17,8 @@ from scipy.special import log_expit
 from ._affine import ProperScoringAffineCalibrator, _warn_convergence
 from ._base import BaseCalibrator
 from ._fusion import fit_linear_rule
-from ._solver import DEFAULT_L2, ArrayData
-from ._special import prior_weighted_objective
+from ._kernel._solver import DEFAULT_L2, ArrayData
+from ._kernel._special import prior_weighted_objective
 from .utils._sklearn_compat import Interval, StrOptions
 from .utils._validation import warn_if_probabilities
 

@@ -23,14 +23,14 @@ from ._affine import (
 )
 from ._base import BaseCalibrator
 from ._dask import is_dask_collection
-from ._solver import (
+from ._kernel._solver import (
     DEFAULT_L2,
     MAX_LLR_RANGE,
     fit_standardizer,
     minimize,
     row_blocks,
 )
-from ._special import logit, rule_terms, scaled_affine, uninformative_objective
+from ._kernel._special import logit, rule_terms, scaled_affine, uninformative_objective
 from .utils._sklearn_compat import Interval
 from .utils._stats import class_totals
 
@@ -83,7 +83,7 @@ class FusionObjective(_RuleObjective):
     """Prior-weighted Beta-rule objective of a fused LLR ``X @ coef + intercept``.
 
     With ``u_i`` the standardized scores of trial ``i`` (one column per
-    system, see :class:`skcalib._solver.Standardizer`) and
+    system, see :class:`skcalib._kernel._solver.Standardizer`) and
     ``theta = (c_1, ..., c_k, b)`` it computes
 
     .. math::
@@ -94,7 +94,7 @@ class FusionObjective(_RuleObjective):
         \\qquad x_i = u_i \\cdot c + b + \\tau,
 
     with ``G`` the target cost of the Beta family in the log-odds domain
-    (:mod:`skcalib._special`), ``v_i = w_i \\pi / N_{tar}`` for targets and
+    (:mod:`skcalib._kernel._special`), ``v_i = w_i \\pi / N_{tar}`` for targets and
     ``w_i (1 - \\pi) / N_{non}`` for non-targets, ``tau = logit(pi)``,
     ``coef`` the weights in the units of the raw scores and ``sigma_j`` 1 or,
     with ``l2_variance``, the standard deviation of column ``j``
@@ -144,7 +144,7 @@ class FusionObjective(_RuleObjective):
         array (a pass reads 8 bytes less per trial). The array is
         column-major: the columns are standardized into contiguous vectors
         (``X`` in any memory order, a row-major one in blocks of rows,
-        :func:`~skcalib._solver.row_blocks`), and the products with blocks
+        :func:`~skcalib._kernel._solver.row_blocks`), and the products with blocks
         of its rows are as fast as with row-major blocks.
         """
         X, t, w = chunk[:3]
@@ -266,7 +266,8 @@ def fit_linear_rule(data, *, alpha, beta, p_target, l2, tol, max_iter, l2_units=
     calibration's log-probabilities), ``'std'`` per standard deviation of
     each input (scores in any units) and on the normalized objective (the
     same at every ``p_target``). Returns ``(coef, intercept, result)``
-    with the :class:`~skcalib._solver.SolverResult` (its ``status`` says whether the
+    with the :class:`~skcalib._kernel._solver.SolverResult` (its ``status``
+    says whether the
     caller should warn; ``"unbounded"`` once the separating bound was
     applied). Shared by :class:`ProperScoringFusion` and
     :class:`~skcalib.BetaCalibrator`.

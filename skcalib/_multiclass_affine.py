@@ -49,9 +49,9 @@ from sklearn.utils.validation import check_is_fitted
 from ._affine import ProperScoringAffineCalibrator, _warn_convergence
 from ._base import set_dask_features
 from ._dask import any_dask_collection, is_dask_collection
-from ._solver import DEFAULT_L2, MAX_LLR_RANGE, ArrayData, minimize
-from ._special import scaled_affine
-from ._training import ArrayClassTrainingData
+from ._data._training import ArrayClassTrainingData
+from ._kernel._solver import DEFAULT_L2, MAX_LLR_RANGE, ArrayData, minimize
+from ._kernel._special import scaled_affine
 from .utils._sklearn_compat import (
     ClassifierTags,
     Interval,
@@ -904,7 +904,7 @@ default='matrix'
         )
 
     def _training_data(self, X, y, sample_weight):
-        """The validated :class:`~skcalib._training.ClassTrainingData` of
+        """The validated :class:`~skcalib._data._training.ClassTrainingData` of
         ``fit``: in memory, or on Dask (validated in one distributed pass
         when ``fit`` first asks for the classes)."""
         owner = type(self).__name__

@@ -9,8 +9,8 @@ from scipy.special import expit
 from scipy.special import logit as _logit
 
 from ._base import BaseCalibrator
-from ._forensic import elub_from_values, invariance_from_values
-from ._pav import (
+from ._kernel._forensic import elub_from_values, invariance_from_values
+from ._kernel._pav import (
     BlockSummary,
     _pool,
     _run_starts,
@@ -450,7 +450,7 @@ class PAVCalibrator(_BasePAVCalibrator):
         Prior used by ``predict_proba`` and ``predict``.
     blocks_ : list of BlockSummary
         Per column, the PAV blocks (score range, target and non-target
-        weight); see :func:`skcalib._pav.pav_blocks`.
+        weight); see :func:`skcalib._kernel._pav.pav_blocks`.
     X_thresholds_ : list of ndarray
         Per column, the knot scores (first and last score of every block).
     y_thresholds_ : list of ndarray

@@ -15,7 +15,7 @@ import numpy as np
 from ._affine import _warn_convergence
 from ._base import BaseCalibrator
 from ._fusion import fit_linear_rule
-from ._solver import DEFAULT_L2, ArrayData
+from ._kernel._solver import DEFAULT_L2, ArrayData
 from .utils._sklearn_compat import Interval
 
 __all__ = ["QuadraticCalibrator"]

@@ -60,7 +60,13 @@ from typing import NamedTuple
 import numpy as np
 
 from ._base import BaseCalibrator, _needs_single_column
-from ._pav import BlockSummary, _points_weighted, _run_edges, _run_starts, pav_merge
+from ._kernel._pav import (
+    BlockSummary,
+    _points_weighted,
+    _run_edges,
+    _run_starts,
+    pav_merge,
+)
 
 __all__ = [
     "VennAbersCalibrator",

@@ -35,8 +35,8 @@ from skcalib._dask._metrics import (
     dask_error_rates,
     dask_prior_weighted_objective,
 )
-from skcalib._pav import BlockSummary, pav_blocks, pav_merge, pav_points
-from skcalib._special import prior_weighted_objective
+from skcalib._kernel._pav import BlockSummary, pav_blocks, pav_merge, pav_points
+from skcalib._kernel._special import prior_weighted_objective
 
 HYPOTHESIS = settings(derandomize=True, database=None, deadline=None, max_examples=40)
 
@@ -103,7 +103,7 @@ def test_in_memory_paths_never_import_dask():
         import skcalib
         from skcalib import PAVCalibrator, PAVLLRCalibrator
         from skcalib._dask import is_dask_collection, any_dask_collection
-        from skcalib._pav import pav_blocks
+        from skcalib._kernel._pav import pav_blocks
         s = np.array([0.1, 0.2, 0.3, 0.3, 0.4])
         y = np.array([0, 1, 0, 1, 1])
         pav_blocks(s, y.astype(bool))

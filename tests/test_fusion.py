@@ -14,8 +14,8 @@ from sklearn.utils._param_validation import InvalidParameterError
 from skcalib import ProperScoringAffineCalibrator, ProperScoringFusion
 from skcalib._affine import penalty_variance
 from skcalib._fusion import FusionObjective
-from skcalib._solver import ArrayData, Standardizer, _certified, minimize
-from skcalib._special import prior_weighted_objective
+from skcalib._kernel._solver import ArrayData, Standardizer, _certified, minimize
+from skcalib._kernel._special import prior_weighted_objective
 
 RULES = [(1.0, 1.0), (2.0, 2.0), (2.0, 1.0), (0.5, 0.5), (1.5, 3.2)]
 

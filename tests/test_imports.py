@@ -129,7 +129,7 @@ def test_the_walker_sees_the_imports():
     # a module-level, a relative and a function-level import
     assert "skcalib._dask" in GRAPH["skcalib._base"]
     assert "skcalib._dask._fit" in GRAPH["skcalib._base"]
-    assert "skcalib._solver" in GRAPH["skcalib._affine"]
+    assert "skcalib._kernel._solver" in GRAPH["skcalib._affine"]
     assert "skcalib._base" in _estimator_modules()
 
 
@@ -148,8 +148,7 @@ def test_cycle_detection_works():
     sorted(
         name
         for name in MODULES
-        if name.startswith("skcalib._dask")
-        or name in ("skcalib._pav", "skcalib._special", "skcalib._solver")
+        if name.startswith(("skcalib._dask", "skcalib._kernel", "skcalib._data"))
     ),
 )
 def test_kernels_and_dask_know_no_estimator(layer):
@@ -158,6 +157,31 @@ def test_kernels_and_dask_know_no_estimator(layer):
     below = _reachable(layer)
     assert not below & _estimator_modules()
     assert not {m for m in below if m.startswith(("skcalib.metrics", "skcalib._cli"))}
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n in MODULES if n.startswith("skcalib._kernel"))
+)
+def test_the_kernel_imports_nothing_of_skcalib_but_utils(name):
+    """The math folder stands on NumPy, SciPy and :mod:`skcalib.utils` only."""
+    outside = {
+        m for m in GRAPH[name] if not m.startswith(("skcalib._kernel", "skcalib.utils"))
+    }
+    assert outside == set()
+
+
+#: The package root holds the estimators and the package's face only; the
+#: math lives in ``_kernel``, the training-data objects in ``_data``.
+PACKAGE_FACE = {"skcalib", "skcalib.__main__"}
+
+
+def test_the_package_root_holds_estimators_only():
+    root = {
+        name
+        for name in MODULES
+        if name.count(".") == 1 and not MODULES[name].name == "__init__.py"
+    }
+    assert root - PACKAGE_FACE - _estimator_modules() == set()
 
 
 def test_estimators_know_no_command_line():

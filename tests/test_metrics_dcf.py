@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import expit, logit
 
-from skcalib._pav import block_llr, pav_blocks
+from skcalib._kernel._pav import block_llr, pav_blocks
 from skcalib.metrics import actual_dcf, bayes_error_curve, min_dcf
 
 HYP = settings(derandomize=True, database=None, deadline=None, max_examples=40)

@@ -13,7 +13,7 @@ from scipy.special import expit, logit
 from sklearn.isotonic import IsotonicRegression
 from sklearn.metrics import brier_score_loss, log_loss
 
-from skcalib._special import _CHUNK
+from skcalib._kernel._special import _CHUNK
 from skcalib.metrics import beta_rule_loss, brier_loss, cllr, min_cllr
 
 HYP = settings(derandomize=True, database=None, deadline=None, max_examples=40)

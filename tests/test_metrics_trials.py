@@ -261,7 +261,7 @@ def test_min_dcf_of_an_application():
 
 
 def test_public_methods_of_the_pav_blocks():
-    from skcalib._pav import block_llr, pav_blocks
+    from skcalib._kernel._pav import block_llr, pav_blocks
 
     y, s, w = _data(5, weights=True, decimals=1)
     trials = ScoredTrials(y, s, sample_weight=w)

@@ -318,7 +318,7 @@ def test_pickle_clone_and_set_output():
 def test_default_penalty_keeps_separable_fits_finite(kind):
     # l2 defaulted to 0: on a small separable calibration set (wine: 44
     # samples) the slopes ran off and the posteriors were 0 and 1.
-    from skcalib._solver import DEFAULT_L2
+    from skcalib._kernel._solver import DEFAULT_L2
 
     rng = np.random.default_rng(0)
     y = np.repeat([0, 1, 2], 15)

@@ -1,4 +1,4 @@
-"""Tests of the PAV kernel (skcalib._pav) against the papers and brute force."""
+"""Tests of the PAV kernel (skcalib._kernel._pav) against the papers and brute force."""
 
 from fractions import Fraction
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.isotonic import isotonic_regression as sk_isotonic
 
-from skcalib._pav import (
+from skcalib._kernel._pav import (
     BlockSummary,
     block_llr,
     block_proba,
@@ -119,7 +119,7 @@ def test_small_tied_blocks_equal_merged_points(seed):
     """Below ``_SMALL_N``, PAV on the groups of tied scores (weighted by
     their sizes) gives the blocks of PAV on the pooled points, to the bit
     and to the sign of a zero score, with and without the score ranges."""
-    import skcalib._pav as kernel
+    import skcalib._kernel._pav as kernel
 
     rng = np.random.default_rng(seed)
     for _ in range(300):
@@ -169,7 +169,7 @@ def test_unweighted_points_equal_brute_force(seed, chunk, monkeypatch):
     the definition, with ties within and across classes and +/-inf, also
     below ``_SMALL_N``; small ``_SEARCH_CHUNK`` and ``_SPLIT_CHUNK`` exercise
     the chunked search and class split on small data."""
-    import skcalib._pav as kernel
+    import skcalib._kernel._pav as kernel
 
     if chunk is not None:
         monkeypatch.setattr(kernel, "_SEARCH_CHUNK", chunk)
@@ -195,7 +195,7 @@ def test_true_positions_equal_flatnonzero(rate, size):
     """The padded route to numpy's branch-free nonzero (masks 5-10% True of
     8192 values or more) gives np.flatnonzero, also when the scratch array
     is too short for the padding."""
-    from skcalib._pav import _true_positions
+    from skcalib._kernel._pav import _true_positions
 
     rng = np.random.default_rng(size)
     mask = rng.random(size) < rate
@@ -391,7 +391,7 @@ def test_blocks_partition_the_data(data):
 def test_public_isotonic_regression_fallback_gives_the_same_blocks(monkeypatch):
     """Without scipy's private compiled PAV (a release that moves it), the
     public ``isotonic_regression`` gives the same blocks bit for bit."""
-    from skcalib import _pav
+    from skcalib._kernel import _pav
 
     rng = np.random.default_rng(5)
     cases = []

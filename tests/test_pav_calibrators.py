@@ -13,7 +13,7 @@ from sklearn.metrics import roc_auc_score
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skcalib import PAVCalibrator, PAVLLRCalibrator
-from skcalib._pav import block_llr, pav_blocks
+from skcalib._kernel._pav import block_llr, pav_blocks
 
 HYP = settings(derandomize=True, database=None, deadline=None, max_examples=50)
 CALIBRATORS = [PAVCalibrator, PAVLLRCalibrator]

@@ -119,7 +119,7 @@ def test_smoothing_shrinks_towards_half():
 
 
 def test_large_n_warm_start_same_optimum(monkeypatch):
-    from skcalib import _solver
+    from skcalib._kernel import _solver
 
     s, y, w = _data(300_000, seed=6, weights=True)
     warm = PlattCalibrator().fit(s, y, sample_weight=w)

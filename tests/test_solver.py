@@ -6,7 +6,7 @@ import pytest
 from scipy.special import logit
 
 from skcalib._affine import AffineRuleObjective, binary_summary
-from skcalib._solver import (
+from skcalib._kernel._solver import (
     ArrayData,
     Standardizer,
     _Chunks,
@@ -16,7 +16,7 @@ from skcalib._solver import (
     fit_standardizer,
     minimize,
 )
-from skcalib._special import prior_weighted_objective
+from skcalib._kernel._special import prior_weighted_objective
 
 
 def _data(n=301, seed=2):

@@ -8,7 +8,7 @@ from scipy.integrate import quad
 from scipy.special import beta as beta_fn
 from scipy.special import expit, logit
 
-from skcalib._special import (
+from skcalib._kernel._special import (
     _tail_betainc,
     _tail_deriv,
     _tail_general,

@@ -13,12 +13,13 @@ two passes over the data:
    range boundaries ``b_1 < ... < b_{R-1}`` (distinct score *values*);
 2. per partition, the samples are split by range, ``b_{r-1} <= s < b_r``
    (``np.searchsorted(..., side="right")``), so tied scores can never straddle
-   two ranges; per range, on the workers, the kernel's :func:`~skcalib._pav.pav_points`
-   and :func:`~skcalib._pav.pav_merge` (never a re-implementation); on the
-   client, one more :func:`~skcalib._pav.pav_merge` over the range blocks in
+   two ranges; per range, on the workers, the kernel's
+   :func:`~skcalib._kernel._pav.pav_points`
+   and :func:`~skcalib._kernel._pav.pav_merge` (never a re-implementation); on the
+   client, one more :func:`~skcalib._kernel._pav.pav_merge` over the range blocks in
    score order.
 
-The result equals :func:`~skcalib._pav.pav_blocks` on the same data: the same
+The result equals :func:`~skcalib._kernel._pav.pav_blocks` on the same data: the same
 blocks (``lo``/``hi`` bit for bit) and block weights up to summation order
 (exact for integer weights).
 
@@ -47,7 +48,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .._pav import BlockSummary, pav_finish, pav_merge, pav_points
+from .._kernel._pav import BlockSummary, pav_finish, pav_merge, pav_points
 from ._detect import is_dask_collection
 from ._partitions import (
     DaskInputSummary,
@@ -199,7 +200,7 @@ def dask_block_summary(
     """Validate Dask inputs and compute their PAV block summary, distributed.
 
     The Dask counterpart of ``check_metric_inputs`` followed by
-    :func:`~skcalib._pav.pav_blocks`: the same checks and messages, and the
+    :func:`~skcalib._kernel._pav.pav_blocks`: the same checks and messages, and the
     same blocks.
 
     Parameters
@@ -221,7 +222,7 @@ def dask_block_summary(
     allow_inf : bool, default=True
         Whether +/-inf scores are allowed (the estimators reject them).
     pseudo_count : float, default=0.0
-        As in :func:`~skcalib._pav.pav_blocks`.
+        As in :func:`~skcalib._kernel._pav.pav_blocks`.
     n_ranges : int or None, default=None
         Number of score ranges solved in parallel; ``None`` means the number
         of partitions of ``y_score``, at most 64.
@@ -299,7 +300,7 @@ def dask_pav_blocks(
     pseudo_count: float = 0.0,
     n_ranges: int | None = None,
 ) -> BlockSummary:
-    """Distributed :func:`~skcalib._pav.pav_blocks` over Dask collections.
+    """Distributed :func:`~skcalib._kernel._pav.pav_blocks` over Dask collections.
 
     Parameters
     ----------
@@ -309,7 +310,7 @@ def dask_pav_blocks(
     sample_weight : Dask array, Dask Series or None, default=None
         Non-negative weights; zero-weight samples are dropped before PAV.
     pseudo_count : float, default=0.0
-        As in :func:`~skcalib._pav.pav_blocks`.
+        As in :func:`~skcalib._kernel._pav.pav_blocks`.
     n_ranges : int or None, default=None
         Number of score ranges solved in parallel; ``None`` means the number
         of partitions of ``scores``, at most 64.

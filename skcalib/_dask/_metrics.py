@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._special import beta_rule_costs, check_rule_params, cllr_sums
+from .._kernel._special import beta_rule_costs, check_rule_params, cllr_sums
 from ..utils._stats import error_counts
 from ._partitions import _first_pass, _partitions
 
@@ -92,10 +92,10 @@ def dask_prior_weighted_objective(
 ) -> float:
     """Prior-weighted Beta-family objective ``Cbar`` of Dask inputs.
 
-    The Dask counterpart of ``skcalib._special.prior_weighted_objective``
+    The Dask counterpart of ``skcalib._kernel._special.prior_weighted_objective``
     (unnormalized), with the metrics' input validation, in one pass: each
     partition returns its weighted class sums of ``C(q, tar)`` and
-    ``C(q, non)`` (``skcalib._special.beta_rule_costs``); the client forms
+    ``C(q, non)`` (``skcalib._kernel._special.beta_rule_costs``); the client forms
     ``prior/N_tar * S_tar + (1-prior)/N_non * S_non``. ``cllr`` is this at
     ``alpha = beta = 1`` divided by the uninformative value (``log 2`` at
     ``prior = 1/2``), ``beta_rule_loss`` likewise.
@@ -152,7 +152,7 @@ def _reduce_cllr(s_tar, w_tar, s_non, w_non):
 def dask_cllr_sums(y_true, llr, sample_weight=None, *, pos_label=None):
     """Per-class Cllr sums ``(loss_tar, loss_non, n_tar, n_non)`` on Dask inputs.
 
-    One pass: every partition runs ``skcalib._special.cllr_sums``
+    One pass: every partition runs ``skcalib._kernel._special.cllr_sums``
     on its targets and on its non-targets; the sums are added on the client,
     so ``cllr = (loss_tar / n_tar + loss_non / n_non) / 2`` as in memory.
     """

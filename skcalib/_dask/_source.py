@@ -1,7 +1,7 @@
 """The Newton solver's data source on partitions persisted on the workers.
 
 :class:`DaskData` implements the data-source protocol of
-:mod:`skcalib._solver` (``n_samples``, ``reduce``, ``map``, ``subsample``):
+:mod:`skcalib._kernel._solver` (``n_samples``, ``reduce``, ``map``, ``subsample``):
 each pass of the solver evaluates the objective's chunk sums on the workers,
 where the prepared partitions stay, and adds them on the client.
 """
@@ -13,7 +13,7 @@ from functools import reduce as _fold
 
 import numpy as np
 
-from .._solver import ArrayData
+from .._kernel._solver import ArrayData
 
 __all__ = ["DaskData"]
 

@@ -1,6 +1,6 @@
 """The training data of a calibrator on Dask collections.
 
-:class:`DaskTrainingData` is the :class:`~skcalib._training.TrainingData` of
+:class:`DaskTrainingData` is the :class:`~skcalib._data._training.TrainingData` of
 Dask inputs: one validating pass over all score columns, the labels and the
 weights (on the workers, with the in-memory checks and messages) gives the
 classes and class totals; a fit then asks for what it is made of, and gets
@@ -19,7 +19,8 @@ it computed where the data live:
 It knows no estimator: a fit that needs the data in memory (``arrays()``)
 gets a ``TypeError``.
 
-:class:`DaskClassTrainingData` is the :class:`~skcalib._training.ClassTrainingData`
+:class:`DaskClassTrainingData` is the
+:class:`~skcalib._data._training.ClassTrainingData`
 of ``K``-class Dask inputs: one validating pass gives the distinct labels
 (checked as in memory) and the class totals; ``source()`` persists
 ``(X, class_index, weights)`` partitions on the workers.
@@ -31,8 +32,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .._pav import pav_finish
-from .._training import ClassTrainingData, TrainingData, check_class_totals
+from .._data._training import ClassTrainingData, TrainingData, check_class_totals
+from .._kernel._pav import pav_finish
 from ..utils._stats import drop_zero_weights
 from ..utils._validation import check_class_y
 from ._blocks import cache_key, kept_ranges, validated_ranges
@@ -87,7 +88,7 @@ def _stacked_partition(y, columns, w, pos_label):
 
 
 class DaskTrainingData(TrainingData):
-    """:class:`~skcalib._training.TrainingData` of Dask collections.
+    """:class:`~skcalib._data._training.TrainingData` of Dask collections.
 
     Nothing is computed until a fit asks for the classes, the class totals,
     a source or the blocks; then one pass validates every column with the
@@ -209,7 +210,7 @@ def _class_partition(y, columns, w, classes):
 
 
 class DaskClassTrainingData(ClassTrainingData):
-    """:class:`~skcalib._training.ClassTrainingData` of Dask collections.
+    """:class:`~skcalib._data._training.ClassTrainingData` of Dask collections.
 
     Nothing is computed until a fit asks for the classes, the totals or the
     source; then one pass validates the score columns, the labels and the

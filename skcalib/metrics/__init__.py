@@ -11,7 +11,7 @@ selection (:func:`get_scorer`).
 
 All binary metrics go through :class:`ScoredTrials`, which validates the
 trials once and holds one PAV block summary of the scores
-(:func:`skcalib._pav.pav_blocks`): one sort plus linear passes for every
+(:func:`skcalib._kernel._pav.pav_blocks`): one sort plus linear passes for every
 minimum metric at any number of applications (:class:`Application`).
 """
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logit
 
-from .._special import cllr_sums
+from .._kernel._special import cllr_sums
 from ..utils._stats import error_counts
 
 __all__ = ["_cllr_bits", "_normalized_log_loss", "_log_loss_ratio", "_error_rates"]

@@ -13,7 +13,7 @@ the PAV block summary, the rest from one linear pass. Every value is in
 natural-log units, as every LLR in skcalib; the package ``lir`` works in
 base 10 (divide an LLR by ``ln 10`` to compare). The functions are thin
 wrappers over the methods of :class:`ScoredTrials` of the same names, whose
-kernels are in :mod:`skcalib._forensic`.
+kernels are in :mod:`skcalib._kernel._forensic`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from numbers import Real
 
-from .._special import cllr_sums as _cllr_sums  # noqa: F401 (tests read it here)
+from .._kernel._special import cllr_sums as _cllr_sums  # noqa: F401 (tests read it here)
 from ..utils._sklearn_compat import Interval, validate_params
 from ._trials import ScoredTrials
 

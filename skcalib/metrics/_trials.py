@@ -2,7 +2,7 @@
 
 :class:`ScoredTrials` is the one road from ``(y_true, y_score,
 sample_weight)`` to the metrics: it validates the inputs once, runs the PAV
-kernel (:func:`skcalib._pav.pav_blocks`) at most once, when a minimum metric
+kernel (:func:`skcalib._kernel._pav.pav_blocks`) at most once, when a minimum metric
 first needs it, and keeps the block summary and the ROC convex hull for every
 later question. The metric functions (``min_dcf``, ``eer``, ``min_cllr``,
 ``rocch``, ``actual_dcf``, ``cllr``, ``bayes_error_curve``), the displays,
@@ -19,7 +19,7 @@ import numpy as np
 from scipy.special import expit, logit
 
 from .._dask import any_dask_collection
-from .._forensic import (
+from .._kernel._forensic import (
     devpav_from_blocks,
     elub_from_values,
     elub_on_grid,
@@ -29,7 +29,7 @@ from .._forensic import (
     misleading_rates,
     sorted_values,
 )
-from .._pav import (
+from .._kernel._pav import (
     BlockSummary,
     block_llr,
     block_proba,
@@ -39,7 +39,7 @@ from .._pav import (
     pav_points,
     rocch_from_blocks,
 )
-from .._special import (
+from .._kernel._special import (
     beta_rule_costs,
     log1pexp,
     prior_weighted_objective,
@@ -744,7 +744,7 @@ class ScoredTrials:
 
     # ------------------------------------------------ forensic validation
     # The metrics of skcalib.metrics._forensic (documented there in full),
-    # read from this one object; kernels in skcalib._forensic.
+    # read from this one object; kernels in skcalib._kernel._forensic.
     def _sorted_values(self):
         """The distinct scores with each class's weight: one sort, cached."""
         values = getattr(self, "_values", None)

@@ -8,7 +8,7 @@ from numbers import Real
 import numpy as np
 from scipy.special import expit
 
-from ..._special import log1pexp
+from ..._kernel._special import log1pexp
 from ...utils._numpy_compat import einsum
 from ...utils._sklearn_compat import validate_params
 from .._trials import ScoredTrials, check_prior_log_odds

@@ -36,9 +36,9 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import isotonic_regression
 
-from .utils._numpy_compat import count_nonzero
-from .utils._scipy_compat import pava as _pava
-from .utils._stats import drop_zero_weights
+from ..utils._numpy_compat import count_nonzero
+from ..utils._scipy_compat import pava as _pava
+from ..utils._stats import drop_zero_weights
 
 __all__ = [
     "BlockSummary",
@@ -631,7 +631,7 @@ def pav_blocks(
     Examples
     --------
     >>> import numpy as np
-    >>> from skcalib._pav import pav_blocks
+    >>> from skcalib._kernel._pav import pav_blocks
     >>> s = np.array([0.1, 0.2, 0.3, 0.3, 0.4])
     >>> y = np.array([False, True, False, True, True])
     >>> b = pav_blocks(s, y)

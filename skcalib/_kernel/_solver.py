@@ -5,7 +5,7 @@ Beta and multiclass calibrators, and any objective with a parameter vector
 of any length), in memory and on Dask. It only solves: each objective lives
 beside its estimator (:mod:`skcalib._affine`, :mod:`skcalib._fusion`,
 :mod:`skcalib._multiclass_affine`), the rule's per-sample math in
-:mod:`skcalib._special`. It joins two objects:
+:mod:`skcalib._kernel._special`. It joins two objects:
 
 * an **objective**, with ``n_params`` and
   ``terms(theta, chunk, order)`` returning the sums over one (prepared)
@@ -139,7 +139,7 @@ class ArrayData(_Chunks):
     Examples
     --------
     >>> import numpy as np
-    >>> from skcalib._solver import ArrayData
+    >>> from skcalib._kernel._solver import ArrayData
     >>> data = ArrayData(np.arange(10.0), None)
     >>> float(data.reduce(lambda chunk: chunk[0].sum()))
     45.0
@@ -194,7 +194,7 @@ class Standardizer:
     Examples
     --------
     >>> import numpy as np
-    >>> from skcalib._solver import Standardizer
+    >>> from skcalib._kernel._solver import Standardizer
     >>> x = np.array([1e300, 2e300, 3e300])
     >>> std = Standardizer.fit(x, x.min(), x.max())
     >>> std.transform(x).round(6).tolist()
@@ -717,7 +717,7 @@ def _one_blas_thread():
     """
     global _controller
     if _controller is None:
-        from .utils._sklearn_compat import threadpool_controller
+        from ..utils._sklearn_compat import threadpool_controller
 
         _controller = threadpool_controller()
     return _controller.limit(limits=1, user_api="blas")
@@ -760,7 +760,7 @@ def minimize(objective, data, theta0, *, tol=1e-8, max_iter=100, presolve=()):
     Least squares ``sum (theta_0 + theta_1 x - y)^2`` as chunk sums:
 
     >>> import numpy as np
-    >>> from skcalib._solver import ArrayData, minimize
+    >>> from skcalib._kernel._solver import ArrayData, minimize
     >>> class LeastSquares:
     ...     n_params = 2
     ...     def terms(self, theta, chunk, order):

@@ -63,9 +63,9 @@ import numbers
 import numpy as np
 from scipy.special import betainc, betaln, expit, hyp2f1, log_expit, logit
 
-from .utils._numpy_compat import count_nonzero
-from .utils._numpy_compat import einsum as _einsum
-from .utils._stats import class_totals, drop_zero_weights
+from ..utils._numpy_compat import count_nonzero
+from ..utils._numpy_compat import einsum as _einsum
+from ..utils._stats import class_totals, drop_zero_weights
 
 __all__ = [
     "check_rule_params",
@@ -224,7 +224,7 @@ def log1pexp(x, out=None, *, overwrite_x=False):
     Examples
     --------
     >>> import numpy as np
-    >>> from skcalib._special import log1pexp
+    >>> from skcalib._kernel._special import log1pexp
     >>> log1pexp(np.array([-np.inf, 0.0, 1000.0])).tolist()
     [0.0, 0.6931471805599453, 1000.0]
     """
@@ -460,7 +460,7 @@ def beta_rule_costs(llr, *, alpha, beta, prior=0.5):
     --------
     >>> import math
     >>> import numpy as np
-    >>> from skcalib._special import beta_rule_costs
+    >>> from skcalib._kernel._special import beta_rule_costs
     >>> c_tar, c_non = beta_rule_costs([0.0, np.inf, -np.inf], alpha=2, beta=2)
     >>> [float(c) for c in c_tar]  # Brier: 3 (1 - q)^2
     [0.75, 0.0, 3.0]
@@ -500,7 +500,7 @@ def prior_weighted_objective(
     Examples
     --------
     >>> import numpy as np
-    >>> from skcalib._special import prior_weighted_objective
+    >>> from skcalib._kernel._special import prior_weighted_objective
     >>> llr = np.array([2.0, -1.0, np.inf, -3.0])
     >>> is_target = np.array([True, True, False, False])
     >>> w = np.array([1.0, 1.0, 0.0, 1.0])  # the infinite LLR has no weight
@@ -538,7 +538,7 @@ def uninformative_objective(alpha, beta, prior=0.5):
     Examples
     --------
     >>> import math
-    >>> from skcalib._special import uninformative_objective
+    >>> from skcalib._kernel._special import uninformative_objective
     >>> round(uninformative_objective(1, 1, 0.5), 12) == round(math.log(2), 12)
     True
     >>> float(uninformative_objective(2, 2, 0.5))  # 3/4

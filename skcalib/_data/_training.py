@@ -8,7 +8,7 @@ column, the data a fit is made of. Where the data live is the object's
 business, not the calibrator's: :class:`ArrayTrainingData` holds NumPy
 arrays, :class:`skcalib._dask._training.DaskTrainingData` partitions on Dask
 workers, and both give the same sources to the Newton solver
-(:mod:`skcalib._solver`) and the same PAV blocks (:mod:`skcalib._pav`).
+(:mod:`skcalib._kernel._solver`) and the same PAV blocks (:mod:`skcalib._kernel._pav`).
 :class:`ClassTrainingData` is the same idea for ``K`` classes (the data of
 :class:`~skcalib.MulticlassAffineCalibrator`): the classes, their totals and
 one solver source of ``(X, class_index, weights)``.
@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._pav import BlockSummary, pav_blocks
-from ._solver import ArrayData
-from .utils._stats import class_totals, drop_zero_weights
-from .utils._validation import check_binary_y, check_class_y, check_weights
+from .._kernel._pav import BlockSummary, pav_blocks
+from .._kernel._solver import ArrayData
+from ..utils._stats import class_totals, drop_zero_weights
+from ..utils._validation import check_binary_y, check_class_y, check_weights
 
 __all__ = [
     "TrainingData",
@@ -71,7 +71,8 @@ class TrainingData:
         raise NotImplementedError
 
     def blocks(self, j: int, pseudo_count: float = 0.0) -> BlockSummary:
-        """PAV block summary of column ``j`` (see :func:`~skcalib._pav.pav_blocks`)."""
+        """PAV block summary of column ``j``
+        (see :func:`~skcalib._kernel._pav.pav_blocks`)."""
         raise NotImplementedError
 
     def arrays(self, *, all_rows: bool = False):
@@ -108,7 +109,7 @@ class ArrayTrainingData(TrainingData):
     Examples
     --------
     >>> import numpy as np
-    >>> from skcalib._training import ArrayTrainingData
+    >>> from skcalib._data._training import ArrayTrainingData
     >>> X = np.array([[0.1], [0.2], [0.3], [0.4]])
     >>> data = ArrayTrainingData(X, ["a", "b", "a", "b"], [1, 0, 2, 1], owner="cal")
     >>> data.classes.tolist(), data.n_tar, data.n_non
@@ -224,7 +225,7 @@ class ArrayClassTrainingData(ClassTrainingData):
     Examples
     --------
     >>> import numpy as np
-    >>> from skcalib._training import ArrayClassTrainingData
+    >>> from skcalib._data._training import ArrayClassTrainingData
     >>> X = np.zeros((4, 3))
     >>> y, w = ["b", "c", "a", "b"], [1, 2, 3, 0]
     >>> data = ArrayClassTrainingData(X, y, w, owner="cal")
