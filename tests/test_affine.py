@@ -14,8 +14,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils._param_validation import InvalidParameterError
 
-from skcalib._kernel import _solver
 from skcalib._affine import ProperScoringAffineCalibrator
+from skcalib._kernel import _solver
 from skcalib._kernel._special import prior_weighted_objective
 
 RULES = [(1.0, 1.0), (2.0, 2.0), (2.0, 1.0), (0.5, 0.5), (0.7, 1.3), (3.0, 0.5)]

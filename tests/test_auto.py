@@ -649,9 +649,9 @@ def _kkt_holds(w, P, s, tol=1e-9):
     """Optimality on the simplex: gradient 1 on the support, <= 1 off it."""
     grad = P @ (s / (w @ P))
     support = w > 0
-    return np.allclose(grad[support], 1.0, atol=tol) and (
-        grad[~support] <= 1 + tol
-    ).all()
+    return (
+        np.allclose(grad[support], 1.0, atol=tol) and (grad[~support] <= 1 + tol).all()
+    )
 
 
 def test_stacking_weights_are_the_minimizer_of_the_issue():

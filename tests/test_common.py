@@ -147,7 +147,7 @@ def test_checks_are_parametrized_as_a_list():
     from pathlib import Path
 
     offenders = []
-    for path in sorted(Path(__file__).parent.glob("*.py")):
+    for path in sorted(Path(__file__).parent.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if (
                 isinstance(node, ast.ImportFrom)

@@ -173,9 +173,7 @@ def test_objective_value_equals_brute_force(kind, structured):
     S, y, w = _scores(120, K, weights=True)
     p_classes = np.array([0.2, 0.5, 0.3])
     totals = np.bincount(y, weights=w, minlength=K)
-    obj = MulticlassObjective(
-        kind, K, K, class_factors=p_classes / totals, exponent=3
-    )
+    obj = MulticlassObjective(kind, K, K, class_factors=p_classes / totals, exponent=3)
     theta = np.random.default_rng(4).normal(0, 0.5, obj.n_params)
     W, b = unpack(kind, theta, K, K)
     W = W / 8.0  # the objective's parameters are W * 2**exponent

@@ -42,7 +42,10 @@ def test_fit_is_the_optimum_of_the_written_out_objective(weights, l2):
     cal = QuadraticCalibrator(l2=l2).fit(s, y, sample_weight=w)
     ours = np.r_[cal.coef_[0], cal.intercept_]
     ref = minimize(
-        _objective, np.zeros(3), args=(s, y, w, l2), method="BFGS",
+        _objective,
+        np.zeros(3),
+        args=(s, y, w, l2),
+        method="BFGS",
         options={"gtol": 1e-12},
     )
     f_ours = _objective(ours, s, y, w, l2)

@@ -10,7 +10,7 @@ import pytest
 from _sklearn_checks import needs_sklearn_temperature
 
 BENCH = os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), os.pardir, "benchmarks"
+    os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "benchmarks"
 )
 sys.path.insert(0, BENCH)
 

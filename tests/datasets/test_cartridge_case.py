@@ -11,7 +11,7 @@ from skcalib.datasets import load_cartridge_case
 from skcalib.metrics import cllr, min_cllr
 
 DATA = Path(skcalib.__file__).parent / "datasets" / "data"
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "forensic"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "forensic"
 FILES = (
     "cartridge_case_llr10_same_source.csv",
     "cartridge_case_llr10_different_source.csv",

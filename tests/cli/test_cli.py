@@ -821,7 +821,7 @@ def test_cli_import_is_light():
 
 
 def _bench_scripts():
-    folder = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks")
+    folder = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "benchmarks")
     return sorted(
         os.path.join(folder, f)
         for f in os.listdir(folder)
