@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from ..utils._numpy_compat import count_nonzero
+
 __all__ = [
     "devpav_from_blocks",
     "elub_from_values",
@@ -84,6 +86,13 @@ def _group_sums(values, starts):
     return out
 
 
+def _prefix(weights):
+    """``out[k] = weights[:k].sum()`` for k in 0..m (``out[0] = 0``)."""
+    out = np.zeros(weights.shape[0] + 1)
+    np.cumsum(weights, out=out[1:])
+    return out
+
+
 def _suffix(weights):
     """``out[k] = weights[k:].sum()`` for k in 0..m (``out[m] = 0``)."""
     out = np.zeros(weights.shape[0] + 1)
@@ -117,11 +126,12 @@ def elub_from_values(u, tar, non):
         theta = np.exp(u)
     # below 0: worse iff theta * (w2 - a2)/(w2 + 1) < 1 - a1/(w1 + 1), for a
     # theta in the interval: check at its lower end
-    c1 = (w1 + 1.0 - a1[: z + 1]) / (w1 + 1.0)
-    c2 = (w2 - a2[: z + 1]) / (w2 + 1.0)
+    # w - a[k], the weight below u_k, as a prefix sum: no cancellation
+    c1 = (1.0 + _prefix(tar)[: z + 1]) / (w1 + 1.0)
+    c2 = _prefix(non)[: z + 1] / (w2 + 1.0)
     theta_lo = np.concatenate([[0.0], theta[:z]])
     k = np.flatnonzero(theta_lo * c2 < c1)[-1]  # interval 0 always qualifies
-    root = math.inf if c2[k] == 0 else math.log(c1[k]) - math.log(c2[k])
+    root = math.inf if c2[k] <= 0 else math.log(c1[k]) - math.log(c2[k])
     hi = u[k] if k < u.shape[0] else math.inf
     lower = min(hi, root, 0.0)
     # above 0: worse iff theta * (a2 + 1)/(w2 + 1) > a1/(w1 + 1): check at
@@ -131,7 +141,7 @@ def elub_from_values(u, tar, non):
     theta_hi = np.concatenate([theta[p:], [np.inf]])
     with np.errstate(invalid="ignore"):  # inf * b2 is inf: b2 > 0
         k = p + np.flatnonzero(theta_hi * b2 > b1)[0]
-    root = -math.inf if a1[k] == 0 else math.log(b1[k - p]) - math.log(b2[k - p])
+    root = -math.inf if a1[k] <= 0 else math.log(b1[k - p]) - math.log(b2[k - p])
     lo = u[k - 1] if k > 0 else -math.inf
     upper = max(lo, root, 0.0)
     return min(lower, 0.0), max(upper, 0.0)
@@ -203,6 +213,7 @@ def invariance_from_values(u, tar, non):
     u, tar, non = _clipped_values(u, tar, non, _INVARIANCE_EXTREME)
     w1, w2 = float(tar.sum()), float(non.sum())
     s1, s2 = _suffix(tar), _suffix(non)  # weight of llr >= t on (u_{k-1}, u_k]
+    pre1, pre2 = _prefix(tar), _prefix(non)  # weight of llr < t there
     t_start, t_end = min(0.0, float(u[0])), max(0.0, float(u[-1]))
     lo = np.concatenate([[t_start], u])
     hi = np.concatenate([u, [t_end]])
@@ -211,6 +222,7 @@ def invariance_from_values(u, tar, non):
     keep = lo < hi
     keep[0] = True
     lo, hi, s1, s2 = lo[keep], hi[keep], s1[keep], s2[keep]
+    pre1, pre2 = pre1[keep], pre2[keep]
     e = np.exp(u)  # one exp of the LLRs for both ends of every interval
     exp_lo = np.concatenate([[math.exp(t_start)], e])[keep]
     exp_hi = np.concatenate([e, [math.exp(t_end)]])[keep]
@@ -224,8 +236,9 @@ def invariance_from_values(u, tar, non):
         upper = max(float(lo[k]), math.log(p1[k]) - math.log(p2[k]))
     else:  # lir: the highest H1 LLR
         upper = float(u[tar > 0][-1])
-    q1 = (w1 + 0.5 - s1) / (w1 + 1.0)
-    q2 = (w2 + 0.5 - s2) / (w2 + 1.0)
+    # w - s, the weight below the interval, as a prefix sum: no cancellation
+    q1 = (pre1 + 0.5) / (w1 + 1.0)
+    q2 = (pre2 + 0.5) / (w2 + 1.0)
     # delta_low < 0 iff t < log(q1 / q2): iff at the lower end; the last
     k = np.flatnonzero(exp_lo * q2 < q1)
     if k.size:
@@ -340,3 +353,311 @@ def expected_lrs(is_target, x, w):
     log_lr = _log_mean_exp(x[~is_target], w2)
     with np.errstate(over="ignore"):
         return float(np.exp(log_inv)), float(np.exp(log_lr))
+
+
+# ------------------------------------------- the bounds without a full sort
+#: Trials per bucket of :func:`_Buckets` (about), and the fewest trials for
+#: which the bounds take the buckets rather than one sort of all trials.
+_BUCKET_SIZE = 256
+_BUCKETS_MIN_N = 4096
+#: Buckets refined before the bounds fall back to one sort of all trials.
+_MAX_REFINED = 16
+#: Relative slack of the bucket screens: a bucket is passed over only when
+#: its bound misses the condition by more than rounding could explain.
+_SLACK = 1e-6
+
+
+class _Buckets:
+    """The trials in buckets of equal width over their finite range, with
+    each class's weight per bucket: one linear pass, no sort.
+
+    The bucket of a score, ``floor((x - lo) * scale)`` clipped to the
+    buckets (``-inf`` to the first, ``+inf`` to the last), is nondecreasing
+    in the score, so every score of a lower bucket is below every score of
+    a higher one. ``G1[j]``, ``G2[j]``: the target and non-target weight in
+    buckets ``j, j+1, ...`` (``G[0]`` the totals, ``G[B]`` 0), ``P1[j]``,
+    ``P2[j]`` that in the buckets below ``j``: weights of the upper tail are
+    summed from the top and those of the lower tail from the bottom, so
+    that neither is a difference of nearly equal sums. A bucket's
+    scores lie within ``vmin[j]`` and ``vmax[j]`` (its edges widened by two
+    buckets against rounding; the end buckets unbounded).
+    """
+
+    def __init__(self, is_target, x, w, n_buckets):
+        self.is_target, self.x, self.w = is_target, x, w
+        finite = x[np.isfinite(x)] if not np.isfinite(x).all() else x
+        lo = float(finite.min()) if finite.size else 0.0
+        hi = float(finite.max()) if finite.size else 0.0
+        with np.errstate(over="ignore"):
+            width = hi - lo
+        if not (math.isfinite(width) and width > 0.0):
+            n_buckets = 1
+        self.n_buckets = n_buckets
+        if n_buckets == 1:
+            idx = np.zeros(x.shape[0], dtype=np.intp)
+            scale = 0.0
+        else:
+            scale = n_buckets / width
+            q = np.subtract(x, lo)
+            q *= scale
+            np.clip(q, 0.0, n_buckets - 1, out=q)
+            idx = q.astype(np.intp)
+        self.idx = idx
+        code = idx * 2
+        code += is_target
+        sums = np.bincount(code, weights=w, minlength=2 * n_buckets)
+        sums = sums.astype(np.float64, copy=False)
+        self.count = np.bincount(idx, minlength=n_buckets) if w is not None else None
+        tar, non = sums[1::2], sums[0::2]
+        if self.count is None:
+            self.count = tar + non
+        self.G1, self.G2 = _suffix(tar), _suffix(non)
+        self.P1, self.P2 = _prefix(tar), _prefix(non)
+        self.w1, self.w2 = float(self.G1[0]), float(self.G2[0])
+        if n_buckets == 1:
+            self.vmin, self.vmax = np.array([-np.inf]), np.array([np.inf])
+        else:
+            j = np.arange(n_buckets, dtype=np.float64)
+            self.vmin = np.where(j >= 2, lo + (j - 2.0) / scale, -np.inf)
+            self.vmax = np.where(j < n_buckets - 3, lo + (j + 3.0) / scale, np.inf)
+
+    def values(self, j):
+        """The distinct scores of bucket ``j``, increasing, and, of each
+        class, the weight at or below each score and at or above it:
+        ``(u, (le1, ge1), (le2, ge2))``."""
+        if self.n_buckets == 1:
+            sel = slice(None)
+        else:
+            sel = np.flatnonzero(self.idx == j)
+        u, tar, non = sorted_values(
+            self.is_target[sel], self.x[sel], None if self.w is None else self.w[sel]
+        )
+        le1, le2 = _prefix(tar)[1:], _prefix(non)[1:]
+        le1 += self.P1[j]
+        le2 += self.P2[j]
+        ge1, ge2 = _suffix(tar)[:-1], _suffix(non)[:-1]
+        ge1 += self.G1[j + 1]
+        ge2 += self.G2[j + 1]
+        return u, (le1, ge1), (le2, ge2)
+
+    def _nonempty(self, j, step):
+        """The nearest bucket beyond ``j`` (in direction ``step``) that holds
+        trials, or None."""
+        if step > 0:
+            k = np.flatnonzero(self.count[j + 1 :])
+            return j + 1 + int(k[0]) if k.size else None
+        k = np.flatnonzero(self.count[:j])
+        return int(k[-1]) if k.size else None
+
+    def next_value(self, j):
+        """The lowest score above bucket ``j`` (``inf`` if none)."""
+        k = self._nonempty(j, 1)
+        return math.inf if k is None else float(self.x[self.idx == k].min())
+
+    def prev_value(self, j):
+        """The highest score below bucket ``j`` (``-inf`` if none)."""
+        k = self._nonempty(j, -1)
+        return -math.inf if k is None else float(self.x[self.idx == k].max())
+
+    def scan(self, possible, refine, step):
+        """``refine(j)`` of the buckets where ``possible`` holds, nearest
+        first (increasing ``j`` for ``step > 0``), up to the first answer
+        that is not None; ``(False, None)`` if every candidate was refined
+        without one, ``(True, None)`` if there were too many to refine."""
+        cand = np.flatnonzero(possible & (self.count > 0))
+        if step < 0:
+            cand = cand[::-1]
+        for i, j in enumerate(cand.tolist()):
+            if i == _MAX_REFINED:
+                return True, None
+            out = refine(j)
+            if out is not None:
+                return False, out
+        return False, None
+
+
+def _n_buckets(n, n_buckets):
+    if n_buckets is not None:
+        return int(n_buckets)
+    return max(1, min(n // _BUCKET_SIZE, 1 << 16))
+
+
+def _not_below(lhs, rhs):
+    """Where ``lhs < rhs`` surely fails, NaN (``0 * inf``) not excluded."""
+    with np.errstate(invalid="ignore"):
+        return lhs * (1.0 - _SLACK) >= rhs * (1.0 + _SLACK)
+
+
+def elub_bounds_unsorted(is_target, x, w, n_buckets=None):
+    """:func:`elub_from_values` of the trials, without sorting them all.
+
+    The trials go into buckets of equal width (one linear pass); a bound is
+    the interval nearest LLR 0 where the system is worse than neutral, and
+    a bucket can hold it only if the condition holds at its most favourable
+    ends and class weights, so the buckets are screened from LLR 0 outward
+    and only those that pass are sorted and evaluated exactly, with the
+    formulas of :func:`elub_from_values`. The result is the same.
+    """
+    n = x.shape[0]
+    if n < _BUCKETS_MIN_N and n_buckets is None:
+        return elub_from_values(*sorted_values(is_target, x, w))
+    b = _Buckets(is_target, x, w, _n_buckets(n, n_buckets))
+    w1, w2 = b.w1, b.w2
+    # the threshold LLR 0 itself: the weight above 0 of each class
+    above = x > 0
+    if w is None:
+        a1p = float(count_nonzero(above & is_target))
+        a2p = float(count_nonzero(above)) - a1p
+    else:
+        a1p = float(w[above & is_target].sum())
+        a2p = float(w[above & ~is_target].sum())
+    if (a2p + 1.0) * (w1 + 1.0) > a1p * (w2 + 1.0):
+        return 0.0, 0.0
+    with np.errstate(over="ignore"):
+        e_min, e_max = np.exp(b.vmin), np.exp(b.vmax)
+
+    # below 0, by the lower end v of an interval (an LLR < 0; a_gt the
+    # weight above v): worse iff exp(v) * c2 < c1; the highest such v
+    def refine_lower(j):
+        u, (le1, _), (le2, _) = b.values(j)
+        neg = int(np.searchsorted(u, 0.0, side="left"))
+        if neg == 0:
+            return None
+        c1 = (1.0 + le1[:neg]) / (w1 + 1.0)
+        c2 = le2[:neg] / (w2 + 1.0)
+        with np.errstate(invalid="ignore"):  # exp(-inf) * 0
+            k = np.flatnonzero(np.exp(u[:neg]) * c2 < c1)
+        if not k.size:
+            return None
+        k = int(k[-1])
+        root = math.inf if c2[k] <= 0 else math.log(c1[k]) - math.log(c2[k])
+        hi = float(u[k + 1]) if k + 1 < u.shape[0] else b.next_value(j)
+        return min(hi, root, 0.0)
+
+    possible = ~_not_below(
+        e_min * (b.P2[:-1] / (w2 + 1.0)), (1.0 + b.P1[1:]) / (w1 + 1.0)
+    )
+    possible &= b.vmin < 0.0
+    give_up, lower = b.scan(possible, refine_lower, -1)
+    if give_up:
+        return elub_from_values(*sorted_values(is_target, x, w))
+    if lower is None:  # the interval below every LLR (theta 0) qualifies
+        lower = min(float(x.min()), 0.0)
+
+    # above 0, by the upper end v of an interval (an LLR > 0; a_ge the
+    # weight at or above v): worse iff exp(v) * b2 > b1; the lowest such v
+    def refine_upper(j):
+        u, (_, a1), (_, a2) = b.values(j)
+        pos = int(np.searchsorted(u, 0.0, side="right"))
+        if pos == u.shape[0]:
+            return None
+        b1 = a1[pos:] / (w1 + 1.0)
+        b2 = (a2[pos:] + 1.0) / (w2 + 1.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            k = np.flatnonzero(np.exp(u[pos:]) * b2 > b1)
+        if not k.size:
+            return None
+        k = int(k[0])
+        root = -math.inf if b1[k] <= 0 else math.log(b1[k]) - math.log(b2[k])
+        lo = float(u[pos + k - 1]) if pos + k > 0 else b.prev_value(j)
+        return max(lo, root, 0.0)
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        possible = ~_not_below(
+            b.G1[1:] / (w1 + 1.0), e_max * ((b.G2[:-1] + 1.0) / (w2 + 1.0))
+        )
+    possible &= b.vmax > 0.0
+    give_up, upper = b.scan(possible, refine_upper, 1)
+    if give_up:
+        return elub_from_values(*sorted_values(is_target, x, w))
+    if upper is None:  # the interval above every LLR (theta inf)
+        upper = max(float(x.max()), 0.0)
+    return min(lower, 0.0), max(upper, 0.0)
+
+
+def invariance_bounds_unsorted(is_target, x, w, n_buckets=None):
+    """:func:`invariance_from_values` of the trials, without sorting them all.
+
+    As :func:`elub_bounds_unsorted`: the LLRs, clipped to +/-20 as in lir,
+    go into buckets; a bucket is sorted and evaluated exactly (the formulas
+    of :func:`invariance_from_values`) only if a bound can lie in it, the
+    upper bound's candidates from the lowest LLR up, the lower bound's from
+    the highest down. The result is the same.
+    """
+    n = x.shape[0]
+    if n < _BUCKETS_MIN_N and n_buckets is None:
+        return invariance_from_values(*sorted_values(is_target, x, w))
+    xc = np.clip(x, -_INVARIANCE_EXTREME, _INVARIANCE_EXTREME)
+    b = _Buckets(is_target, xc, w, _n_buckets(n, n_buckets))
+    w1, w2 = b.w1, b.w2
+    u_min, u_max = float(xc.min()), float(xc.max())
+    t_start, t_end = min(0.0, u_min), max(0.0, u_max)
+    e_min, e_max = np.exp(b.vmin), np.exp(b.vmax)  # within +/-20 (and 2 buckets)
+
+    # delta_high < 0 on the interval (previous LLR, v] iff
+    # p1 < exp(v) * p2 (a_ge the weight at or above v); the lowest such v
+    def refine_upper(j):
+        u, (_, s1), (_, s2) = b.values(j)
+        p1 = (s1 + 0.5) / (w1 + 1.0)
+        p2 = (s2 + 0.5) / (w2 + 1.0)
+        k = np.flatnonzero(p1 < np.exp(u) * p2)
+        if not k.size:
+            return None
+        k = int(k[0])
+        if k > 0:
+            lo = float(u[k - 1])
+        else:
+            lo = b.prev_value(j)
+            if lo == -math.inf:  # the first interval: [t_start, lowest LLR]
+                lo = t_start
+        return max(lo, math.log(p1[k]) - math.log(p2[k]))
+
+    possible = ~_not_below(
+        (b.G1[1:] + 0.5) / (w1 + 1.0), e_max * ((b.G2[:-1] + 0.5) / (w2 + 1.0))
+    )
+    give_up, upper = b.scan(possible, refine_upper, 1)
+    if give_up:
+        return invariance_from_values(*sorted_values(is_target, x, w))
+    if upper is None:
+        p1, p2 = 0.5 / (w1 + 1.0), 0.5 / (w2 + 1.0)
+        if u_max < t_end and p1 < math.exp(t_end) * p2:
+            # the interval (highest LLR, t_end]: no weight at or above it
+            upper = max(u_max, math.log(p1) - math.log(p2))
+        else:  # lir: the highest H1 LLR
+            upper = float(xc[is_target].max())
+
+    # delta_low < 0 on the interval (v, next LLR] iff exp(v) * q2 < q1
+    # (a_gt the weight above v); the highest such v, but not the highest
+    # LLR if it is at or above t_end (an empty interval)
+    def refine_lower(j):
+        u, (le1, _), (le2, _) = b.values(j)
+        q1 = (le1 + 0.5) / (w1 + 1.0)
+        q2 = (le2 + 0.5) / (w2 + 1.0)
+        holds = np.exp(u) * q2 < q1
+        if u[-1] >= t_end:
+            holds[-1] = False
+        k = np.flatnonzero(holds)
+        if not k.size:
+            return None
+        k = int(k[-1])
+        if k + 1 < u.shape[0]:
+            hi = float(u[k + 1])
+        else:
+            hi = b.next_value(j)
+            if hi == math.inf:  # the last interval: (highest LLR, t_end]
+                hi = t_end
+        return min(hi, math.log(q1[k]) - math.log(q2[k]))
+
+    possible = ~_not_below(
+        e_min * ((b.P2[:-1] + 0.5) / (w2 + 1.0)), (b.P1[1:] + 0.5) / (w1 + 1.0)
+    )
+    give_up, lower = b.scan(possible, refine_lower, -1)
+    if give_up:
+        return invariance_from_values(*sorted_values(is_target, x, w))
+    if lower is None:
+        q1, q2 = 0.5 / (w1 + 1.0), 0.5 / (w2 + 1.0)
+        if math.exp(t_start) * q2 < q1:  # the first interval [t_start, lowest]
+            lower = min(u_min, math.log(q1) - math.log(q2))
+        else:  # lir: the lowest H2 LLR
+            lower = float(xc[~is_target].min())
+    return min(lower, 0.0), max(upper, 0.0)

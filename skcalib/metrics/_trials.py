@@ -21,9 +21,11 @@ from scipy.special import expit, logit
 from .._dask import any_dask_collection
 from .._kernel._forensic import (
     devpav_from_blocks,
+    elub_bounds_unsorted,
     elub_from_values,
     elub_on_grid,
     expected_lrs,
+    invariance_bounds_unsorted,
     invariance_from_values,
     invariance_on_grid,
     misleading_rates,
@@ -792,7 +794,10 @@ class ScoredTrials:
         lower, upper : float
             Natural-log LLR bounds, ``lower <= 0 <= upper``.
         """
-        if grid is None:
+        if grid is None and getattr(self, "_values", None) is None:
+            # no sort of all the trials needed (exact all the same)
+            bounds = elub_bounds_unsorted(*self._trial_arrays())
+        elif grid is None:
             bounds = elub_from_values(*self._sorted_values())
         else:
             bounds = elub_on_grid(*self._sorted_values(), float(grid))
@@ -813,7 +818,9 @@ class ScoredTrials:
         lower, upper : float
             Natural-log LLR bounds, ``lower <= 0 <= upper``.
         """
-        if grid is None:
+        if grid is None and getattr(self, "_values", None) is None:
+            bounds = invariance_bounds_unsorted(*self._trial_arrays())
+        elif grid is None:
             bounds = invariance_from_values(*self._sorted_values())
         else:
             bounds = invariance_on_grid(*self._sorted_values(), grid)
