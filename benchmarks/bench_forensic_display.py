@@ -64,13 +64,13 @@ def _data(n, seed=0):
 
 
 def _direct(y, llr):
-    """The curves with the binned expansion switched off."""
-    binned = _cross_entropy._softplus_sums_binned
-    _cross_entropy._softplus_sums_binned = lambda x, w, s: None
-    try:
-        return empirical_cross_entropy(y, llr)
-    finally:
-        _cross_entropy._softplus_sums_binned = binned
+    """The system's curve from the direct sums (one pass per prior)."""
+    plo = _cross_entropy._default_grid(None)
+    means = []
+    for mask, sign in ((y == 1, -1.0), (y != 1, 1.0)):
+        x = sign * llr[mask]
+        means.append(_cross_entropy._softplus_sums_direct(x, None, sign * plo) / x.size)
+    return plo, _cross_entropy._weighted_ece(*means, plo)
 
 
 def _measure(n, args, calculate_ece):

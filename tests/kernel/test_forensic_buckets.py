@@ -71,5 +71,5 @@ def test_inputs_not_modified():
     for fast, _ in PAIRS:
         fast(y, x, w)
         fast(y, x, None)
-    for a, b in zip((y, x, w), copies):
+    for a, b in zip((y, x, w), copies, strict=True):
         np.testing.assert_array_equal(a, b)

@@ -10,7 +10,6 @@ import pytest
 from skcalib._kernel._special import _log1p_unit, log1pexp
 
 
-
 def _log1p_values():
     rng = np.random.default_rng(0)
     return np.concatenate(
@@ -41,7 +40,7 @@ def test_log1p_unit_against_mpmath():
         ref = [mpmath.log1p(mpmath.mpf(v)) for v in e.tolist()]
         rel = [
             float(abs((mpmath.mpf(g) - r) / r)) if r != 0 else float(g)
-            for g, r in zip(got.tolist(), ref)
+            for g, r in zip(got.tolist(), ref, strict=True)
         ]
     assert max(rel) <= 3 * 2.0**-53
 

@@ -9,7 +9,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..._kernel._special import log1pexp
-from ...utils._numpy_compat import einsum
+from ...utils._numpy_compat import count_nonzero, einsum
 from ...utils._sklearn_compat import validate_params
 from .._trials import ScoredTrials, check_prior_log_odds
 from ._base import _DisplayMixin
@@ -42,14 +42,12 @@ def _mean_softplus(x, w, shifts):
     """
     if x.shape[0] == 0:
         return np.zeros(shifts.shape[0])
-    w = np.ones(x.shape[0]) if w is None else w
-    norm = float(w.sum())
-    pos_inf = x == np.inf
-    if pos_inf.any():  # a positive weight at +inf: infinite at every shift
+    norm = float(x.shape[0]) if w is None else float(w.sum())
+    if x.max() == np.inf:  # a positive weight at +inf: infinite at every shift
         return np.full(shifts.shape[0], np.inf)
-    finite = x > -np.inf  # -inf costs 0 at every shift
-    if not finite.all():
-        x, w = x[finite], w[finite]
+    if x.min() == -np.inf:  # -inf costs 0 at every shift
+        finite = x > -np.inf
+        x, w = x[finite], None if w is None else w[finite]
     if x.shape[0] == 0:
         return np.zeros(shifts.shape[0])
     total = _softplus_sums_binned(x, w, shifts)
@@ -59,7 +57,10 @@ def _mean_softplus(x, w, shifts):
 
 
 def _softplus_sums_direct(x, w, shifts):
-    """``sum_i w_i softplus(x_i + s)``, one pass per shift."""
+    """``sum_i w_i softplus(x_i + s)``, one pass per shift (``w`` None:
+    unit weights)."""
+    if w is None:
+        w = np.ones(x.shape[0])
     total = np.zeros(shifts.shape[0])
     size = min(x.shape[0], _CHUNK)
     shifted, cost = np.empty(size), np.empty(size)
@@ -74,12 +75,14 @@ def _softplus_sums_direct(x, w, shifts):
 
 
 #: Bin width and Taylor order of the binned sums. Every finite LLR is within
-#: half a width, 1/32, of its bin's centre; softplus is analytic in the strip
+#: half a width, 1/64, of its bin's centre; softplus is analytic in the strip
 #: |Im| < pi (sigmoid's poles at +/-i pi), so the Taylor remainder after
-#: order K is about 2 (1/32 / pi)^(K+1) / pi: 6e-17 at K = 7, and relative
-#: to e^-|y| in the tails, where every derivative is that small too.
-_BIN_WIDTH = 0.0625
-_ORDER = 7
+#: order K is about 2 (1/64 / pi)^(K+1) / pi: 1e-14 at K = 5, and relative
+#: to e^-|y| in the tails, where every derivative is that small too. (Width
+#: 1/16 needs K = 7 for 6e-17: two more weighted passes over the trials,
+#: while the narrower bins cost only more bins x shifts, a small table.)
+_BIN_WIDTH = 0.03125
+_ORDER = 5
 
 
 def _sigmoid_derivative_polys(order):
@@ -106,7 +109,7 @@ def _softplus_sums_binned(x, w, shifts):
 
     With ``c_b`` the centre of bin ``b`` and ``d_i = x_i - c_b``,
     ``softplus(x_i + s) = sum_k f^(k)(c_b + s) d_i^k / k!``: the weighted
-    moments ``sum_i w_i d_i^k / k!`` of each bin (k <= 7) are computed once
+    moments ``sum_i w_i d_i^k / k!`` of each bin (k <= 5) are computed once
     in O(n), then each shift costs O(bins). None when the LLRs span too many
     bins for that to be cheaper than the direct sums.
     """
@@ -115,28 +118,46 @@ def _softplus_sums_binned(x, w, shifts):
     n_bins = (hi - lo) / _BIN_WIDTH + 2.0
     if n_bins * (_ORDER + 1) > n / 4:
         return None
-    # bin b holds [origin + (b - 1/2) width, origin + (b + 1/2) width): the
-    # nonnegative values are truncated to their index (np.rint is slower)
-    origin = math.floor(lo / _BIN_WIDTH) * _BIN_WIDTH
-    scaled = x - origin
-    scaled *= 1.0 / _BIN_WIDTH
-    scaled += 0.5
-    idx = scaled.astype(np.intp)
-    n_bins = int(idx.max()) + 1
-    centres = origin + np.arange(n_bins) * _BIN_WIDTH
-    d = x - centres[idx]  # |d| <= 1/32 up to rounding
-    term = w.copy()
+    idx, d, centres = _bin_offsets(x, lo, hi)
+    n_bins = centres.shape[0]
     moments = np.empty((_ORDER + 1, n_bins))
-    for k in range(_ORDER + 1):
-        if k:
+    moments[0] = np.bincount(idx, weights=w, minlength=n_bins)
+    term = d.copy() if w is None else d * w
+    for k in range(1, _ORDER + 1):
+        if k > 1:
             term *= d
         moments[k] = np.bincount(idx, weights=term, minlength=n_bins)
     moments /= _FACTORIALS[:, None]
+    moments *= (_BIN_WIDTH ** np.arange(_ORDER + 1))[:, None]
+    return _taylor_sums(moments, centres[:, None] + shifts[None, :])
+
+
+def _bin_offsets(x, lo, hi):
+    """``(idx, d, centres)``: the bin of each LLR, its offset from the bin's
+    centre in units of the width, and the centres."""
+    # bin b holds [origin + (b - 1/2) width, origin + (b + 1/2) width): the
+    # nonnegative values are truncated to their index (np.rint is slower).
+    # The offsets d from the centres are taken in units of the width (a
+    # power of 2: the moments are scaled back exactly), from the scaled
+    # values themselves: no gather of the centres.
+    origin = math.floor(lo / _BIN_WIDTH) * _BIN_WIDTH
+    d = np.subtract(x, origin)
+    d *= 1.0 / _BIN_WIDTH
+    d += 0.5
+    idx = d.astype(np.intp)
+    d -= idx
+    d -= 0.5  # in [-1/2, 1/2] up to rounding
+    n_bins = int(math.floor((hi - origin) / _BIN_WIDTH + 0.5)) + 2
+    return idx, d, origin + np.arange(n_bins) * _BIN_WIDTH
+
+
+def _taylor_sums(moments, y):
+    """``sum_b sum_k moments[k, b] f^(k)(y[b, g])`` for each column ``g``,
+    ``f = softplus``."""
     # derivatives of softplus at every (bin, shift): f = softplus, f' =
     # sigmoid, f^(k) = sigmoid^(k-1), the latter from the polynomials in
     # s = sigmoid(-|y|) <= 1/2 (no cancellation in 1 - s), with the parity
     # sigmoid^(m)(y) = (-1)^(m+1) sigmoid^(m)(-y)
-    y = centres[:, None] + shifts[None, :]
     total = einsum("b,bg->g", moments[0], log1pexp(y))
     total += einsum("b,bg->g", moments[1], expit(y))
     s = expit(-np.abs(y))
@@ -147,6 +168,92 @@ def _softplus_sums_binned(x, w, shifts):
             value[flip] *= -1.0
         total += einsum("b,bg->g", moments[m + 1], value)
     return total
+
+
+def _taylor_sums_both(moments, y):
+    """:func:`_taylor_sums` of the targets' ``softplus(-y - d)`` and the
+    non-targets' ``softplus(y + d)``, from one table of derivatives at ``y``.
+
+    ``moments[k, b, c]``: the k-th moment of class ``c`` (1: targets) in bin
+    ``b``. For ``k >= 2``, ``(-1)^k f^(k)(-y) = f^(k)(y)`` (``f'' `` is even
+    and the derivatives alternate in parity), so the targets' higher terms
+    use the same table with their moments unchanged; ``f(-y)`` and
+    ``-f'(-y) = -sigmoid(-y)`` are their own small tables.
+    """
+    m_tar, m_non = moments[:, :, 1], moments[:, :, 0]
+    tar = einsum("b,bg->g", m_tar[0], log1pexp(-y))
+    tar -= einsum("b,bg->g", m_tar[1], expit(-y))
+    non = einsum("b,bg->g", m_non[0], log1pexp(y))
+    non += einsum("b,bg->g", m_non[1], expit(y))
+    s = expit(-np.abs(y))
+    flip = y > 0
+    for m, poly in enumerate(_SIGMOID_POLYS, start=1):
+        value = np.polynomial.polynomial.polyval(s, poly)
+        if m % 2 == 0:
+            value[flip] *= -1.0
+        both = einsum("bc,bg->cg", moments[m + 1], value)
+        non += both[0]
+        tar += both[1]
+    return [tar, non]
+
+
+def _class_softplus_means(is_target, x, w, plo):
+    """The class means of the system's terms at each prior log-odds:
+    ``softplus(-(x + plo))`` over the targets, ``softplus(x + plo)`` over the
+    non-targets (weighted; inf for a target at -inf or a non-target at
+    +inf).
+
+    Both classes share one binning of the LLRs, with a code per trial (its
+    bin and class) and one weighted count per moment: no split of the
+    classes. A target's term about its bin's centre ``c`` is ``softplus(-c
+    - plo - d)``, the odd moments negated. Few trials or a very wide range
+    take the direct sums, per class.
+    """
+    if w is None:
+        n_tar = float(count_nonzero(is_target))
+        norms = (n_tar, float(x.shape[0]) - n_tar)
+    else:
+        norms = (float(w[is_target].sum()), float(w[~is_target].sum()))
+    lo, hi = float(x.min()), float(x.max())
+    infinite = [False, False]
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        neg, pos = x == -np.inf, x == np.inf
+        infinite = [bool((neg & is_target).any()), bool((pos & ~is_target).any())]
+        keep = ~(neg | pos)
+        x, is_target = x[keep], is_target[keep]
+        w = None if w is None else w[keep]
+        lo, hi = (float(x.min()), float(x.max())) if x.shape[0] else (0.0, 0.0)
+    n = x.shape[0]
+    if n == 0 or ((hi - lo) / _BIN_WIDTH + 2.0) * (_ORDER + 1) > n / 4:
+        wt = None if w is None else w[is_target]
+        wn = None if w is None else w[~is_target]
+        tar, non = x[is_target], x[~is_target]
+        sums = [
+            _softplus_sums_direct(-tar, wt, -plo) if tar.size else 0.0 * plo,
+            _softplus_sums_direct(non, wn, plo) if non.size else 0.0 * plo,
+        ]
+    else:
+        idx, d, centres = _bin_offsets(x, lo, hi)
+        n_bins = centres.shape[0]
+        idx *= 2
+        idx += is_target  # the code: twice the bin, plus 1 for a target
+        moments = np.empty((_ORDER + 1, n_bins, 2))
+        moments[0] = np.bincount(idx, weights=w, minlength=2 * n_bins).reshape(-1, 2)
+        term = d.copy() if w is None else d * w
+        for k in range(1, _ORDER + 1):
+            if k > 1:
+                term *= d
+            moments[k] = np.bincount(idx, weights=term, minlength=2 * n_bins).reshape(
+                -1, 2
+            )
+        order = np.arange(_ORDER + 1)
+        moments /= _FACTORIALS[:, None, None]
+        moments *= (_BIN_WIDTH**order)[:, None, None]
+        sums = _taylor_sums_both(moments, centres[:, None] + plo[None, :])
+    return tuple(
+        np.full(plo.shape[0], np.inf) if inf else total / norm
+        for total, norm, inf in zip(sums, norms, infinite, strict=True)
+    )
 
 
 def _weighted_ece(mean_tar, mean_non, plo):
@@ -164,15 +271,9 @@ def _weighted_ece(mean_tar, mean_non, plo):
 
 def _ece_curves(trials, plo):
     """The ECE of the system, of its PAV-LLRs and of LLR = 0 at ``plo``."""
-    is_target, x, w = trials.as_arrays()
-    tar, non = x[is_target], x[~is_target]
-    wt = None if w is None else w[is_target]
-    wn = None if w is None else w[~is_target]
     # a target costs -log2 P(H1 | llr, pi) = log1pexp(-(llr + plo)) / ln 2,
     # a non-target -log2 P(H2 | llr, pi) = log1pexp(llr + plo) / ln 2
-    system = _weighted_ece(
-        _mean_softplus(-tar, wt, -plo), _mean_softplus(non, wn, plo), plo
-    )
+    system = _weighted_ece(*_class_softplus_means(*trials.as_arrays(), plo), plo)
     # PAV: one LLR per block, the block's share of each class as its weight
     # (the hull's steps), so the curve costs O(blocks x grid)
     llr_b = trials.pav_llr()[0]
@@ -266,7 +367,7 @@ def empirical_cross_entropy(
     Cllr and 1. The PAV curve is evaluated on the PAV blocks, weighted by
     their share of each class. The system's curve comes from a Taylor
     expansion of the softplus terms about the centres of LLR bins of width
-    1/16 (order 7, exact to rounding): the bins' weighted moments cost a few
+    1/32 (order 5, exact to rounding): the bins' weighted moments cost a few
     passes over the trials, then each prior costs one pass over the bins
     (few trials, or LLRs over a very wide range, take the direct sums).
     lir plots against base-10 prior log-odds; divide
