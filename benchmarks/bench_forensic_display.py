@@ -13,7 +13,10 @@ Measured, in one run on the same data:
 - lir's ``calculate_ece`` (an (n x grid) matrix, on lir's grid of 600 base-10
   prior log-odds), if lir is importable, at the sizes of ``--lir-sizes``;
 - peak extra memory of ``empirical_cross_entropy`` (tracemalloc, bytes per
-  trial).
+  trial and as a multiple of the LLR array);
+- ``reliability_curve`` of ``sigmoid(llr)`` (uniform and quantile bins,
+  without and with weights) against one ``np.sort`` of the probabilities,
+  and its peak memory as a multiple of the input.
 
 Data: Gaussian LLRs (calibrated, targets at +d^2/2, non-targets at -d^2/2,
 d = 2), 30% targets.
@@ -32,8 +35,9 @@ import tracemalloc
 
 import numpy as np
 from _meta import git_commit, utc_now, write_json
+from scipy.special import expit
 
-from skcalib.metrics import empirical_cross_entropy
+from skcalib.metrics import empirical_cross_entropy, reliability_curve
 from skcalib.metrics._plot import _cross_entropy
 
 
@@ -81,6 +85,24 @@ def _measure(n, args, calculate_ece):
     row["ece_over_sort"] = row["ece_s"] / row["sort_s"]
     peak = _peak_bytes(lambda: empirical_cross_entropy(y, llr))
     row["ece_bytes_per_trial"] = peak / n
+    row["ece_memory_over_input"] = peak / llr.nbytes
+    # the reliability curve of the probabilities sigmoid(llr): both bin
+    # strategies, without and with weights
+    prob = expit(llr)
+    w = np.random.default_rng(1).uniform(0.1, 2.0, n)
+    variants = {
+        f"reliability_{strategy}{'_weighted' if weights is not None else ''}": (
+            lambda strategy=strategy, weights=weights: reliability_curve(
+                y, prob, strategy=strategy, sample_weight=weights
+            )
+        )
+        for strategy in ("uniform", "quantile")
+        for weights in (None, w)
+    }
+    times = _best_cpu_times([lambda: np.sort(prob), *variants.values()], args.repeats)
+    for (name, fn), t in zip(variants.items(), times[1:], strict=True):
+        row[f"{name}_over_sort"] = t / times[0]
+        row[f"{name}_memory_over_input"] = _peak_bytes(fn) / prob.nbytes
     if n in {int(m) for m in args.direct_sizes}:
         (row["direct_s"],) = _best_cpu_times([lambda: _direct(y, llr)], 1)
         row["direct_over_sort"] = row["direct_s"] / row["sort_s"]
