@@ -8,6 +8,7 @@ versions), which are those of :func:`sklearn.calibration.calibration_curve`.
 
 from __future__ import annotations
 
+import math
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -102,6 +103,28 @@ def _clopper_pearson(k, n, confidence_level):
     return lower, upper
 
 
+def _kish(ids, w, n_ids, count):
+    """Kish's effective count ``(sum w)^2 / sum w^2`` of each bin.
+
+    The weights are scaled so that squares cannot underflow to 0: all by
+    one power of two (exact) when that keeps every bin's largest weight
+    above ``2^-400`` (its square a normal number), else each bin's by its
+    largest weight.
+    """
+    top = np.zeros(n_ids)
+    np.maximum.at(top, ids, w)
+    peak = float(top.max())
+    low = float(top[count > 0].min())
+    if low > 0 and math.log2(peak) - math.log2(low) < 400:
+        u = np.ldexp(w, -int(np.frexp(peak)[1]))
+    else:
+        u = w / np.where(top > 0, top, 1.0)[ids]
+    u_sum = np.bincount(ids, weights=u, minlength=n_ids)
+    np.multiply(u, u, out=u)
+    u_sq = np.bincount(ids, weights=u, minlength=n_ids)
+    return np.divide(u_sum**2, u_sq, out=np.zeros(n_ids), where=count > 0)
+
+
 def _curve_bins(outcome, p, w, n_bins, strategy, confidence_level):
     """The non-empty bins of one curve: a dict of arrays, one row per bin."""
     ids = _bin_ids(p, w, n_bins, strategy)
@@ -110,6 +133,9 @@ def _curve_bins(outcome, p, w, n_bins, strategy, confidence_level):
     else:  # only the at most n_samples non-empty bins are counted
         bins, ids = np.unique(ids, return_inverse=True)
         n_ids = bins.shape[0]
+    # np.bincount converts narrower indices (the int8 of few bins) on
+    # every call: once here
+    ids = ids.astype(np.intp, copy=False)
     if w is None:
         count = np.bincount(ids, minlength=n_ids)
         total = count.astype(np.float64)
@@ -120,18 +146,16 @@ def _curve_bins(outcome, p, w, n_bins, strategy, confidence_level):
         n_eff = total
     else:
         positive = w > 0
-        count = np.bincount(ids[positive], minlength=n_ids)
+        if positive.all():
+            count = np.bincount(ids, minlength=n_ids)
+        else:
+            count = np.bincount(ids[positive], minlength=n_ids)
         total = np.bincount(ids, weights=w, minlength=n_ids)
-        positives = np.bincount(ids, weights=np.where(outcome, w, 0.0), minlength=n_ids)
-        prob = np.bincount(ids, weights=w * p, minlength=n_ids)
-        # Kish's effective count (sum w)^2 / sum w^2, on the weights divided
-        # by their largest in the bin so that squares cannot underflow to 0
-        top = np.zeros(n_ids)
-        np.maximum.at(top, ids, w)
-        u = w / np.where(top > 0, top, 1.0)[ids]
-        u_sum = np.bincount(ids, weights=u, minlength=n_ids)
-        u_sq = np.bincount(ids, weights=u * u, minlength=n_ids)
-        n_eff = np.divide(u_sum**2, u_sq, out=np.zeros(n_ids), where=count > 0)
+        wo = np.multiply(w, outcome)
+        positives = np.bincount(ids, weights=wo, minlength=n_ids)
+        np.multiply(w, p, out=wo)
+        prob = np.bincount(ids, weights=wo, minlength=n_ids)
+        n_eff = _kish(ids, w, n_ids, count)
     keep = np.flatnonzero(count > 0)
     total, positives, prob = total[keep], positives[keep], prob[keep]
     n_eff = n_eff[keep]
