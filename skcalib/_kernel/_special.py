@@ -231,31 +231,8 @@ def log1pexp(x, out=None, *, overwrite_x=False):
     if x.size < _STEPS_MIN_SIZE:
         return np.logaddexp(0.0, x, out=out)
     e = _exp_minus_abs(x, out=out)
-    _log1p_unit(e)
+    np.log1p(e, out=e)
     e += np.maximum(x, 0.0, out=x if overwrite_x else None)
-    return e
-
-
-def _log1p_unit(e):
-    """``log1p(e)`` in place for ``e`` in [0, 1], by numpy's vectorized
-    ``log`` (``log1p`` is not vectorized: twice as slow on 1e6 values).
-
-    ``u = fl(1 + e)`` loses the low bits of ``e``, but the rounding error
-    ``r = e - (u - 1)`` is exact (``u - 1`` is, by Sterbenz's lemma, and so
-    is the error of a rounded sum), and ``log(1 + e) = log(u) + log1p(r /
-    u)`` with ``|r / u| <= 2^-53``, whose ``log1p`` is ``r / u`` to within
-    ``2^-107``: the result is ``log(u)`` (correctly rounded but for numpy's
-    last-bit error) plus a correction below half an ulp of 1, within a few
-    ulps of ``log1p(e)`` (Goldberg, "What every computer scientist should
-    know about floating-point arithmetic", 1991, Theorem 4, in its additive
-    form). For ``e < 2^-53``, ``u = 1`` and the result is ``e``.
-    """
-    u = np.add(e, 1.0)
-    r = np.subtract(u, 1.0)
-    np.subtract(e, r, out=r)
-    r /= u
-    np.log(u, out=e)
-    e += r
     return e
 
 
