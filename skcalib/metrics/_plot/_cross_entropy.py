@@ -175,23 +175,38 @@ def _taylor_sums_both(moments, y):
     non-targets' ``softplus(y + d)``, from one table of derivatives at ``y``.
 
     ``moments[k, b, c]``: the k-th moment of class ``c`` (1: targets) in bin
-    ``b``. For ``k >= 2``, ``(-1)^k f^(k)(-y) = f^(k)(y)`` (``f'' `` is even
+    ``b``. For ``k >= 2``, ``(-1)^k f^(k)(-y) = f^(k)(y)`` (``f''`` is even
     and the derivatives alternate in parity), so the targets' higher terms
-    use the same table with their moments unchanged; ``f(-y)`` and
-    ``-f'(-y) = -sigmoid(-y)`` are their own small tables.
+    use the same table with their moments unchanged. Every entry comes from
+    one exponential ``e = e^-|y|`` and one ``log1p(e)``: ``softplus(+/-y) =
+    max(+/-y, 0) + log1p(e)``, ``sigmoid(|y|) = 1 / (1 + e)`` and
+    ``sigmoid(-|y|) = e / (1 + e)``.
     """
-    m_tar, m_non = moments[:, :, 1], moments[:, :, 0]
-    tar = einsum("b,bg->g", m_tar[0], log1pexp(-y))
-    tar -= einsum("b,bg->g", m_tar[1], expit(-y))
-    non = einsum("b,bg->g", m_non[0], log1pexp(y))
-    non += einsum("b,bg->g", m_non[1], expit(y))
-    s = expit(-np.abs(y))
     flip = y > 0
+    e = np.abs(y)
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    big = 1.0 / (1.0 + e)  # sigmoid(|y|)
+    s = e * big  # sigmoid(-|y|) <= 1/2: no cancellation in 1 - s
+    np.log1p(e, out=e)
+    rows = moments.transpose(1, 2, 0)  # (bins, classes, k)
+    both = einsum("bc,bg->cg", rows[:, :, 0], e)
+    tar, non = both[1], both[0]
+    tar += einsum("b,bg->g", rows[:, 1, 0], np.maximum(-y, 0.0))
+    non += einsum("b,bg->g", rows[:, 0, 0], np.maximum(y, 0.0))
+    tar -= einsum("b,bg->g", rows[:, 1, 1], np.where(flip, s, big))  # sigmoid(-y)
+    non += einsum("b,bg->g", rows[:, 0, 1], np.where(flip, big, s))  # sigmoid(y)
+    # the higher derivatives: polynomials in s, the even ones negated where
+    # y > 0 (sigmoid^(m)(y) = (-1)^(m+1) sigmoid^(m)(-y))
     for m, poly in enumerate(_SIGMOID_POLYS, start=1):
-        value = np.polynomial.polynomial.polyval(s, poly)
+        value = np.full_like(s, poly[-1])
+        for c in poly[-2::-1]:  # Horner
+            value *= s
+            if c:
+                value += c
         if m % 2 == 0:
-            value[flip] *= -1.0
-        both = einsum("bc,bg->cg", moments[m + 1], value)
+            np.negative(value, out=value, where=flip)
+        both = einsum("bc,bg->cg", rows[:, :, m + 1], value)
         non += both[0]
         tar += both[1]
     return [tar, non]
