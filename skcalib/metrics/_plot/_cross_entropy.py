@@ -264,7 +264,8 @@ def _class_softplus_means(is_target, x, w, plo):
         order = np.arange(_ORDER + 1)
         moments /= _FACTORIALS[:, None, None]
         moments *= (_BIN_WIDTH**order)[:, None, None]
-        sums = _taylor_sums_both(moments, centres[:, None] + plo[None, :])
+        used = np.flatnonzero(moments[0].any(axis=1))  # empty bins add 0
+        sums = _taylor_sums_both(moments[:, used], centres[used, None] + plo[None, :])
     return tuple(
         np.full(plo.shape[0], np.inf) if inf else total / norm
         for total, norm, inf in zip(sums, norms, infinite, strict=True)
