@@ -8,8 +8,9 @@ al., 2016) and the invariance-verification bounds (Alberink et al., 2025),
 the rates of misleading evidence and the expected LRs under each hypothesis.
 
 All of them are exact (no threshold grid) and come from one
-:class:`ScoredTrials`: the bounds from one sort of the trials, devPAV from
-the PAV block summary, the rest from one linear pass. Every value is in
+:class:`ScoredTrials`: the bounds from linear passes over the trials
+in buckets and a sort of the few buckets that can hold a bound, devPAV
+from the PAV block summary, the rest from one linear pass. Every value is in
 natural-log units, as every LLR in skcalib; the package ``lir`` works in
 base 10 (divide an LLR by ``ln 10`` to compare). The functions are thin
 wrappers over the methods of :class:`ScoredTrials` of the same names, whose
@@ -211,7 +212,10 @@ def elub_bounds(y_true, llr, *, sample_weight=None, pos_label=None, grid=None):
     system's is :math:`\\min(\\theta, 1)`. The bounds are the thresholds
     nearest 1 where the first exceeds the second. Between consecutive LLRs
     the counts are constant, so each bound is either an LLR of the data or
-    a root of a linear condition: one sort and a linear pass.
+    a root of a linear condition. No sort of all the trials is needed: in
+    buckets of equal LLR width (a linear pass), a bucket can hold a bound
+    only if the condition holds at its most favourable end and class
+    weights, so only the buckets nearest LLR 0 that pass are sorted.
 
     References
     ----------
