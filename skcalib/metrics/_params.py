@@ -1,8 +1,10 @@
-"""What the binary metric functions share: their constraints and their docs.
+"""What the metric functions share: their constraints and their docs.
 
 Every binary metric takes ``(y_true, llr or y_score, ..., sample_weight,
-pos_label)``: :func:`trials_constraints` gives its ``validate_params``
-dictionary and :data:`TRIALS_DOCS` the blocks of its docstring (filled by
+pos_label)``, every multiclass one ``(y_true, y_prob, ..., labels,
+sample_weight)``: :func:`trials_constraints` and
+:func:`classes_constraints` give their ``validate_params`` dictionaries and
+:data:`TRIALS_DOCS` the blocks of their docstrings (filled by
 :func:`~skcalib.utils._docstrings.fill_doc`).
 """
 
@@ -11,7 +13,13 @@ from __future__ import annotations
 from ..utils._docstrings import doc_blocks
 from ._trials import _POS_LABEL
 
-__all__ = ["LLR_METRIC_PARAMS", "SCORE_METRIC_PARAMS", "TRIALS_DOCS"]
+__all__ = [
+    "LLR_METRIC_PARAMS",
+    "SCORE_METRIC_PARAMS",
+    "TRIALS_DOCS",
+    "classes_constraints",
+    "trials_constraints",
+]
 
 
 def trials_constraints(score: str, **others) -> dict:
@@ -23,6 +31,18 @@ def trials_constraints(score: str, **others) -> dict:
         **others,
         "sample_weight": ["array-like", None],
         "pos_label": _POS_LABEL,
+    }
+
+
+def classes_constraints(predictions: str = "y_prob", **others) -> dict:
+    """``validate_params`` constraints of a multiclass metric of ``y_true``,
+    the ``predictions``, the ``others`` and ``labels``, ``sample_weight``."""
+    return {
+        "y_true": ["array-like"],
+        predictions: ["array-like"],
+        **others,
+        "labels": ["array-like", None],
+        "sample_weight": ["array-like", None],
     }
 
 
@@ -43,6 +63,17 @@ TRIALS_DOCS = doc_blocks(
         llr : array-like of shape (n_samples,)
             Natural-log likelihood ratios in favour of the target class (H1);
             +/-inf allowed.
+        """,
+    y_classes="""
+        y_true : array-like of shape (n_samples,)
+            True classes: indices ``0..n_classes-1`` of the columns of
+            ``y_prob``, or labels listed in ``labels``.
+        """,
+    labels="""
+        labels : array-like of shape (n_classes,), default=None
+            The class labels in the order of the columns of ``y_prob`` (e.g. a
+            classifier's ``classes_``). If None, ``y_true`` must hold column
+            indices.
         """,
     weight_label="""
         sample_weight : array-like of shape (n_samples,), default=None

@@ -86,8 +86,7 @@ class DETDisplay(_DisplayMixin):
 
     Several systems share one axes: pass ``ax=display.ax_`` to the next call.
 
-    It is recommended to create a display with :meth:`from_predictions` or
-    :meth:`from_estimator`; the constructor only stores computed arrays.
+    {recommended}
 
     Parameters
     ----------
@@ -116,10 +115,7 @@ class DETDisplay(_DisplayMixin):
         The ROC convex hull curve, if drawn.
     markers_ : list of matplotlib Line2D
         The EER, minimum-DCF and actual-DCF markers.
-    ax_ : matplotlib Axes
-        Axes with the plot.
-    figure_ : matplotlib Figure
-        Figure containing the plot.
+    {axes_attributes}
 
     See Also
     --------
@@ -202,10 +198,7 @@ class DETDisplay(_DisplayMixin):
         **kwargs : dict
             Keyword arguments for the steppy line (``matplotlib.pyplot.plot``).
 
-        Returns
-        -------
-        display : DETDisplay
-            Object that stores computed values.
+        {plot_returns}
         """
         new_figure = ax is None
         ax, fig = self._plot_axes(ax, figsize=(9.0, 5.0))
@@ -378,8 +371,7 @@ class DETDisplay(_DisplayMixin):
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples,)
-            True binary labels.
+        {y_true}
         y_score : array-like of shape (n_samples,)
             Scores, higher favouring the target class; +/-inf allowed.
         llr : bool, default=False
@@ -394,21 +386,10 @@ None, default=0.01
             :func:`~skcalib.metrics.min_dcf` does.
         c_miss, c_fa : float > 0, default=1.0
             Costs of a miss and of a false alarm, for float ``p_target``.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-        pos_label : int, float, bool or str, default=None
-            The target label; may be omitted for labels in {0, 1}, {-1, 1} or
-            booleans.
-        name : str, default=None
-            Name of the system in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        **kwargs : dict
-            Passed to :meth:`plot`.
+        {weight_label}
+        {name_ax_kwargs}
 
-        Returns
-        -------
-        display : DETDisplay
+        {returns}
         """
         apps = _applications(p_target, c_miss, c_fa, "DETDisplay.from_predictions")
         trials = cls._validated_trials(y_true, y_score, sample_weight, pos_label)
@@ -446,16 +427,9 @@ None, default=0.01
             marked, or the applications themselves; ``None`` marks none.
         c_miss, c_fa : float > 0, default=1.0
             Costs of a miss and of a false alarm, for float ``p_target``.
-        name : str, default=None
-            Name of the system in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        **kwargs : dict
-            Passed to :meth:`plot`.
+        {name_ax_kwargs}
 
-        Returns
-        -------
-        display : DETDisplay
+        {returns}
         """
         apps = _applications(p_target, c_miss, c_fa, "DETDisplay.from_trials")
         return cls._from_applications(trials, apps, llr=llr, name=name, ax=ax, **kwargs)
@@ -525,34 +499,16 @@ default='auto'
             decision function is the calibrated LLR), else False.
         p_target, c_miss, c_fa, sample_weight, pos_label
             As in :meth:`from_predictions`.
-        name : str, default=None
-            Legend name; defaults to the estimator's class name.
-        ax, **kwargs
-            As in :meth:`from_predictions`.
+        {estimator_tail}
 
-        Returns
-        -------
-        display : DETDisplay
+        {returns}
         """
-        method = resolve_response_method(estimator, response_method)
+        response_method = resolve_response_method(estimator, response_method)
         if isinstance(llr, str) and llr == "auto":
-            llr = method == "decision_function" and decision_function_is_llr(estimator)
-        scores, name = cls._estimator_response(
-            estimator, X, response_method=method, pos_label=pos_label, name=name
-        )
-        return cls.from_predictions(
-            y,
-            scores,
-            llr=llr,
-            p_target=p_target,
-            c_miss=c_miss,
-            c_fa=c_fa,
-            sample_weight=sample_weight,
-            pos_label=pos_label,
-            name=name,
-            ax=ax,
-            **kwargs,
-        )
+            llr = response_method == "decision_function" and decision_function_is_llr(
+                estimator
+            )
+        return cls._plot_estimator(locals())
 
 
 def _applications(p_target, c_miss, c_fa, caller):

@@ -224,10 +224,7 @@ class ReliabilityDisplay(_DisplayMixin):
             Keyword arguments for every curve
             (``matplotlib.axes.Axes.errorbar``).
 
-        Returns
-        -------
-        display : ReliabilityDisplay
-            Object that stores computed values.
+        {plot_returns}
         """
         n_curves = np.asarray(self.hist_share).shape[0]
         if ax is None:
@@ -391,9 +388,7 @@ class ReliabilityDisplay(_DisplayMixin):
         **kwargs : dict
             Passed to :meth:`plot`.
 
-        Returns
-        -------
-        display : ReliabilityDisplay
+        {returns}
         """
         _validated_params(
             "ReliabilityDisplay.from_predictions",
@@ -464,14 +459,11 @@ class ReliabilityDisplay(_DisplayMixin):
         pos_label : int, float, bool or str, default=None
             The positive class of a binary classifier; defaults to
             ``classes_[1]``.
-        name : str, default=None
-            Legend name; defaults to the estimator's class name.
+        {estimator_name}
         ax, hist_ax, **kwargs
             As in :meth:`from_predictions`.
 
-        Returns
-        -------
-        display : ReliabilityDisplay
+        {returns}
         """
         classes = getattr(estimator, "classes_", None)
         if classes is None:
@@ -539,9 +531,7 @@ class ReliabilityDisplay(_DisplayMixin):
         ax, hist_ax, **kwargs
             As in :meth:`from_predictions`.
 
-        Returns
-        -------
-        display : ReliabilityDisplay
+        {returns}
         """
         _validated_params(
             "ReliabilityDisplay.from_trials",
