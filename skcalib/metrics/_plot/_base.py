@@ -2,10 +2,11 @@
 
 The idea of scikit-learn's ``_BinaryClassifierCurveDisplayMixin``: the
 plumbing of ``from_estimator`` (the estimator's scores and its legend name),
-of ``from_predictions`` (the trials validated once) and of ``plot`` (the
-axes and figure, the legend prefix, line keyword arguments over their
-defaults, the fitted ``ax_`` and ``figure_``) lives in one base class, and
-each display keeps only what it draws.
+of ``from_predictions`` (the trials validated once), of the constructor
+(its arguments stored) and of ``plot`` (the axes and figure, the legend
+prefix, line keyword arguments over their defaults, the fitted ``ax_`` and
+``figure_``) lives in one base class, with the parameter docs the displays
+share, and each display keeps only what it computes and draws.
 """
 
 from __future__ import annotations
@@ -117,7 +118,8 @@ def _arguments(local_vars) -> dict:
 class _DisplayMixin:
     """Shared plumbing of the Display classes.
 
-    A display's ``plot`` starts with :meth:`_plot_axes` (and
+    A display's ``__init__`` stores its arguments by :meth:`_store`; its
+    ``plot`` starts with :meth:`_plot_axes` (and
     :meth:`_legend_prefix` for a display of one named system), builds each
     line's keyword arguments with :meth:`_line_kwargs` and ends with
     :meth:`_plotted`. A display of one system's scores writes its own
@@ -147,6 +149,13 @@ class _DisplayMixin:
             func = getattr(attribute, "__func__", attribute)  # a classmethod's
             if callable(func) and getattr(func, "__doc__", None):
                 func.__doc__ = fill_docstring(func.__doc__, blocks)
+
+    def _store(self, arguments):
+        """The constructor's work: each argument (its ``locals()``) stored as
+        the attribute of its name."""
+        for key, value in arguments.items():
+            if key != "self":
+                setattr(self, key, value)
 
     def _plot_axes(self, ax, **subplots_kwargs):
         """``(ax, figure)`` to draw on: ``ax``, or a new figure if None."""

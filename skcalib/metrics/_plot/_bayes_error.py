@@ -147,14 +147,7 @@ default=None
         min_dcf_band=None,
         confidence_level=None,
     ):
-        self.prior_log_odds = prior_log_odds
-        self.actual_dcf = actual_dcf
-        self.min_dcf = min_dcf
-        self.name = name
-        self.normalize = normalize
-        self.actual_dcf_band = actual_dcf_band
-        self.min_dcf_band = min_dcf_band
-        self.confidence_level = confidence_level
+        self._store(locals())
 
     def plot(
         self,

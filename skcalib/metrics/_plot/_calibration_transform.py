@@ -83,11 +83,7 @@ class CalibrationTransformDisplay(_DisplayMixin):
     """
 
     def __init__(self, *, scores, llrs, names=None, pav_scores=None, pav_llr=None):
-        self.scores = scores
-        self.llrs = llrs
-        self.names = names
-        self.pav_scores = pav_scores
-        self.pav_llr = pav_llr
+        self._store(locals())
 
     def plot(self, *, ax=None, names=None, plot_pav=True, pav_kwargs=None, **kwargs):
         """Plot the calibration maps and the PAV reference.

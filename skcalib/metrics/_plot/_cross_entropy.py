@@ -390,12 +390,7 @@ class ECEDisplay(_DisplayMixin):
         log10=False,
         name=None,
     ):
-        self.prior_log_odds = prior_log_odds
-        self.ece = ece
-        self.pav_ece = pav_ece
-        self.reference_ece = reference_ece
-        self.log10 = log10
-        self.name = name
+        self._store(locals())
 
     def plot(self, *, ax=None, name=None, pav_kwargs=None, **kwargs):
         """Plot the system's, the PAV and the reference curves.

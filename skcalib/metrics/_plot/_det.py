@@ -168,14 +168,7 @@ class DETDisplay(_DisplayMixin):
         actual_dcf_points=None,
         name=None,
     ):
-        self.fpr = fpr
-        self.fnr = fnr
-        self.hull_pfa = hull_pfa
-        self.hull_pmiss = hull_pmiss
-        self.eer = eer
-        self.min_dcf_points = min_dcf_points
-        self.actual_dcf_points = actual_dcf_points
-        self.name = name
+        self._store(locals())
 
     def plot(self, *, ax=None, name=None, plot_hull=True, hull_kwargs=None, **kwargs):
         """Plot the curves and markers.

@@ -163,20 +163,7 @@ class ReliabilityDisplay(_DisplayMixin):
         p_target=None,
         name=None,
     ):
-        self.curve = curve
-        self.mean_predicted = mean_predicted
-        self.frequency = frequency
-        self.lower = lower
-        self.upper = upper
-        self.count = count
-        self.hist_edges = hist_edges
-        self.hist_share = hist_share
-        self.kind = kind
-        self.curve_names = curve_names
-        self.confidence_level = confidence_level
-        self.pos_label = pos_label
-        self.p_target = p_target
-        self.name = name
+        self._store(locals())
 
     def _axis_labels(self):
         if self.kind == "top-label":

@@ -81,12 +81,7 @@ class ROCConvexHullDisplay(_DisplayMixin):
     """
 
     def __init__(self, *, fpr, tpr, hull_fpr, hull_tpr, pav_proba=None, name=None):
-        self.fpr = fpr
-        self.tpr = tpr
-        self.hull_fpr = hull_fpr
-        self.hull_tpr = hull_tpr
-        self.pav_proba = pav_proba
-        self.name = name
+        self._store(locals())
 
     def plot(
         self,

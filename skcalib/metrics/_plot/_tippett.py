@@ -123,14 +123,7 @@ class TippettDisplay(_DisplayMixin):
         log10=False,
         name=None,
     ):
-        self.target_llr = target_llr
-        self.target_proportion = target_proportion
-        self.nontarget_llr = nontarget_llr
-        self.nontarget_proportion = nontarget_proportion
-        self.misleading_target = misleading_target
-        self.misleading_nontarget = misleading_nontarget
-        self.log10 = log10
-        self.name = name
+        self._store(locals())
 
     def plot(self, *, ax=None, name=None, nontarget_kwargs=None, **kwargs):
         """Plot both curves.
