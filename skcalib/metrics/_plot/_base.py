@@ -23,6 +23,12 @@ _DOCS = doc_blocks(
         It is recommended to create a display with :meth:`from_predictions` or
         :meth:`from_estimator`; the constructor only stores computed arrays.
         """,
+    examples_agg="""
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        """,
     axes_attributes="""
         ax_ : matplotlib Axes
             Axes with the plot.

@@ -95,10 +95,7 @@ class BayesErrorDisplay(_DisplayMixin):
     .. [2] N. Brümmer and J. du Preez, "Application-independent evaluation of
        speaker detection", Computer Speech and Language, 2006.
 
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
+    {examples_agg}
     >>> from skcalib.datasets import make_gaussian_scores
     >>> from skcalib.metrics import BayesErrorDisplay
     >>> scores, y, llr = make_gaussian_scores(500, random_state=0)

@@ -69,10 +69,7 @@ class CalibrationTransformDisplay(_DisplayMixin):
     .. [2] N. Brümmer and J. du Preez, "The PAV algorithm optimizes binary
        proper scoring rules", 2013.
 
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
+    {examples_agg}
     >>> from skcalib.datasets import make_gaussian_scores
     >>> from skcalib.metrics import CalibrationTransformDisplay
     >>> scores, y, llr = make_gaussian_scores(300, random_state=0)

@@ -360,10 +360,7 @@ class ECEDisplay(_DisplayMixin):
        validation of likelihood ratio methods used for forensic evidence
        evaluation", Forensic Science International 276, 2017.
 
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
+    {examples_agg}
     >>> from skcalib.metrics import ECEDisplay
     >>> y = [0, 0, 0, 1, 1, 1]
     >>> llr = [-2.0, -0.5, 1.0, -1.0, 2.0, 3.0]

@@ -139,10 +139,7 @@ class DETDisplay(_DisplayMixin):
     .. [2] N. Brümmer and E. de Villiers, "The BOSARIS toolkit: theory,
        algorithms and code for surviving the new DCF", arXiv:1304.2865, 2013.
 
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
+    {examples_agg}
     >>> from skcalib.datasets import make_gaussian_scores
     >>> from skcalib.metrics import DETDisplay
     >>> scores, y, llr = make_gaussian_scores(1000, random_state=0)

@@ -129,10 +129,7 @@ class ReliabilityDisplay(_DisplayMixin):
        with supervised learning", Proc. ICML, 2005 (reliability diagrams
        with histograms).
 
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
+    {examples_agg}
     >>> import numpy as np
     >>> from skcalib.metrics import ReliabilityDisplay
     >>> rng = np.random.default_rng(0)

@@ -68,10 +68,7 @@ class ROCConvexHullDisplay(_DisplayMixin):
     .. [1] T. Fawcett and A. Niculescu-Mizil, "PAV and the ROC convex hull",
        Machine Learning 68(1), 2007 (Fig. 2).
 
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
+    {examples_agg}
     >>> from skcalib.metrics import ROCConvexHullDisplay
     >>> s = [.9, .8, .7, .6, .55, .5, .45, .4, .35, .3, .27, .2, .18, .1, .02]
     >>> y = [1, 1, 0, 1, 1, 1, 0, 1, 1, 0, 1, 0, 0, 1, 0]

@@ -96,10 +96,7 @@ class TippettDisplay(_DisplayMixin):
     .. [2] C. G. G. Aitken and F. Taroni, "Statistics and the Evaluation of
        Evidence for Forensic Scientists", Wiley, 2004 (Tippett plots).
 
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
+    {examples_agg}
     >>> import numpy as np
     >>> from skcalib.metrics import TippettDisplay
     >>> y = [0, 0, 0, 1, 1, 1]
