@@ -16,6 +16,8 @@ from ._base import _check_matplotlib, _DisplayMixin
 __all__ = ["ReliabilityDisplay"]
 
 _REF_LABEL = "perfectly calibrated"
+#: The arrays of :func:`reliability_curve` that the display keeps.
+_BIN_ARRAYS = ("curve", "mean_predicted", "frequency", "lower", "upper", "count")
 
 
 def _histograms(curves: _Curves, edges):
@@ -306,12 +308,7 @@ class ReliabilityDisplay(_DisplayMixin):
         bins = _reliability_bins(curves, n_bins, strategy, confidence_level)
         edges = np.linspace(0.0, 1.0, min(n_bins, 100) + 1)
         disp = cls(
-            curve=bins.curve,
-            mean_predicted=bins.mean_predicted,
-            frequency=bins.frequency,
-            lower=bins.lower,
-            upper=bins.upper,
-            count=bins.count,
+            **{key: bins[key] for key in _BIN_ARRAYS},
             hist_edges=edges,
             hist_share=_histograms(curves, edges),
             kind=curves.kind,
