@@ -12,6 +12,7 @@ from ..utils._validation import (
     distinct_labels,
     plain_value,
 )
+from ._params import classes_constraints
 
 __all__ = ["bayes_decisions", "empirical_bayes_risk"]
 
@@ -185,15 +186,12 @@ def _class_indices(y, labels, n_classes, name):
 
 
 @validate_params(
-    {
-        "y_true": ["array-like"],
-        "y_pred": ["array-like"],
-        "cost_matrix": ["array-like"],
-        "priors": ["array-like", None],
-        "normalize": ["boolean"],
-        "labels": ["array-like", None],
-        "sample_weight": ["array-like", None],
-    },
+    classes_constraints(
+        "y_pred",
+        cost_matrix=["array-like"],
+        priors=["array-like", None],
+        normalize=["boolean"],
+    ),
     prefer_skip_nested_validation=True,
 )
 def empirical_bayes_risk(

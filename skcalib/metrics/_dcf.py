@@ -4,26 +4,29 @@ from __future__ import annotations
 
 from numbers import Real
 
+from ..utils._docstrings import doc_blocks, fill_doc
 from ..utils._sklearn_compat import validate_params
 from ._application import APPLICATIONS_CONSTRAINTS, as_applications
+from ._params import TRIALS_DOCS, trials_constraints
 from ._trials import ScoredTrials
 
 __all__ = ["actual_dcf", "min_dcf", "bayes_error_curve"]
 
-_POS_LABEL = [Real, str, "boolean", None]
+_DOCS = doc_blocks(
+    dcf_p_target="""
+        p_target : float in (0, 1), Application or a sequence of them
+            Prior probability of the target class in the application, or the
+            application itself (an :class:`Application`, which carries its
+            costs); a sequence gives one DCF per application.
+        """
+)
 
 
 @validate_params(
-    {
-        "y_true": ["array-like"],
-        "llr": ["array-like"],
-        **APPLICATIONS_CONSTRAINTS,
-        "normalize": ["boolean"],
-        "sample_weight": ["array-like", None],
-        "pos_label": _POS_LABEL,
-    },
+    trials_constraints("llr", **APPLICATIONS_CONSTRAINTS, normalize=["boolean"]),
     prefer_skip_nested_validation=True,
 )
+@fill_doc(TRIALS_DOCS, _DOCS)
 def actual_dcf(
     y_true,
     llr,
@@ -44,15 +47,11 @@ def actual_dcf(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True binary labels.
+    {y_true}
     llr : array-like of shape (n_samples,)
         Natural-log likelihood ratios in favour of the target class; +/-inf
         allowed, NaN not.
-    p_target : float in (0, 1), Application or a sequence of them
-        Prior probability of the target class in the application, or the
-        application itself (an :class:`Application`, which carries its
-        costs); a sequence gives one DCF per application.
+    {dcf_p_target}
     c_miss : float > 0, default=1.0
         Cost of a miss (rejecting a target), for a float ``p_target``.
     c_fa : float > 0, default=1.0
@@ -61,11 +60,7 @@ def actual_dcf(
     normalize : bool, default=True
         Whether to divide by the cost of the best trivial system (accept all
         or reject all), so that 1.0 means "no better than the prior".
-    sample_weight : array-like of shape (n_samples,), default=None
-        Trial weights; zero-weight trials are ignored.
-    pos_label : int, float, bool or str, default=None
-        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
-        booleans.
+    {weight_label}
 
     Returns
     -------
@@ -128,16 +123,10 @@ def actual_dcf(
 
 
 @validate_params(
-    {
-        "y_true": ["array-like"],
-        "y_score": ["array-like"],
-        **APPLICATIONS_CONSTRAINTS,
-        "normalize": ["boolean"],
-        "sample_weight": ["array-like", None],
-        "pos_label": _POS_LABEL,
-    },
+    trials_constraints("y_score", **APPLICATIONS_CONSTRAINTS, normalize=["boolean"]),
     prefer_skip_nested_validation=True,
 )
+@fill_doc(TRIALS_DOCS, _DOCS)
 def min_dcf(
     y_true,
     y_score,
@@ -160,25 +149,16 @@ def min_dcf(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True binary labels.
-    y_score : array-like of shape (n_samples,)
-        Scores, higher favouring the target class; +/-inf allowed.
-    p_target : float in (0, 1), Application or a sequence of them
-        Prior probability of the target class in the application, or the
-        application itself (an :class:`Application`, which carries its
-        costs); a sequence gives one DCF per application.
+    {y_true}
+    {y_score}
+    {dcf_p_target}
     c_miss : float > 0, default=1.0
         Cost of a miss, for a float ``p_target``.
     c_fa : float > 0, default=1.0
         Cost of a false alarm, for a float ``p_target``.
     normalize : bool, default=True
         Whether to divide by the cost of the best trivial system.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Trial weights; zero-weight trials are ignored.
-    pos_label : int, float, bool or str, default=None
-        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
-        booleans.
+    {weight_label}
 
     Returns
     -------
@@ -222,15 +202,10 @@ def min_dcf(
 
 
 @validate_params(
-    {
-        "y_true": ["array-like"],
-        "llr": ["array-like"],
-        "prior_log_odds": ["array-like", Real],
-        "sample_weight": ["array-like", None],
-        "pos_label": _POS_LABEL,
-    },
+    trials_constraints("llr", prior_log_odds=["array-like", Real]),
     prefer_skip_nested_validation=True,
 )
+@fill_doc(TRIALS_DOCS)
 def bayes_error_curve(
     y_true, llr, prior_log_odds, *, sample_weight=None, pos_label=None
 ):
@@ -244,17 +219,12 @@ def bayes_error_curve(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True binary labels.
+    {y_true}
     llr : array-like of shape (n_samples,)
         Natural-log likelihood ratios; +/-inf allowed.
     prior_log_odds : float or array-like of shape (n_points,)
         Finite prior log-odds ``logit(pe)`` at which to evaluate.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Trial weights; zero-weight trials are ignored.
-    pos_label : int, float, bool or str, default=None
-        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
-        booleans.
+    {weight_label}
 
     Returns
     -------

@@ -6,10 +6,11 @@ Binary (positive-class), top-label and classwise ECE share one binning,
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 
+from ..utils._docstrings import fill_doc
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._stats import (
     cumulative_quantiles,
@@ -18,6 +19,7 @@ from ..utils._stats import (
 )
 from ..utils._validation import check_metric_inputs, check_weights
 from ._multiclass import _validated
+from ._params import TRIALS_DOCS, classes_constraints, trials_constraints
 
 __all__ = [
     "classwise_calibration_error",
@@ -26,17 +28,16 @@ __all__ = [
 ]
 
 
+#: The constraints of the binning parameters of every ECE.
+_BINNING = {
+    "n_bins": [Interval(Integral, 1, None, closed="left")],
+    "strategy": [StrOptions({"uniform", "quantile"})],
+    "norm": [StrOptions({"l1", "l2", "max"})],
+}
+
+
 @validate_params(
-    {
-        "y_true": ["array-like"],
-        "y_prob": ["array-like"],
-        "n_bins": [Interval(Integral, 1, None, closed="left")],
-        "strategy": [StrOptions({"uniform", "quantile"})],
-        "norm": [StrOptions({"l1", "l2", "max"})],
-        "sample_weight": ["array-like", None],
-        "pos_label": [Real, str, "boolean", None],
-    },
-    prefer_skip_nested_validation=True,
+    trials_constraints("y_prob", **_BINNING), prefer_skip_nested_validation=True
 )
 def expected_calibration_error(
     y_true,
@@ -241,18 +242,11 @@ def _bin_ids_by_bisection(p, w, n_bins, strategy):
     return lo
 
 
-_MULTICLASS_PARAMS = {
-    "y_true": ["array-like"],
-    "y_prob": ["array-like"],
-    "n_bins": [Interval(Integral, 1, None, closed="left")],
-    "strategy": [StrOptions({"uniform", "quantile"})],
-    "norm": [StrOptions({"l1", "l2", "max"})],
-    "labels": ["array-like", None],
-    "sample_weight": ["array-like", None],
-}
+_MULTICLASS_PARAMS = classes_constraints(**_BINNING)
 
 
 @validate_params(_MULTICLASS_PARAMS, prefer_skip_nested_validation=True)
+@fill_doc(TRIALS_DOCS)
 def top_label_calibration_error(
     y_true,
     y_prob,
@@ -274,9 +268,7 @@ def top_label_calibration_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True classes: indices ``0..n_classes-1`` of the columns of
-        ``y_prob``, or labels listed in ``labels``.
+    {y_classes}
     y_prob : array-like of shape (n_samples, n_classes)
         Posterior probabilities (rows summing to 1), e.g. ``predict_proba``;
         two columns are allowed (then the confidence is ``max(p, 1 - p)``).
@@ -288,10 +280,7 @@ def top_label_calibration_error(
     norm : {'l1', 'l2', 'max'}, default='l1'
         How the per-bin gaps are combined: weighted mean (the ECE), weighted
         root mean square, or maximum (the maximum calibration error).
-    labels : array-like of shape (n_classes,), default=None
-        The class labels in the order of the columns of ``y_prob`` (e.g. a
-        classifier's ``classes_``). If None, ``y_true`` must hold column
-        indices.
+    {labels}
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights (bin weights, accuracies and mean confidences are
         weighted).
@@ -350,6 +339,7 @@ def top_label_calibration_error(
 
 
 @validate_params(_MULTICLASS_PARAMS, prefer_skip_nested_validation=True)
+@fill_doc(TRIALS_DOCS)
 def classwise_calibration_error(
     y_true,
     y_prob,
@@ -370,9 +360,7 @@ def classwise_calibration_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True classes: indices ``0..n_classes-1`` of the columns of
-        ``y_prob``, or labels listed in ``labels``.
+    {y_classes}
     y_prob : array-like of shape (n_samples, n_classes)
         Posterior probabilities (rows summing to 1), e.g. ``predict_proba``.
     n_bins : int >= 1, default=15
@@ -385,10 +373,7 @@ def classwise_calibration_error(
         the mean over classes of their squared ``'l2'`` errors (Kumar et
         al.'s :math:`\\ell_2` marginal calibration error); ``'max'``: the
         largest gap of any bin of any class.
-    labels : array-like of shape (n_classes,), default=None
-        The class labels in the order of the columns of ``y_prob`` (e.g. a
-        classifier's ``classes_``). If None, ``y_true`` must hold column
-        indices.
+    {labels}
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights (bin weights, class frequencies and mean probabilities
         are weighted).

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 from numbers import Real
 
+from ..utils._docstrings import fill_doc
 from ..utils._sklearn_compat import Interval, validate_params
+from ._params import LLR_METRIC_PARAMS, TRIALS_DOCS
 from ._trials import ScoredTrials
 
 __all__ = [
@@ -33,16 +35,7 @@ __all__ = [
     "misleading_evidence_rates",
 ]
 
-_POS_LABEL = [Real, str, "boolean", None]
-
-
 # ----------------------------------------------------------------- functions
-_PARAMS = {
-    "y_true": ["array-like"],
-    "llr": ["array-like"],
-    "sample_weight": ["array-like", None],
-    "pos_label": _POS_LABEL,
-}
 _GRID = Interval(Real, 0, None, closed="neither")
 
 
@@ -52,7 +45,8 @@ def _trials(y_true, llr, sample_weight, pos_label):
     )
 
 
-@validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@validate_params(LLR_METRIC_PARAMS, prefer_skip_nested_validation=True)
+@fill_doc(TRIALS_DOCS)
 def cllr_cal(y_true, llr, *, sample_weight=None, pos_label=None):
     """Calibration loss: Cllr minus the minimum Cllr, in bits.
 
@@ -61,18 +55,7 @@ def cllr_cal(y_true, llr, *, sample_weight=None, pos_label=None):
     2006; Meuwly, Ramos and Haraksim, 2017): 0 for a system whose LLRs are
     the PAV-LLRs of these trials, positive otherwise.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True binary labels.
-    llr : array-like of shape (n_samples,)
-        Natural-log likelihood ratios in favour of the target class (H1);
-        +/-inf allowed.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Trial weights; zero-weight trials are ignored.
-    pos_label : int, float, bool or str, default=None
-        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
-        booleans.
+    {llr_parameters}
 
     Returns
     -------
@@ -105,7 +88,8 @@ def cllr_cal(y_true, llr, *, sample_weight=None, pos_label=None):
     return _trials(y_true, llr, sample_weight, pos_label).cllr_cal()
 
 
-@validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@validate_params(LLR_METRIC_PARAMS, prefer_skip_nested_validation=True)
+@fill_doc(TRIALS_DOCS)
 def devpav(y_true, llr, *, sample_weight=None, pos_label=None):
     """devPAV: the mean deviation of the PAV-transformed LLRs from the LLRs.
 
@@ -117,18 +101,7 @@ def devpav(y_true, llr, *, sample_weight=None, pos_label=None):
     class at either end) are left out, as in lir; a finite PAV-LLR extended
     to an infinite LLR gives ``inf``.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True binary labels.
-    llr : array-like of shape (n_samples,)
-        Natural-log likelihood ratios in favour of the target class (H1);
-        +/-inf allowed.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Trial weights; zero-weight trials are ignored.
-    pos_label : int, float, bool or str, default=None
-        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
-        booleans.
+    {llr_parameters}
 
     Returns
     -------
@@ -164,7 +137,10 @@ def devpav(y_true, llr, *, sample_weight=None, pos_label=None):
     return _trials(y_true, llr, sample_weight, pos_label).devpav()
 
 
-@validate_params({**_PARAMS, "grid": [_GRID, None]}, prefer_skip_nested_validation=True)
+@validate_params(
+    {**LLR_METRIC_PARAMS, "grid": [_GRID, None]}, prefer_skip_nested_validation=True
+)
+@fill_doc(TRIALS_DOCS)
 def elub_bounds(y_true, llr, *, sample_weight=None, pos_label=None, grid=None):
     """Empirical lower and upper bounds (ELUB) on the LLR.
 
@@ -174,18 +150,7 @@ def elub_bounds(y_true, llr, *, sample_weight=None, pos_label=None, grid=None):
     deciding by thresholding the LR. A system's LLRs are then reported
     within them. Exact: the thresholds are continuous, not lir's grid.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True binary labels.
-    llr : array-like of shape (n_samples,)
-        Natural-log likelihood ratios in favour of the target class (H1);
-        +/-inf allowed.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Trial weights; zero-weight trials are ignored.
-    pos_label : int, float, bool or str, default=None
-        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
-        booleans.
+    {llr_parameters}
     grid : float or None, default=None
         None for the exact bounds. A float: lir's value, on lir's grid of
         base-10 thresholds with this spacing (lir's ``step_size``, 0.01),
@@ -241,9 +206,10 @@ def elub_bounds(y_true, llr, *, sample_weight=None, pos_label=None, grid=None):
 
 
 @validate_params(
-    {**_PARAMS, "grid": [_GRID, "array-like", None]},
+    {**LLR_METRIC_PARAMS, "grid": [_GRID, "array-like", None]},
     prefer_skip_nested_validation=True,
 )
+@fill_doc(TRIALS_DOCS)
 def invariance_bounds(y_true, llr, *, sample_weight=None, pos_label=None, grid=None):
     """Invariance-verification bounds on the LLR (Alberink et al., 2025).
 
@@ -255,16 +221,11 @@ def invariance_bounds(y_true, llr, *, sample_weight=None, pos_label=None, grid=N
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True binary labels.
+    {y_true}
     llr : array-like of shape (n_samples,)
         Natural-log likelihood ratios in favour of the target class (H1);
         +/-inf allowed (LLRs beyond +/-20 count as +/-20, as in lir).
-    sample_weight : array-like of shape (n_samples,), default=None
-        Trial weights; zero-weight trials are ignored.
-    pos_label : int, float, bool or str, default=None
-        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
-        booleans.
+    {weight_label}
     grid : float, array-like or None, default=None
         None for the exact bounds. A float: lir's value on its grid of
         base-10 thresholds with this spacing (lir's ``step_size``, 0.001);
@@ -310,7 +271,8 @@ def invariance_bounds(y_true, llr, *, sample_weight=None, pos_label=None, grid=N
     return _trials(y_true, llr, sample_weight, pos_label).invariance_bounds(grid=grid)
 
 
-@validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@validate_params(LLR_METRIC_PARAMS, prefer_skip_nested_validation=True)
+@fill_doc(TRIALS_DOCS)
 def misleading_evidence_rates(y_true, llr, *, sample_weight=None, pos_label=None):
     """Rates of misleading evidence: ``P(llr < 0 | H1)``, ``P(llr > 0 | H2)``.
 
@@ -318,18 +280,7 @@ def misleading_evidence_rates(y_true, llr, *, sample_weight=None, pos_label=None
     whose LLR supports H1 (Meuwly, Ramos and Haraksim, 2017); an LLR of
     exactly 0 misleads neither way.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True binary labels.
-    llr : array-like of shape (n_samples,)
-        Natural-log likelihood ratios in favour of the target class (H1);
-        +/-inf allowed.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Trial weights; zero-weight trials are ignored.
-    pos_label : int, float, bool or str, default=None
-        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
-        booleans.
+    {llr_parameters}
 
     Returns
     -------
@@ -355,7 +306,8 @@ def misleading_evidence_rates(y_true, llr, *, sample_weight=None, pos_label=None
     return _trials(y_true, llr, sample_weight, pos_label).misleading_evidence_rates()
 
 
-@validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@validate_params(LLR_METRIC_PARAMS, prefer_skip_nested_validation=True)
+@fill_doc(TRIALS_DOCS)
 def expected_likelihood_ratios(y_true, llr, *, sample_weight=None, pos_label=None):
     """Expected ``1/LR`` under H1 and expected ``LR`` under H2.
 
@@ -366,18 +318,7 @@ def expected_likelihood_ratios(y_true, llr, *, sample_weight=None, pos_label=Non
     for LLRs of +/-1000 and +/-inf, ``inf`` when an H2 LLR is ``+inf`` (or
     an H1 LLR ``-inf``) or the mean overflows.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True binary labels.
-    llr : array-like of shape (n_samples,)
-        Natural-log likelihood ratios in favour of the target class (H1);
-        +/-inf allowed.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Trial weights; zero-weight trials are ignored.
-    pos_label : int, float, bool or str, default=None
-        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
-        booleans.
+    {llr_parameters}
 
     Returns
     -------

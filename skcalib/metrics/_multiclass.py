@@ -13,9 +13,11 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_consistent_length
 
+from ..utils._docstrings import fill_doc
 from ..utils._sklearn_compat import validate_params
 from ..utils._validation import check_weights, distinct_labels
 from ._bayes import _class_indices, _prior_weighted
+from ._params import TRIALS_DOCS, classes_constraints
 
 __all__ = ["multiclass_brier_loss", "multiclass_cllr"]
 
@@ -96,17 +98,11 @@ def _uninformative(value: float, name: str) -> float:
     return value
 
 
-_PARAMS = {
-    "y_true": ["array-like"],
-    "y_prob": ["array-like"],
-    "p_classes": ["array-like", None],
-    "normalize": ["boolean"],
-    "labels": ["array-like", None],
-    "sample_weight": ["array-like", None],
-}
+_PARAMS = classes_constraints(p_classes=["array-like", None], normalize=["boolean"])
 
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@fill_doc(TRIALS_DOCS)
 def multiclass_cllr(
     y_true, y_prob, *, p_classes=None, normalize=True, labels=None, sample_weight=None
 ):
@@ -122,9 +118,7 @@ def multiclass_cllr(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True classes: indices ``0..n_classes-1`` of the columns of
-        ``y_prob``, or labels listed in ``labels``.
+    {y_classes}
     y_prob : array-like of shape (n_samples, n_classes)
         Posterior probabilities (rows summing to 1), e.g. ``predict_proba``;
         a probability of 0 for the true class gives ``inf``.
@@ -135,10 +129,7 @@ def multiclass_cllr(
     normalize : bool, default=True
         Whether to divide by the cost of the uninformative system (the
         entropy of ``p_classes`` in bits).
-    labels : array-like of shape (n_classes,), default=None
-        The class labels in the order of the columns of ``y_prob`` (e.g. a
-        classifier's ``classes_``). If None, ``y_true`` must hold column
-        indices.
+    {labels}
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights; zero-weight samples are ignored.
 
@@ -205,6 +196,7 @@ def multiclass_cllr(
 
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@fill_doc(TRIALS_DOCS)
 def multiclass_brier_loss(
     y_true, y_prob, *, p_classes=None, normalize=True, labels=None, sample_weight=None
 ):
@@ -220,9 +212,7 @@ def multiclass_brier_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True classes: indices ``0..n_classes-1`` of the columns of
-        ``y_prob``, or labels listed in ``labels``.
+    {y_classes}
     y_prob : array-like of shape (n_samples, n_classes)
         Posterior probabilities (rows summing to 1), e.g. ``predict_proba``.
     p_classes : array-like of shape (n_classes,), default=None

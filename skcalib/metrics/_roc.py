@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-from numbers import Real
-
+from ..utils._docstrings import fill_doc
 from ..utils._sklearn_compat import validate_params
+from ._params import SCORE_METRIC_PARAMS, TRIALS_DOCS
 from ._trials import ScoredTrials
 
 __all__ = ["rocch", "eer"]
 
-_CONSTRAINTS = {
-    "y_true": ["array-like"],
-    "y_score": ["array-like"],
-    "sample_weight": ["array-like", None],
-    "pos_label": [Real, str, "boolean", None],
-}
 
-
-@validate_params(_CONSTRAINTS, prefer_skip_nested_validation=True)
+@validate_params(SCORE_METRIC_PARAMS, prefer_skip_nested_validation=True)
+@fill_doc(TRIALS_DOCS)
 def rocch(y_true, y_score, *, sample_weight=None, pos_label=None):
     """Vertices of the ROC convex hull, as miss and false-alarm rates.
 
@@ -26,17 +20,7 @@ def rocch(y_true, y_score, *, sample_weight=None, pos_label=None):
     ``(pmiss, pfa) = (0, 1)`` to reject-all ``(1, 0)``. Tied scores are never
     split.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True binary labels.
-    y_score : array-like of shape (n_samples,)
-        Scores, higher favouring the target class; +/-inf allowed.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Trial weights; zero-weight trials are ignored.
-    pos_label : int, float, bool or str, default=None
-        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
-        booleans.
+    {score_parameters}
 
     Returns
     -------
@@ -77,9 +61,10 @@ def rocch(y_true, y_score, *, sample_weight=None, pos_label=None):
 
 
 @validate_params(
-    {**_CONSTRAINTS, "return_threshold": ["boolean"]},
+    {**SCORE_METRIC_PARAMS, "return_threshold": ["boolean"]},
     prefer_skip_nested_validation=True,
 )
+@fill_doc(TRIALS_DOCS)
 def eer(y_true, y_score, *, sample_weight=None, pos_label=None, return_threshold=False):
     """Equal error rate of the ROC convex hull (ROCCH-EER).
 
@@ -88,17 +73,7 @@ def eer(y_true, y_score, *, sample_weight=None, pos_label=None, return_threshold
     when randomizing between two neighbouring thresholds is allowed. Unlike
     an EER read off the raw ROC it is well defined with ties and small data.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True binary labels.
-    y_score : array-like of shape (n_samples,)
-        Scores, higher favouring the target class; +/-inf allowed.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Trial weights; zero-weight trials are ignored.
-    pos_label : int, float, bool or str, default=None
-        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
-        booleans.
+    {score_parameters}
     return_threshold : bool, default=False
         Whether to return, too, the score threshold of the hull vertex
         nearest the EER (see Notes).

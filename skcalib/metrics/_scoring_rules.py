@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from numbers import Real
-
 from .._kernel._special import cllr_sums as _cllr_sums  # noqa: F401 (tests read it here)
-from ..utils._sklearn_compat import Interval, validate_params
-from ._trials import ScoredTrials
+from ..utils._docstrings import fill_doc
+from ..utils._sklearn_compat import validate_params
+from ._params import TRIALS_DOCS, trials_constraints
+from ._trials import _POSITIVE, _PROB, ScoredTrials
 
 __all__ = ["cllr", "min_cllr", "beta_rule_loss", "brier_loss"]
-
-_POS_LABEL = [Real, str, "boolean", None]
-_PROB = Interval(Real, 0, 1, closed="neither")
-_POSITIVE = Interval(Real, 0, None, closed="neither")
 
 #: What to pass instead of probabilities, in the warning of
 #: :func:`~skcalib.utils._validation.warn_if_probabilities`.
@@ -32,15 +28,10 @@ _BRIER_INSTEAD = (
 
 
 @validate_params(
-    {
-        "y_true": ["array-like"],
-        "llr": ["array-like"],
-        "p_target": [_PROB, None],
-        "sample_weight": ["array-like", None],
-        "pos_label": _POS_LABEL,
-    },
+    trials_constraints("llr", p_target=[_PROB, None]),
     prefer_skip_nested_validation=True,
 )
+@fill_doc(TRIALS_DOCS)
 def cllr(y_true, llr, *, p_target=None, sample_weight=None, pos_label=None):
     """Log-likelihood-ratio cost Cllr, in bits.
 
@@ -52,8 +43,7 @@ def cllr(y_true, llr, *, p_target=None, sample_weight=None, pos_label=None):
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True binary labels.
+    {y_true}
     llr : array-like of shape (n_samples,)
         Natural-log likelihood ratios in favour of the target class; +/-inf
         allowed (a confidently wrong infinite LLR gives ``inf``).
@@ -62,11 +52,7 @@ def cllr(y_true, llr, *, p_target=None, sample_weight=None, pos_label=None):
         target prior, normalized by its value for ``llr = 0`` (equal to
         :func:`beta_rule_loss` with ``alpha = beta = 1``). ``p_target=0.5``
         equals the default Cllr.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Trial weights; zero-weight trials are ignored.
-    pos_label : int, float, bool or str, default=None
-        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
-        booleans.
+    {weight_label}
 
     Returns
     -------
@@ -115,15 +101,10 @@ def cllr(y_true, llr, *, p_target=None, sample_weight=None, pos_label=None):
 
 
 @validate_params(
-    {
-        "y_true": ["array-like"],
-        "y_score": ["array-like"],
-        "p_target": [_PROB, None],
-        "sample_weight": ["array-like", None],
-        "pos_label": _POS_LABEL,
-    },
+    trials_constraints("y_score", p_target=[_PROB, None]),
     prefer_skip_nested_validation=True,
 )
+@fill_doc(TRIALS_DOCS)
 def min_cllr(y_true, y_score, *, p_target=None, sample_weight=None, pos_label=None):
     """Minimum Cllr: the Cllr of the optimally recalibrated scores (PAV-LLR).
 
@@ -134,17 +115,11 @@ def min_cllr(y_true, y_score, *, p_target=None, sample_weight=None, pos_label=No
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True binary labels.
-    y_score : array-like of shape (n_samples,)
-        Scores, higher favouring the target class; +/-inf allowed.
+    {y_true}
+    {y_score}
     p_target : float in (0, 1) or None, default=None
         As in :func:`cllr`; the PAV-LLR is optimal at every prior.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Trial weights; zero-weight trials are ignored.
-    pos_label : int, float, bool or str, default=None
-        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
-        booleans.
+    {weight_label}
 
     Returns
     -------
@@ -182,18 +157,16 @@ def min_cllr(y_true, y_score, *, p_target=None, sample_weight=None, pos_label=No
 
 
 @validate_params(
-    {
-        "y_true": ["array-like"],
-        "llr": ["array-like"],
-        "alpha": [_POSITIVE],
-        "beta": [_POSITIVE],
-        "p_target": [_PROB],
-        "normalize": ["boolean"],
-        "sample_weight": ["array-like", None],
-        "pos_label": _POS_LABEL,
-    },
+    trials_constraints(
+        "llr",
+        alpha=[_POSITIVE],
+        beta=[_POSITIVE],
+        p_target=[_PROB],
+        normalize=["boolean"],
+    ),
     prefer_skip_nested_validation=True,
 )
+@fill_doc(TRIALS_DOCS)
 def beta_rule_loss(
     y_true,
     llr,
@@ -214,8 +187,7 @@ def beta_rule_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True binary labels.
+    {y_true}
     llr : array-like of shape (n_samples,)
         Natural-log likelihood ratios; +/-inf allowed.
     alpha, beta : float > 0
@@ -226,11 +198,7 @@ def beta_rule_loss(
     normalize : bool, default=True
         Whether to divide by the cost of the uninformative system ``llr = 0``,
         so that 1.0 means "no better than the prior".
-    sample_weight : array-like of shape (n_samples,), default=None
-        Trial weights; zero-weight trials are ignored.
-    pos_label : int, float, bool or str, default=None
-        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
-        booleans.
+    {weight_label}
 
     Returns
     -------
@@ -281,16 +249,10 @@ def beta_rule_loss(
 
 
 @validate_params(
-    {
-        "y_true": ["array-like"],
-        "llr": ["array-like"],
-        "p_target": [_PROB],
-        "normalize": ["boolean"],
-        "sample_weight": ["array-like", None],
-        "pos_label": _POS_LABEL,
-    },
+    trials_constraints("llr", p_target=[_PROB], normalize=["boolean"]),
     prefer_skip_nested_validation=True,
 )
+@fill_doc(TRIALS_DOCS)
 def brier_loss(
     y_true, llr, *, p_target=0.5, normalize=True, sample_weight=None, pos_label=None
 ):
@@ -298,8 +260,7 @@ def brier_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True binary labels.
+    {y_true}
     llr : array-like of shape (n_samples,)
         Natural-log likelihood ratios; +/-inf allowed (bounded: a confidently
         wrong trial costs 3 before weighting).
@@ -307,11 +268,7 @@ def brier_loss(
         Target prior; the posterior is ``q = sigmoid(llr + logit(p_target))``.
     normalize : bool, default=True
         Whether to divide by the cost of ``llr = 0`` (``3 p_target (1-p_target)``).
-    sample_weight : array-like of shape (n_samples,), default=None
-        Trial weights; zero-weight trials are ignored.
-    pos_label : int, float, bool or str, default=None
-        The target label. May be omitted for labels in {0, 1}, {-1, 1} or
-        booleans.
+    {weight_label}
 
     Returns
     -------

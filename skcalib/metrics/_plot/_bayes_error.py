@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from ...utils._docstrings import doc_blocks
 from ._base import _DisplayMixin
 
 __all__ = ["BayesErrorDisplay"]
@@ -34,8 +35,7 @@ class BayesErrorDisplay(_DisplayMixin):
     Several systems share one axes: pass ``ax=display.ax_`` to the next call
     (the reference line is drawn once per axes).
 
-    It is recommended to create a display with :meth:`from_predictions` or
-    :meth:`from_estimator`; the constructor only stores computed arrays.
+    {recommended}
 
     Parameters
     ----------
@@ -68,10 +68,7 @@ class BayesErrorDisplay(_DisplayMixin):
         The uninformative reference, if drawn by this display.
     bands_ : list of matplotlib PolyCollection
         The shaded confidence bands (actual, then minimum DCF), if any.
-    ax_ : matplotlib Axes
-        Axes with the plot.
-    figure_ : matplotlib Figure
-        Figure containing the plot.
+    {axes_attributes}
 
     See Also
     --------
@@ -98,10 +95,7 @@ class BayesErrorDisplay(_DisplayMixin):
     .. [2] N. Brümmer and J. du Preez, "Application-independent evaluation of
        speaker detection", Computer Speech and Language, 2006.
 
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
+    {examples_agg}
     >>> from skcalib.datasets import make_gaussian_scores
     >>> from skcalib.metrics import BayesErrorDisplay
     >>> scores, y, llr = make_gaussian_scores(500, random_state=0)
@@ -111,6 +105,32 @@ class BayesErrorDisplay(_DisplayMixin):
     >>> bool((disp.min_dcf <= disp.actual_dcf + 1e-12).all())
     True
     """
+
+    _doc_blocks = doc_blocks(
+        grid="""
+            prior_log_odds : array-like of shape (n_points,), default=None
+                Grid of prior log-odds; default 121 points from -6 to 6.
+            """,
+        normalize="""
+            normalize : bool, default=True
+                Normalized DCF (1.0 = uninformative) or Bayes error rate.
+            """,
+        bands="""
+            confidence_level : float in (0, 1), default=None
+                If given, shade the bootstrap (percentile) confidence interval of
+                the actual and of the minimum DCF at each prior log-odds, from
+                ``n_resamples`` resamples of the trials (of whole groups with
+                ``groups``); see :func:`skcalib.metrics.bootstrap_ci`.
+            n_resamples : int, default=200
+                Bootstrap resamples for the bands.
+            groups : array-like of shape (n_samples,), default=None
+                Group of each trial (speaker, model): the bands then resample
+                whole groups.
+            random_state : int, RandomState instance, Generator or None, \
+default=None
+                Fixes the bootstrap resamples.
+            """,
+    )
 
     def __init__(
         self,
@@ -124,14 +144,7 @@ class BayesErrorDisplay(_DisplayMixin):
         min_dcf_band=None,
         confidence_level=None,
     ):
-        self.prior_log_odds = prior_log_odds
-        self.actual_dcf = actual_dcf
-        self.min_dcf = min_dcf
-        self.name = name
-        self.normalize = normalize
-        self.actual_dcf_band = actual_dcf_band
-        self.min_dcf_band = min_dcf_band
-        self.confidence_level = confidence_level
+        self._store(locals())
 
     def plot(
         self,
@@ -148,10 +161,7 @@ class BayesErrorDisplay(_DisplayMixin):
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        name : str, default=None
-            Name of the system in the legend; defaults to ``self.name``.
+        {plot_ax_name}
         plot_min_dcf : bool, default=True
             Whether to draw the minimum DCF (dashed, same colour).
         plot_reference : bool, default=True
@@ -163,10 +173,7 @@ class BayesErrorDisplay(_DisplayMixin):
         **kwargs : dict
             Keyword arguments for the actual-DCF line (``matplotlib.pyplot.plot``).
 
-        Returns
-        -------
-        display : BayesErrorDisplay
-            Object that stores computed values.
+        {plot_returns}
         """
         ax, fig = self._plot_axes(ax)
         prefix = self._legend_prefix(name)
@@ -266,59 +273,19 @@ class BayesErrorDisplay(_DisplayMixin):
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples,)
-            True binary labels.
+        {y_true}
         llr : array-like of shape (n_samples,)
             Log-likelihood-ratios (natural log); +/-inf allowed. The minimum
             DCF only uses their order, so any score can be passed to see it.
-        prior_log_odds : array-like of shape (n_points,), default=None
-            Grid of prior log-odds; default 121 points from -6 to 6.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-        pos_label : int, float, bool or str, default=None
-            The target label; may be omitted for labels in {0, 1}, {-1, 1} or
-            booleans.
-        normalize : bool, default=True
-            Normalized DCF (1.0 = uninformative) or Bayes error rate.
-        confidence_level : float in (0, 1), default=None
-            If given, shade the bootstrap (percentile) confidence interval of
-            the actual and of the minimum DCF at each prior log-odds, from
-            ``n_resamples`` resamples of the trials (of whole groups with
-            ``groups``); see :func:`skcalib.metrics.bootstrap_ci`.
-        n_resamples : int, default=200
-            Bootstrap resamples for the bands.
-        groups : array-like of shape (n_samples,), default=None
-            Group of each trial (speaker, model): the bands then resample
-            whole groups.
-        random_state : int, RandomState instance, Generator or None, \
-default=None
-            Fixes the bootstrap resamples.
-        name : str, default=None
-            Name of the system in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        **kwargs : dict
-            Passed to :meth:`plot`.
+        {grid}
+        {weight_label}
+        {normalize}
+        {bands}
+        {name_ax_kwargs}
 
-        Returns
-        -------
-        display : BayesErrorDisplay
+        {returns}
         """
-        trials = cls._validated_trials(
-            y_true, llr, sample_weight, pos_label, score_name="llr"
-        )
-        return cls.from_trials(
-            trials,
-            prior_log_odds=prior_log_odds,
-            normalize=normalize,
-            confidence_level=confidence_level,
-            n_resamples=n_resamples,
-            groups=groups,
-            random_state=random_state,
-            name=name,
-            ax=ax,
-            **kwargs,
-        )
+        return cls._plot_predictions(locals(), "llr")
 
     @classmethod
     def from_trials(
@@ -343,35 +310,13 @@ default=None
 
         Parameters
         ----------
-        trials : ScoredTrials
-            The scored trials; their scores are read as natural-log LLRs.
-        prior_log_odds : array-like of shape (n_points,), default=None
-            Grid of prior log-odds; default 121 points from -6 to 6.
-        normalize : bool, default=True
-            Normalized DCF (1.0 = uninformative) or Bayes error rate.
-        confidence_level : float in (0, 1), default=None
-            If given, shade the bootstrap (percentile) confidence interval of
-            the actual and of the minimum DCF at each prior log-odds, from
-            ``n_resamples`` resamples of the trials (of whole groups with
-            ``groups``); see :func:`skcalib.metrics.bootstrap_ci`.
-        n_resamples : int, default=200
-            Bootstrap resamples for the bands.
-        groups : array-like of shape (n_samples,), default=None
-            Group of each trial (speaker, model): the bands then resample
-            whole groups.
-        random_state : int, RandomState instance, Generator or None, \
-default=None
-            Fixes the bootstrap resamples.
-        name : str, default=None
-            Name of the system in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        **kwargs : dict
-            Passed to :meth:`plot`.
+        {trials_llr}
+        {grid}
+        {normalize}
+        {bands}
+        {name_ax_kwargs}
 
-        Returns
-        -------
-        display : BayesErrorDisplay
+        {returns}
         """
         from .._bootstrap import _bayes_error_bands
         from .._trials import check_prior_log_odds
@@ -454,49 +399,13 @@ default=None
     ):
         """Plot the Bayes error curves of a fitted calibrator or classifier.
 
-        The LLRs are ``estimator.decision_function(X)``: the calibrated LLR
-        for every skcalib calibrator and ``CalibratedClassifier``.
-
-        Parameters
-        ----------
-        estimator : estimator instance
-            Fitted estimator whose ``decision_function`` returns LLRs.
-        X : array-like of shape (n_samples,) or (n_samples, n_features)
-            Input of ``estimator.decision_function``.
-        y : array-like of shape (n_samples,)
-            True binary labels.
+        {estimator_llr}
         prior_log_odds, sample_weight, pos_label, normalize
             As in :meth:`from_predictions`.
         confidence_level, n_resamples, groups, random_state
             Bootstrap bands, as in :meth:`from_predictions`.
-        name : str, default=None
-            Legend name; defaults to the estimator's class name.
-        ax, **kwargs
-            As in :meth:`from_predictions`.
+        {estimator_tail}
 
-        Returns
-        -------
-        display : BayesErrorDisplay
+        {returns}
         """
-        llr, name = cls._estimator_response(
-            estimator,
-            X,
-            response_method="decision_function",
-            pos_label=pos_label,
-            name=name,
-        )
-        return cls.from_predictions(
-            y,
-            llr,
-            prior_log_odds=prior_log_odds,
-            sample_weight=sample_weight,
-            pos_label=pos_label,
-            normalize=normalize,
-            confidence_level=confidence_level,
-            n_resamples=n_resamples,
-            groups=groups,
-            random_state=random_state,
-            name=name,
-            ax=ax,
-            **kwargs,
-        )
+        return cls._plot_estimator(locals())

@@ -48,10 +48,7 @@ class CalibrationTransformDisplay(_DisplayMixin):
         One curve per calibrator.
     pav_line_ : matplotlib Line2D or None
         The PAV reference.
-    ax_ : matplotlib Axes
-        Axes with the plot.
-    figure_ : matplotlib Figure
-        Figure containing the plot.
+    {axes_attributes}
 
     See Also
     --------
@@ -72,10 +69,7 @@ class CalibrationTransformDisplay(_DisplayMixin):
     .. [2] N. Brümmer and J. du Preez, "The PAV algorithm optimizes binary
        proper scoring rules", 2013.
 
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
+    {examples_agg}
     >>> from skcalib.datasets import make_gaussian_scores
     >>> from skcalib.metrics import CalibrationTransformDisplay
     >>> scores, y, llr = make_gaussian_scores(300, random_state=0)
@@ -86,11 +80,7 @@ class CalibrationTransformDisplay(_DisplayMixin):
     """
 
     def __init__(self, *, scores, llrs, names=None, pav_scores=None, pav_llr=None):
-        self.scores = scores
-        self.llrs = llrs
-        self.names = names
-        self.pav_scores = pav_scores
-        self.pav_llr = pav_llr
+        self._store(locals())
 
     def plot(self, *, ax=None, names=None, plot_pav=True, pav_kwargs=None, **kwargs):
         """Plot the calibration maps and the PAV reference.
@@ -108,10 +98,7 @@ class CalibrationTransformDisplay(_DisplayMixin):
         **kwargs : dict
             Keyword arguments for every calibrator line.
 
-        Returns
-        -------
-        display : CalibrationTransformDisplay
-            Object that stores computed values.
+        {plot_returns}
         """
         ax, fig = self._plot_axes(ax)
         names = self.names if names is None else names
@@ -158,12 +145,21 @@ class CalibrationTransformDisplay(_DisplayMixin):
             ax.legend(loc="upper left", fontsize="small")
         return self._plotted(ax, fig)
 
-    @staticmethod
-    def _pav_reference(trials):
-        """The knots of the PAV-LLR of ``trials``: each block's first and
-        last score, at the block's LLR."""
+    @classmethod
+    def _from_maps(cls, trials, scores, llrs, names, plot_pav, ax, kwargs):
+        """The display of the maps ``llrs`` at ``scores`` (drawn in the order
+        of the scores) and of the PAV-LLR of ``trials``, whose knots are each
+        block's first and last score, at the block's LLR."""
         llr, lo, hi = trials.pav_llr()
-        return np.column_stack([lo, hi]).ravel(), np.repeat(llr, 2)
+        order = np.argsort(scores, kind="stable")
+        disp = cls(
+            scores=[scores[order]] * len(llrs),
+            llrs=[v[order] for v in llrs],
+            names=names,
+            pav_scores=np.column_stack([lo, hi]).ravel(),
+            pav_llr=np.repeat(llr, 2),
+        )
+        return disp.plot(ax=ax, plot_pav=plot_pav, **kwargs)
 
     @classmethod
     def from_predictions(
@@ -202,9 +198,7 @@ class CalibrationTransformDisplay(_DisplayMixin):
         **kwargs : dict
             Passed to :meth:`plot`.
 
-        Returns
-        -------
-        display : CalibrationTransformDisplay
+        {returns}
         """
         scores = check_scores(y_score, name="y_score")
         llrs = _as_list(llr, "llr")
@@ -215,16 +209,7 @@ class CalibrationTransformDisplay(_DisplayMixin):
                     f"`y_score` has {scores.shape[0]}, `llr` has {v.shape[0]}."
                 )
         trials = cls._validated_trials(y_true, scores, sample_weight, pos_label)
-        knots, ref = cls._pav_reference(trials)
-        order = np.argsort(scores, kind="stable")
-        disp = cls(
-            scores=[scores[order]] * len(llrs),
-            llrs=[v[order] for v in llrs],
-            names=names,
-            pav_scores=knots,
-            pav_llr=ref,
-        )
-        return disp.plot(ax=ax, plot_pav=plot_pav, **kwargs)
+        return cls._from_maps(trials, scores, llrs, names, plot_pav, ax, kwargs)
 
     @classmethod
     def from_trials(
@@ -254,9 +239,7 @@ default=None
         **kwargs : dict
             Passed to :meth:`plot`.
 
-        Returns
-        -------
-        display : CalibrationTransformDisplay
+        {returns}
         """
         scores = trials.as_arrays()[1]
         llrs = [] if llr is None else _as_list(llr, "llr")
@@ -265,16 +248,7 @@ default=None
                 raise ValueError(
                     f"`llr` has {v.shape[0]} values for {scores.shape[0]} trials."
                 )
-        knots, ref = cls._pav_reference(trials)
-        order = np.argsort(scores, kind="stable")
-        disp = cls(
-            scores=[scores[order]] * len(llrs),
-            llrs=[v[order] for v in llrs],
-            names=names,
-            pav_scores=knots,
-            pav_llr=ref,
-        )
-        return disp.plot(ax=ax, plot_pav=plot_pav, **kwargs)
+        return cls._from_maps(trials, scores, llrs, names, plot_pav, ax, kwargs)
 
     @classmethod
     def from_estimator(
@@ -310,9 +284,7 @@ default=None
         sample_weight, pos_label, plot_pav, ax, **kwargs
             As in :meth:`from_predictions`.
 
-        Returns
-        -------
-        display : CalibrationTransformDisplay
+        {returns}
         """
         estimators = (
             list(estimator) if isinstance(estimator, (list, tuple)) else [estimator]
@@ -335,12 +307,4 @@ default=None
         if names is None:
             names = [default for _, default in responses]
         trials = cls._validated_trials(y, scores, sample_weight, pos_label)
-        knots, ref = cls._pav_reference(trials)
-        disp = cls(
-            scores=[grid] * len(llrs),
-            llrs=llrs,
-            names=names,
-            pav_scores=knots,
-            pav_llr=ref,
-        )
-        return disp.plot(ax=ax, plot_pav=plot_pav, **kwargs)
+        return cls._from_maps(trials, grid, llrs, names, plot_pav, ax, kwargs)

@@ -9,6 +9,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..._kernel._special import log1pexp
+from ...utils._docstrings import doc_blocks
 from ...utils._numpy_compat import count_nonzero, einsum
 from ...utils._sklearn_compat import validate_params
 from .._trials import ScoredTrials, check_prior_log_odds
@@ -459,10 +460,7 @@ class ECEDisplay(_DisplayMixin):
         The PAV curve.
     reference_line_ : matplotlib Line2D or None
         The reference curve, if drawn by this display.
-    ax_ : matplotlib Axes
-        Axes with the plot.
-    figure_ : matplotlib Figure
-        Figure containing the plot.
+    {axes_attributes}
 
     See Also
     --------
@@ -479,10 +477,7 @@ class ECEDisplay(_DisplayMixin):
        validation of likelihood ratio methods used for forensic evidence
        evaluation", Forensic Science International 276, 2017.
 
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
+    {examples_agg}
     >>> from skcalib.metrics import ECEDisplay
     >>> y = [0, 0, 0, 1, 1, 1]
     >>> llr = [-2.0, -0.5, 1.0, -1.0, 2.0, 3.0]
@@ -490,6 +485,14 @@ class ECEDisplay(_DisplayMixin):
     >>> float(disp.reference_ece.max())   # the prior entropy at even odds
     1.0
     """
+
+    _doc_blocks = doc_blocks(
+        grid="""
+            prior_log_odds : array-like of shape (n_points,), default=None
+                Finite prior log-odds (natural log); default 141 points from -7
+                to 7.
+            """
+    )
 
     def __init__(
         self,
@@ -501,31 +504,20 @@ class ECEDisplay(_DisplayMixin):
         log10=False,
         name=None,
     ):
-        self.prior_log_odds = prior_log_odds
-        self.ece = ece
-        self.pav_ece = pav_ece
-        self.reference_ece = reference_ece
-        self.log10 = log10
-        self.name = name
+        self._store(locals())
 
     def plot(self, *, ax=None, name=None, pav_kwargs=None, **kwargs):
         """Plot the system's, the PAV and the reference curves.
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        name : str, default=None
-            Name of the system in the legend; defaults to ``self.name``.
+        {plot_ax_name}
         pav_kwargs : dict, default=None
             Keyword arguments for the PAV line (dashed, same colour).
         **kwargs : dict
             Keyword arguments for the system's line (``matplotlib.pyplot.plot``).
 
-        Returns
-        -------
-        display : ECEDisplay
-            Object that stores computed values.
+        {plot_returns}
         """
         ax, fig = self._plot_axes(ax, figsize=(9.0, 4.8), layout="constrained")
         prefix = self._legend_prefix(name)
@@ -594,42 +586,18 @@ class ECEDisplay(_DisplayMixin):
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples,)
-            True binary labels.
+        {y_true}
         llr : array-like of shape (n_samples,)
             Natural-log likelihood ratios; +/-inf allowed.
-        prior_log_odds : array-like of shape (n_points,), default=None
-            Finite prior log-odds (natural log); default 141 points from -7
-            to 7.
+        {grid}
         log10 : bool, default=False
             Draw against the base-10 prior log-odds (the forensic convention).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-        pos_label : int, float, bool or str, default=None
-            The target label; may be omitted for labels in {0, 1}, {-1, 1} or
-            booleans.
-        name : str, default=None
-            Name of the system in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        **kwargs : dict
-            Passed to :meth:`plot`.
+        {weight_label}
+        {name_ax_kwargs}
 
-        Returns
-        -------
-        display : ECEDisplay
+        {returns}
         """
-        trials = cls._validated_trials(
-            y_true, llr, sample_weight, pos_label, score_name="llr"
-        )
-        return cls.from_trials(
-            trials,
-            prior_log_odds=prior_log_odds,
-            log10=log10,
-            name=name,
-            ax=ax,
-            **kwargs,
-        )
+        return cls._plot_predictions(locals(), "llr")
 
     @classmethod
     def from_trials(
@@ -642,21 +610,12 @@ class ECEDisplay(_DisplayMixin):
         trials : ScoredTrials
             The scored trials; their scores are read as natural-log LLRs,
             and their PAV blocks give the PAV curve.
-        prior_log_odds : array-like of shape (n_points,), default=None
-            Finite prior log-odds (natural log); default 141 points from -7
-            to 7.
+        {grid}
         log10 : bool, default=False
             Draw against the base-10 prior log-odds.
-        name : str, default=None
-            Name of the system in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        **kwargs : dict
-            Passed to :meth:`plot`.
+        {name_ax_kwargs}
 
-        Returns
-        -------
-        display : ECEDisplay
+        {returns}
         """
         plo = _default_grid(prior_log_odds)
         ece, pav, ref = _ece_curves(trials, plo)
@@ -687,46 +646,14 @@ class ECEDisplay(_DisplayMixin):
     ):
         """Plot the ECE curves of a fitted calibrator's LLRs.
 
-        The LLRs are ``estimator.decision_function(X)``: the calibrated LLR
-        for every skcalib calibrator and ``CalibratedClassifier``.
-
-        Parameters
-        ----------
-        estimator : estimator instance
-            Fitted estimator whose ``decision_function`` returns LLRs.
-        X : array-like of shape (n_samples,) or (n_samples, n_features)
-            Input of ``estimator.decision_function``.
-        y : array-like of shape (n_samples,)
-            True binary labels.
+        {estimator_llr}
         prior_log_odds, log10, sample_weight, pos_label
             As in :meth:`from_predictions`.
-        name : str, default=None
-            Legend name; defaults to the estimator's class name.
-        ax, **kwargs
-            As in :meth:`from_predictions`.
+        {estimator_tail}
 
-        Returns
-        -------
-        display : ECEDisplay
+        {returns}
         """
-        llr, name = cls._estimator_response(
-            estimator,
-            X,
-            response_method="decision_function",
-            pos_label=pos_label,
-            name=name,
-        )
-        return cls.from_predictions(
-            y,
-            llr,
-            prior_log_odds=prior_log_odds,
-            log10=log10,
-            sample_weight=sample_weight,
-            pos_label=pos_label,
-            name=name,
-            ax=ax,
-            **kwargs,
-        )
+        return cls._plot_estimator(locals())
 
 
 def _value_at_zero(x, values):

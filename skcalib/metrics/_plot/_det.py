@@ -86,8 +86,7 @@ class DETDisplay(_DisplayMixin):
 
     Several systems share one axes: pass ``ax=display.ax_`` to the next call.
 
-    It is recommended to create a display with :meth:`from_predictions` or
-    :meth:`from_estimator`; the constructor only stores computed arrays.
+    {recommended}
 
     Parameters
     ----------
@@ -116,10 +115,7 @@ class DETDisplay(_DisplayMixin):
         The ROC convex hull curve, if drawn.
     markers_ : list of matplotlib Line2D
         The EER, minimum-DCF and actual-DCF markers.
-    ax_ : matplotlib Axes
-        Axes with the plot.
-    figure_ : matplotlib Figure
-        Figure containing the plot.
+    {axes_attributes}
 
     See Also
     --------
@@ -143,10 +139,7 @@ class DETDisplay(_DisplayMixin):
     .. [2] N. Brümmer and E. de Villiers, "The BOSARIS toolkit: theory,
        algorithms and code for surviving the new DCF", arXiv:1304.2865, 2013.
 
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
+    {examples_agg}
     >>> from skcalib.datasets import make_gaussian_scores
     >>> from skcalib.metrics import DETDisplay
     >>> scores, y, llr = make_gaussian_scores(1000, random_state=0)
@@ -172,14 +165,7 @@ class DETDisplay(_DisplayMixin):
         actual_dcf_points=None,
         name=None,
     ):
-        self.fpr = fpr
-        self.fnr = fnr
-        self.hull_pfa = hull_pfa
-        self.hull_pmiss = hull_pmiss
-        self.eer = eer
-        self.min_dcf_points = min_dcf_points
-        self.actual_dcf_points = actual_dcf_points
-        self.name = name
+        self._store(locals())
 
     def plot(self, *, ax=None, name=None, plot_hull=True, hull_kwargs=None, **kwargs):
         """Plot the curves and markers.
@@ -202,10 +188,7 @@ class DETDisplay(_DisplayMixin):
         **kwargs : dict
             Keyword arguments for the steppy line (``matplotlib.pyplot.plot``).
 
-        Returns
-        -------
-        display : DETDisplay
-            Object that stores computed values.
+        {plot_returns}
         """
         new_figure = ax is None
         ax, fig = self._plot_axes(ax, figsize=(9.0, 5.0))
@@ -378,8 +361,7 @@ class DETDisplay(_DisplayMixin):
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples,)
-            True binary labels.
+        {y_true}
         y_score : array-like of shape (n_samples,)
             Scores, higher favouring the target class; +/-inf allowed.
         llr : bool, default=False
@@ -394,21 +376,10 @@ None, default=0.01
             :func:`~skcalib.metrics.min_dcf` does.
         c_miss, c_fa : float > 0, default=1.0
             Costs of a miss and of a false alarm, for float ``p_target``.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-        pos_label : int, float, bool or str, default=None
-            The target label; may be omitted for labels in {0, 1}, {-1, 1} or
-            booleans.
-        name : str, default=None
-            Name of the system in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        **kwargs : dict
-            Passed to :meth:`plot`.
+        {weight_label}
+        {name_ax_kwargs}
 
-        Returns
-        -------
-        display : DETDisplay
+        {returns}
         """
         apps = _applications(p_target, c_miss, c_fa, "DETDisplay.from_predictions")
         trials = cls._validated_trials(y_true, y_score, sample_weight, pos_label)
@@ -446,16 +417,9 @@ None, default=0.01
             marked, or the applications themselves; ``None`` marks none.
         c_miss, c_fa : float > 0, default=1.0
             Costs of a miss and of a false alarm, for float ``p_target``.
-        name : str, default=None
-            Name of the system in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        **kwargs : dict
-            Passed to :meth:`plot`.
+        {name_ax_kwargs}
 
-        Returns
-        -------
-        display : DETDisplay
+        {returns}
         """
         apps = _applications(p_target, c_miss, c_fa, "DETDisplay.from_trials")
         return cls._from_applications(trials, apps, llr=llr, name=name, ax=ax, **kwargs)
@@ -525,34 +489,16 @@ default='auto'
             decision function is the calibrated LLR), else False.
         p_target, c_miss, c_fa, sample_weight, pos_label
             As in :meth:`from_predictions`.
-        name : str, default=None
-            Legend name; defaults to the estimator's class name.
-        ax, **kwargs
-            As in :meth:`from_predictions`.
+        {estimator_tail}
 
-        Returns
-        -------
-        display : DETDisplay
+        {returns}
         """
-        method = resolve_response_method(estimator, response_method)
+        response_method = resolve_response_method(estimator, response_method)
         if isinstance(llr, str) and llr == "auto":
-            llr = method == "decision_function" and decision_function_is_llr(estimator)
-        scores, name = cls._estimator_response(
-            estimator, X, response_method=method, pos_label=pos_label, name=name
-        )
-        return cls.from_predictions(
-            y,
-            scores,
-            llr=llr,
-            p_target=p_target,
-            c_miss=c_miss,
-            c_fa=c_fa,
-            sample_weight=sample_weight,
-            pos_label=pos_label,
-            name=name,
-            ax=ax,
-            **kwargs,
-        )
+            llr = response_method == "decision_function" and decision_function_is_llr(
+                estimator
+            )
+        return cls._plot_estimator(locals())
 
 
 def _applications(p_target, c_miss, c_fa, caller):

@@ -16,6 +16,8 @@ from ._base import _check_matplotlib, _DisplayMixin
 __all__ = ["ReliabilityDisplay"]
 
 _REF_LABEL = "perfectly calibrated"
+#: The arrays of :func:`reliability_curve` that the display keeps.
+_BIN_ARRAYS = ("curve", "mean_predicted", "frequency", "lower", "upper", "count")
 
 
 def _histograms(curves: _Curves, edges):
@@ -129,10 +131,7 @@ class ReliabilityDisplay(_DisplayMixin):
        with supervised learning", Proc. ICML, 2005 (reliability diagrams
        with histograms).
 
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
+    {examples_agg}
     >>> import numpy as np
     >>> from skcalib.metrics import ReliabilityDisplay
     >>> rng = np.random.default_rng(0)
@@ -163,20 +162,7 @@ class ReliabilityDisplay(_DisplayMixin):
         p_target=None,
         name=None,
     ):
-        self.curve = curve
-        self.mean_predicted = mean_predicted
-        self.frequency = frequency
-        self.lower = lower
-        self.upper = upper
-        self.count = count
-        self.hist_edges = hist_edges
-        self.hist_share = hist_share
-        self.kind = kind
-        self.curve_names = curve_names
-        self.confidence_level = confidence_level
-        self.pos_label = pos_label
-        self.p_target = p_target
-        self.name = name
+        self._store(locals())
 
     def _axis_labels(self):
         if self.kind == "top-label":
@@ -224,10 +210,7 @@ class ReliabilityDisplay(_DisplayMixin):
             Keyword arguments for every curve
             (``matplotlib.axes.Axes.errorbar``).
 
-        Returns
-        -------
-        display : ReliabilityDisplay
-            Object that stores computed values.
+        {plot_returns}
         """
         n_curves = np.asarray(self.hist_share).shape[0]
         if ax is None:
@@ -325,12 +308,7 @@ class ReliabilityDisplay(_DisplayMixin):
         bins = _reliability_bins(curves, n_bins, strategy, confidence_level)
         edges = np.linspace(0.0, 1.0, min(n_bins, 100) + 1)
         disp = cls(
-            curve=bins.curve,
-            mean_predicted=bins.mean_predicted,
-            frequency=bins.frequency,
-            lower=bins.lower,
-            upper=bins.upper,
-            count=bins.count,
+            **{key: bins[key] for key in _BIN_ARRAYS},
             hist_edges=edges,
             hist_share=_histograms(curves, edges),
             kind=curves.kind,
@@ -391,9 +369,7 @@ class ReliabilityDisplay(_DisplayMixin):
         **kwargs : dict
             Passed to :meth:`plot`.
 
-        Returns
-        -------
-        display : ReliabilityDisplay
+        {returns}
         """
         _validated_params(
             "ReliabilityDisplay.from_predictions",
@@ -464,14 +440,11 @@ class ReliabilityDisplay(_DisplayMixin):
         pos_label : int, float, bool or str, default=None
             The positive class of a binary classifier; defaults to
             ``classes_[1]``.
-        name : str, default=None
-            Legend name; defaults to the estimator's class name.
+        {estimator_name}
         ax, hist_ax, **kwargs
             As in :meth:`from_predictions`.
 
-        Returns
-        -------
-        display : ReliabilityDisplay
+        {returns}
         """
         classes = getattr(estimator, "classes_", None)
         if classes is None:
@@ -539,9 +512,7 @@ class ReliabilityDisplay(_DisplayMixin):
         ax, hist_ax, **kwargs
             As in :meth:`from_predictions`.
 
-        Returns
-        -------
-        display : ReliabilityDisplay
+        {returns}
         """
         _validated_params(
             "ReliabilityDisplay.from_trials",

@@ -22,8 +22,7 @@ class ROCConvexHullDisplay(_DisplayMixin):
     segments), the hull, and labels each hull segment with its PAV
     probability.
 
-    It is recommended to create a display with :meth:`from_predictions` or
-    :meth:`from_estimator`; the constructor only stores computed arrays.
+    {recommended}
 
     Parameters
     ----------
@@ -51,10 +50,7 @@ class ROCConvexHullDisplay(_DisplayMixin):
         The PAV-probability labels of the hull segments.
     chance_level_ : matplotlib Line2D or None
         The chance-level diagonal, if drawn.
-    ax_ : matplotlib Axes
-        Axes with the plot.
-    figure_ : matplotlib Figure
-        Figure containing the plot.
+    {axes_attributes}
 
     See Also
     --------
@@ -72,10 +68,7 @@ class ROCConvexHullDisplay(_DisplayMixin):
     .. [1] T. Fawcett and A. Niculescu-Mizil, "PAV and the ROC convex hull",
        Machine Learning 68(1), 2007 (Fig. 2).
 
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
+    {examples_agg}
     >>> from skcalib.metrics import ROCConvexHullDisplay
     >>> s = [.9, .8, .7, .6, .55, .5, .45, .4, .35, .3, .27, .2, .18, .1, .02]
     >>> y = [1, 1, 0, 1, 1, 1, 0, 1, 1, 0, 1, 0, 0, 1, 0]
@@ -85,12 +78,7 @@ class ROCConvexHullDisplay(_DisplayMixin):
     """
 
     def __init__(self, *, fpr, tpr, hull_fpr, hull_tpr, pav_proba=None, name=None):
-        self.fpr = fpr
-        self.tpr = tpr
-        self.hull_fpr = hull_fpr
-        self.hull_tpr = hull_tpr
-        self.pav_proba = pav_proba
-        self.name = name
+        self._store(locals())
 
     def plot(
         self,
@@ -108,10 +96,7 @@ class ROCConvexHullDisplay(_DisplayMixin):
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        name : str, default=None
-            Name of the system in the legend; defaults to ``self.name``.
+        {plot_ax_name}
         plot_roc : bool, default=True
             Whether to draw the empirical ROC curve under the hull.
         annotate : bool or 'auto', default='auto'
@@ -127,10 +112,7 @@ class ROCConvexHullDisplay(_DisplayMixin):
         **kwargs : dict
             Keyword arguments for the hull line (``matplotlib.pyplot.plot``).
 
-        Returns
-        -------
-        display : ROCConvexHullDisplay
-            Object that stores computed values.
+        {plot_returns}
         """
         ax, fig = self._plot_axes(ax)
         prefix = self._legend_prefix(name)
@@ -224,28 +206,15 @@ class ROCConvexHullDisplay(_DisplayMixin):
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples,)
-            True binary labels.
+        {y_true}
         y_score : array-like of shape (n_samples,)
             Scores (any monotone scale; higher favours the target class).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-        pos_label : int, float, bool or str, default=None
-            The target label; may be omitted for labels in {0, 1}, {-1, 1} or
-            booleans.
-        name : str, default=None
-            Name of the system in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        **kwargs : dict
-            Passed to :meth:`plot`.
+        {weight_label}
+        {name_ax_kwargs}
 
-        Returns
-        -------
-        display : ROCConvexHullDisplay
+        {returns}
         """
-        trials = cls._validated_trials(y_true, y_score, sample_weight, pos_label)
-        return cls.from_trials(trials, name=name, ax=ax, **kwargs)
+        return cls._plot_predictions(locals())
 
     @classmethod
     def from_trials(cls, trials, *, name=None, ax=None, **kwargs):
@@ -259,16 +228,9 @@ class ROCConvexHullDisplay(_DisplayMixin):
         ----------
         trials : ScoredTrials
             The scored trials.
-        name : str, default=None
-            Name of the system in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        **kwargs : dict
-            Passed to :meth:`plot`.
+        {name_ax_kwargs}
 
-        Returns
-        -------
-        display : ROCConvexHullDisplay
+        {returns}
         """
         fpr, tpr = trials.roc_curve()
         pmiss, pfa = trials.rocch()
@@ -311,31 +273,11 @@ class ROCConvexHullDisplay(_DisplayMixin):
             Which score to use; 'auto' tries ``decision_function`` first.
         sample_weight, pos_label
             As in :meth:`from_predictions`.
-        name : str, default=None
-            Legend name; defaults to the estimator's class name.
-        ax, **kwargs
-            As in :meth:`from_predictions`.
+        {estimator_tail}
 
-        Returns
-        -------
-        display : ROCConvexHullDisplay
+        {returns}
         """
-        scores, name = cls._estimator_response(
-            estimator,
-            X,
-            response_method=response_method,
-            pos_label=pos_label,
-            name=name,
-        )
-        return cls.from_predictions(
-            y,
-            scores,
-            sample_weight=sample_weight,
-            pos_label=pos_label,
-            name=name,
-            ax=ax,
-            **kwargs,
-        )
+        return cls._plot_estimator(locals())
 
 
 def _format_proba(p: float) -> str:

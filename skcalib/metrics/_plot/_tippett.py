@@ -43,8 +43,7 @@ class TippettDisplay(_DisplayMixin):
 
     Several systems share one axes: pass ``ax=display.ax_`` to the next call.
 
-    It is recommended to create a display with :meth:`from_predictions` or
-    :meth:`from_estimator`; the constructor only stores computed arrays.
+    {recommended}
 
     Parameters
     ----------
@@ -73,10 +72,7 @@ class TippettDisplay(_DisplayMixin):
         The target curve.
     nontarget_line_ : matplotlib Line2D
         The non-target curve.
-    ax_ : matplotlib Axes
-        Axes with the plot.
-    figure_ : matplotlib Figure
-        Figure containing the plot.
+    {axes_attributes}
 
     See Also
     --------
@@ -100,10 +96,7 @@ class TippettDisplay(_DisplayMixin):
     .. [2] C. G. G. Aitken and F. Taroni, "Statistics and the Evaluation of
        Evidence for Forensic Scientists", Wiley, 2004 (Tippett plots).
 
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
+    {examples_agg}
     >>> import numpy as np
     >>> from skcalib.metrics import TippettDisplay
     >>> y = [0, 0, 0, 1, 1, 1]
@@ -127,33 +120,20 @@ class TippettDisplay(_DisplayMixin):
         log10=False,
         name=None,
     ):
-        self.target_llr = target_llr
-        self.target_proportion = target_proportion
-        self.nontarget_llr = nontarget_llr
-        self.nontarget_proportion = nontarget_proportion
-        self.misleading_target = misleading_target
-        self.misleading_nontarget = misleading_nontarget
-        self.log10 = log10
-        self.name = name
+        self._store(locals())
 
     def plot(self, *, ax=None, name=None, nontarget_kwargs=None, **kwargs):
         """Plot both curves.
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        name : str, default=None
-            Name of the system in the legend; defaults to ``self.name``.
+        {plot_ax_name}
         nontarget_kwargs : dict, default=None
             Keyword arguments for the non-target line (dashed, same colour).
         **kwargs : dict
             Keyword arguments for the target line (``matplotlib.pyplot.step``).
 
-        Returns
-        -------
-        display : TippettDisplay
-            Object that stores computed values.
+        {plot_returns}
         """
         # a new figure keeps the legend beside the axes inside it
         ax, fig = self._plot_axes(ax, figsize=(9.0, 4.8), layout="constrained")
@@ -229,33 +209,18 @@ class TippettDisplay(_DisplayMixin):
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples,)
-            True binary labels.
+        {y_true}
         llr : array-like of shape (n_samples,)
             Natural-log likelihood ratios; +/-inf allowed.
         log10 : bool, default=False
             Draw against the base-10 log likelihood ratio (the forensic
             convention) instead of the natural log.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-        pos_label : int, float, bool or str, default=None
-            The target label; may be omitted for labels in {0, 1}, {-1, 1} or
-            booleans.
-        name : str, default=None
-            Name of the system in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        **kwargs : dict
-            Passed to :meth:`plot`.
+        {weight_label}
+        {name_ax_kwargs}
 
-        Returns
-        -------
-        display : TippettDisplay
+        {returns}
         """
-        trials = cls._validated_trials(
-            y_true, llr, sample_weight, pos_label, score_name="llr"
-        )
-        return cls.from_trials(trials, log10=log10, name=name, ax=ax, **kwargs)
+        return cls._plot_predictions(locals(), "llr")
 
     @classmethod
     def from_trials(cls, trials, *, log10=False, name=None, ax=None, **kwargs):
@@ -263,20 +228,12 @@ class TippettDisplay(_DisplayMixin):
 
         Parameters
         ----------
-        trials : ScoredTrials
-            The scored trials; their scores are read as natural-log LLRs.
+        {trials_llr}
         log10 : bool, default=False
             Draw against the base-10 log likelihood ratio.
-        name : str, default=None
-            Name of the system in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        **kwargs : dict
-            Passed to :meth:`plot`.
+        {name_ax_kwargs}
 
-        Returns
-        -------
-        display : TippettDisplay
+        {returns}
         """
         is_target, x, w = trials.as_arrays()
         if w is None:
@@ -313,42 +270,11 @@ class TippettDisplay(_DisplayMixin):
     ):
         """Plot the Tippett curves of a fitted calibrator's LLRs.
 
-        The LLRs are ``estimator.decision_function(X)``: the calibrated LLR
-        for every skcalib calibrator and ``CalibratedClassifier``.
-
-        Parameters
-        ----------
-        estimator : estimator instance
-            Fitted estimator whose ``decision_function`` returns LLRs.
-        X : array-like of shape (n_samples,) or (n_samples, n_features)
-            Input of ``estimator.decision_function``.
-        y : array-like of shape (n_samples,)
-            True binary labels.
+        {estimator_llr}
         log10, sample_weight, pos_label
             As in :meth:`from_predictions`.
-        name : str, default=None
-            Legend name; defaults to the estimator's class name.
-        ax, **kwargs
-            As in :meth:`from_predictions`.
+        {estimator_tail}
 
-        Returns
-        -------
-        display : TippettDisplay
+        {returns}
         """
-        llr, name = cls._estimator_response(
-            estimator,
-            X,
-            response_method="decision_function",
-            pos_label=pos_label,
-            name=name,
-        )
-        return cls.from_predictions(
-            y,
-            llr,
-            log10=log10,
-            sample_weight=sample_weight,
-            pos_label=pos_label,
-            name=name,
-            ax=ax,
-            **kwargs,
-        )
+        return cls._plot_estimator(locals())

@@ -1,0 +1,63 @@
+"""The docstring-block helper and the docstrings it fills."""
+
+import inspect
+import re
+
+import pytest
+
+import skcalib.metrics
+from skcalib.utils._docstrings import doc_blocks, fill_doc, fill_docstring
+
+_LEFT_OVER = re.compile(r"^ *\{\w+\}$", re.MULTILINE)
+
+
+def test_unknown_block_raises():
+    with pytest.raises(KeyError, match="nope"):
+        fill_docstring("Summary.\n\n    {nope}\n", {})
+
+
+def test_block_takes_the_placeholder_indent():
+    blocks = doc_blocks(
+        x="""
+            x : int
+                The x.
+
+                Second paragraph.
+            """
+    )
+
+    @fill_doc(blocks)
+    def f(x):
+        """Summary.
+
+        Parameters
+        ----------
+        {x}
+        """
+
+    assert f.__doc__ == (
+        "Summary.\n\n        Parameters\n        ----------\n"
+        "        x : int\n            The x.\n\n            Second paragraph.\n"
+        "        "
+    )
+    # braces inside a line (math, sets) are text, not placeholders
+    assert (
+        fill_docstring("a {0, 1} b\n    {\\min}\n", {}) == "a {0, 1} b\n    {\\min}\n"
+    )
+    assert fill_docstring(None, blocks) is None
+
+
+def _documented():
+    for name in skcalib.metrics.__all__:
+        obj = getattr(skcalib.metrics, name)
+        yield name, obj
+        if inspect.isclass(obj):
+            for attr, member in vars(obj).items():
+                func = getattr(member, "__func__", member)
+                if callable(func) and not attr.startswith("__"):
+                    yield f"{name}.{attr}", func
+
+
+@pytest.mark.parametrize("name, obj", list(_documented()))
+def test_no_placeholder_left(name, obj):
+    assert not _LEFT_OVER.search(obj.__doc__ or ""), name
