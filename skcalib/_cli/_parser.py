@@ -164,7 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[quiet],
         help="EER, min/actual DCF, Cllr and min Cllr of a score file",
         description="Evaluate scores read as natural-log LLRs: EER and min "
-        "DCF/min Cllr (discrimination) and actual DCF/Cllr (calibration).",
+        "DCF/min Cllr (discrimination) and actual DCF/Cllr (calibration); "
+        "with --report forensic, the validation report of an LR system.",
     )
     ev.add_argument(
         "scores",
