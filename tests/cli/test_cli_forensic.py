@@ -1,6 +1,5 @@
 """Tests of ``skcalib evaluate --report forensic`` on the cartridge-case LLRs."""
 
-import errno
 import json
 import math
 import os
@@ -235,17 +234,16 @@ def test_ci_bootstraps_what_a_resample_gives(files, capsys):
     assert "[" not in devpav_line
 
 
-def test_forensic_report_validates_the_trials_once(files, monkeypatch, capsys):
+def test_forensic_report_validates_the_trials_once(
+    files, watched_evaluate, monkeypatch, capsys
+):
     # as for the standard report: one ScoredTrials, validated once, sorted by
     # the kernel at most once per summary, which every metric, plot and
     # bootstrap resample reads
-    import skcalib.metrics as metrics
-    from skcalib._cli import _commands
     from skcalib.metrics import _trials
 
-    built, received, resamples = [], [], []
+    built, received, resamples = watched_evaluate
     calls = {"check_metric_inputs": 0, "pav_points": 0, "sorted_values": 0}
-    build, bootstrap = _commands.scored_trials, metrics.bootstrap_ci
 
     def counted(name):
         original = getattr(_trials, name)
@@ -259,24 +257,6 @@ def test_forensic_report_validates_the_trials_once(files, monkeypatch, capsys):
     for name in calls:
         counted(name)
 
-    def building(y, llr):
-        built.append(build(y, llr))
-        return built[-1]
-
-    def recording(metric, y_true, y_score=None, **kwargs):
-        received.append((y_true, y_score))
-
-        def watched(m):
-            def statistic(t):
-                resamples.append(t)
-                return m(t)
-
-            return statistic
-
-        return bootstrap([watched(m) for m in metric], y_true, y_score, **kwargs)
-
-    monkeypatch.setattr(_commands, "scored_trials", building)
-    monkeypatch.setattr(metrics, "bootstrap_ci", recording)
     argv = ["-q", "evaluate", files["path"], "--report", "forensic", "--json"]
     argv += ["--ci", "0.95", "--n-resamples", "50", "--ece-plot", "ece.png"]
     assert main(argv) == 0
@@ -325,18 +305,8 @@ def test_closed_pipe_and_full_device(files):
     )
 
 
-def test_failed_figure_keeps_the_report(files, capsys, monkeypatch, tmp_path):
-    from skcalib._cli import _output
-
-    original = _output.save_figure
-
-    def full_disk_for_ece(fig, path):
-        if path.endswith("ece.png"):
-            with _output.atomic_output(path, "wb"):
-                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        original(fig, path)
-
-    monkeypatch.setattr(_output, "save_figure", full_disk_for_ece)
+def test_failed_figure_keeps_the_report(files, capsys, full_disk_for, tmp_path):
+    full_disk_for("ece.png")
     argv = ["-q", "evaluate", files["path"], "--report", "forensic"]
     argv += ["--ece-plot", "ece.png", "--reliability", "rel.png", "--json"]
     assert main(argv) == 2
