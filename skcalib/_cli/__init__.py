@@ -2,7 +2,8 @@
 
 ::
 
-    skcalib evaluate SCORES [--key KEY] [--p-target P --c-miss C --c-fa C]
+    skcalib evaluate SCORES [--key KEY] [--report {standard,forensic}]
+                            [--p-target P --c-miss C --c-fa C]
                             [--plot FILE.png] [--det FILE.png]
                             [--tippett FILE.png] [--ece-plot FILE.png]
                             [--reliability FILE.png] [--ci LEVEL

@@ -15,13 +15,13 @@ import numpy as np
 from ._common import PROG, InputError, Progress, duration, note, warnings_as_notes
 from ._model import load_model, refuse_training_options, save_model
 from ._output import (
-    METRICS,
     check_outputs,
     evaluation_json,
     evaluation_plots,
     evaluation_text,
     infinite_cllr_note,
     percent,
+    report_metrics,
     resample_unit,
 )
 from ._reader import (
@@ -44,11 +44,17 @@ def scored_trials(y: np.ndarray, llr: np.ndarray):
     return ScoredTrials(y, llr)
 
 
-def metrics_table(trials, app) -> dict:
-    """Each metric of ``_output.METRICS`` of ``trials`` (a ``ScoredTrials``)
-    at the application ``app``, by key."""
+def metrics_table(trials, app, report: str = "standard") -> dict:
+    """Each metric of ``report`` (``_output.METRICS``) of ``trials`` (a
+    ``ScoredTrials``) at the application ``app``, by key: a number, or a
+    pair of numbers."""
+
+    def value(m):
+        v = m.method(trials, app)
+        return tuple(float(x) for x in v) if isinstance(v, tuple) else float(v)
+
     with np.errstate(all="ignore"):
-        return {m.key: float(m.method(trials, app)) for m in METRICS}
+        return {m.key: value(m) for m in report_metrics(report)}
 
 
 #: ``--ci-method`` choices and the names ``bootstrap_ci`` knows them by.
@@ -123,18 +129,19 @@ class BootstrapProgress:
 
 
 def intervals_table(trials, app, groups, args, progress: Progress) -> dict:
-    """Bootstrap interval ``(low, high)`` of each metric at the application
-    ``app``, all from the same resamples of ``trials`` (a ``ScoredTrials``:
-    sorted once)."""
+    """Bootstrap interval ``(low, high)`` of each metric of ``--report`` that
+    is bootstrapped, at the application ``app``, all from the same resamples
+    of ``trials`` (a ``ScoredTrials``: sorted once)."""
     from ..metrics import bootstrap_ci
     from ..utils._progress import report_progress
 
-    labels = [m.label.removesuffix(" (bits)") for m in METRICS]
+    metrics = [m for m in report_metrics(args.report) if m.bootstrap]
+    labels = [m.label.removesuffix(" (bits)") for m in metrics]
     callback = BootstrapProgress(progress, labels, resample_unit(args))
     with np.errstate(all="ignore"), report_progress(callback):
         try:
             results = bootstrap_ci(
-                [functools.partial(m.method, app=app) for m in METRICS],
+                [functools.partial(m.method, app=app) for m in metrics],
                 trials,
                 n_resamples=args.n_resamples,
                 confidence_level=args.ci,
@@ -146,7 +153,7 @@ def intervals_table(trials, app, groups, args, progress: Progress) -> dict:
             raise InputError(f"cannot bootstrap: {exc}") from None
     return {
         m.key: tuple(float(v) for v in res.confidence_interval)
-        for m, res in zip(METRICS, results, strict=True)
+        for m, res in zip(metrics, results, strict=True)
     }
 
 
@@ -215,9 +222,10 @@ class Evaluation:
     app : Application
         The application of ``--p-target``, ``--c-miss`` and ``--c-fa``.
     metrics : dict
-        Each metric of ``_output.METRICS`` by key.
+        Each metric of the ``--report`` (``_output.METRICS``) by key.
     intervals : dict or None
-        Each metric's bootstrap interval ``(low, high)``, with ``--ci``.
+        With ``--ci``, the bootstrap interval ``(low, high)`` of each metric
+        of the report that is bootstrapped, by key.
     n_target, n_nontarget : int
         Trials of each class.
     confidently_wrong : tuple of int
@@ -251,7 +259,7 @@ def evaluate(args, progress: Progress) -> Evaluation:
             f"bootstrap: {args.n_resamples} resamples of {resample_unit(args)}"
         )
         intervals = intervals_table(trials, app, groups, args, progress)
-    metrics = metrics_table(trials, app)
+    metrics = metrics_table(trials, app, args.report)
     n_tar = int(np.count_nonzero(sf.labels))
     return Evaluation(
         scores=sf,
@@ -266,7 +274,30 @@ def evaluate(args, progress: Progress) -> Evaluation:
     )
 
 
+#: The application options of ``evaluate`` (dest, flag, default).
+_APPLICATION_OPTIONS = (
+    ("p_target", "--p-target", 0.5),
+    ("c_miss", "--c-miss", 1.0),
+    ("c_fa", "--c-fa", 1.0),
+)
+
+
+def check_application_options(args) -> None:
+    """Refuse an application that nothing printed or drawn depends on (a
+    forensic report has no DCF), then fill the defaults of the others."""
+    for dest, flag, default in _APPLICATION_OPTIONS:
+        if getattr(args, dest) is None:
+            setattr(args, dest, default)
+        elif args.report == "forensic" and not (args.plot or args.det):
+            raise InputError(
+                f"{flag} sets the application of the DCF, which --report "
+                "forensic does not print: leave it out, or add --plot or "
+                "--det, or use --report standard."
+            )
+
+
 def cmd_evaluate(args) -> int:
+    check_application_options(args)
     check_ci_options(args)
     check_outputs(
         {

@@ -9,7 +9,7 @@ import numpy as np
 
 from ._commands import application, confidently_wrong, metrics_table, scored_trials
 from ._common import Progress, json_number, note, warnings_as_notes
-from ._output import METRICS, app_line, bayes_error_plot, check_outputs, fmt
+from ._output import app_line, bayes_error_plot, check_outputs, fmt, report_metrics
 
 _DEMO_CALIBRATORS = (
     "PAVLLRCalibrator",
@@ -136,10 +136,11 @@ def cmd_demo(args) -> int:
     )
     print(app_line(args, application(args)))
     name_width = max(len(n) for n in results)
-    head = "  ".join(f"{m.label:>15}" for m in METRICS)
+    metrics = report_metrics()
+    head = "  ".join(f"{m.label:>15}" for m in metrics)
     print(f"{'system':<{name_width}}  {head}")
     for name, m in results.items():
-        cells = "  ".join(f"{fmt(r.format, m[r.key]):>15}" for r in METRICS)
+        cells = "  ".join(f"{fmt(r.format, m[r.key]):>15}" for r in metrics)
         print(f"{name:<{name_width}}  {cells}")
     print(f"Bayes error plot written to {args.plot}")
     return 0

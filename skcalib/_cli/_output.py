@@ -17,6 +17,8 @@ import tempfile
 from collections.abc import Callable
 from typing import NamedTuple
 
+import numpy as np
+
 from ._common import InputError, json_number
 
 
@@ -154,14 +156,17 @@ def _same_file(a: str, b: str) -> bool:
 # ----------------------------------------------------------------------- text
 class Metric(NamedTuple):
     """A metric of ``evaluate``: its label in the text, its key in the JSON,
-    its text format, and ``method(trials, app)``, how a ``ScoredTrials``
-    computes it at the command's ``Application`` (on the data and on every
-    bootstrap resample alike)."""
+    its text format, ``method(trials, app)``, how a ``ScoredTrials``
+    computes it at the command's ``Application`` (a number, or a pair of
+    numbers printed as ``[low, high]``), the reports that print it, and
+    whether ``--ci`` bootstraps it (on every resample alike)."""
 
     label: str
     key: str
     format: str
     method: Callable
+    reports: tuple = ("standard",)
+    bootstrap: bool = True
 
 
 def _eer(trials, app):
@@ -184,14 +189,121 @@ def _min_cllr(trials, app):
     return trials.min_cllr()
 
 
-#: The metrics of ``evaluate`` and ``demo``, in the order printed.
+def _cllr_cal(trials, app):
+    return trials.cllr_cal()
+
+
+def _devpav(trials, app):
+    return trials.devpav()
+
+
+def _elub(trials, app):
+    return trials.elub_bounds()
+
+
+def _elub_lr(trials, app):
+    return _lr(trials.elub_bounds())
+
+
+def _invariance(trials, app):
+    return trials.invariance_bounds()
+
+
+def _invariance_lr(trials, app):
+    return _lr(trials.invariance_bounds())
+
+
+def _lr(llrs):
+    """Natural-log LLRs as likelihood ratios (``inf`` beyond the floats)."""
+    with np.errstate(over="ignore"):
+        return tuple(float(v) for v in np.exp(llrs))
+
+
+def _misleading_h1(trials, app):
+    return trials.misleading_evidence_rates()[0]
+
+
+def _misleading_h2(trials, app):
+    return trials.misleading_evidence_rates()[1]
+
+
+def _inverse_lr_h1(trials, app):
+    return trials.expected_likelihood_ratios()[0]
+
+
+def _lr_h2(trials, app):
+    return trials.expected_likelihood_ratios()[1]
+
+
+#: The reports of ``evaluate --report``.
+REPORTS = ("standard", "forensic")
+
+_BOTH = ("standard", "forensic")
+_FORENSIC = ("forensic",)
+
+#: The metrics of ``evaluate`` and ``demo``, in the order printed; a report
+#: prints those that name it. The forensic metrics other than Cllr_cal are
+#: not bootstrapped: the bounds, rates and expected LRs read the trials
+#: themselves, which a resample (weights over the sorted trials) does not
+#: hold, and devPAV reads the LLR values of the PAV blocks.
 METRICS = (
-    Metric("EER", "eer", "{:.2%}", _eer),
+    Metric("EER", "eer", "{:.2%}", _eer, _BOTH),
     Metric("min DCF", "min_dcf", "{:.4f}", _min_dcf),
     Metric("actual DCF", "actual_dcf", "{:.4f}", _actual_dcf),
-    Metric("Cllr (bits)", "cllr", "{:.4f}", _cllr),
-    Metric("min Cllr (bits)", "min_cllr", "{:.4f}", _min_cllr),
+    Metric("Cllr (bits)", "cllr", "{:.4f}", _cllr, _BOTH),
+    Metric("min Cllr (bits)", "min_cllr", "{:.4f}", _min_cllr, _BOTH),
+    Metric("Cllr_cal (bits)", "cllr_cal", "{:.4f}", _cllr_cal, _FORENSIC),
+    Metric("devPAV (LLR)", "devpav", "{:.4f}", _devpav, _FORENSIC, False),
+    Metric("ELUB bounds (LLR)", "elub_llr", "{:.4f}", _elub, _FORENSIC, False),
+    Metric("ELUB bounds (LR)", "elub_lr", "{:.4g}", _elub_lr, _FORENSIC, False),
+    Metric(
+        "invariance bounds (LLR)",
+        "invariance_llr",
+        "{:.4f}",
+        _invariance,
+        _FORENSIC,
+        False,
+    ),
+    Metric(
+        "invariance bounds (LR)",
+        "invariance_lr",
+        "{:.4g}",
+        _invariance_lr,
+        _FORENSIC,
+        False,
+    ),
+    Metric(
+        "misleading evidence, H1 (LR < 1)",
+        "misleading_h1",
+        "{:.2%}",
+        _misleading_h1,
+        _FORENSIC,
+        False,
+    ),
+    Metric(
+        "misleading evidence, H2 (LR > 1)",
+        "misleading_h2",
+        "{:.2%}",
+        _misleading_h2,
+        _FORENSIC,
+        False,
+    ),
+    Metric(
+        "E[1/LR | H1]",
+        "expected_inverse_lr_h1",
+        "{:.4g}",
+        _inverse_lr_h1,
+        _FORENSIC,
+        False,
+    ),
+    Metric("E[LR | H2]", "expected_lr_h2", "{:.4g}", _lr_h2, _FORENSIC, False),
 )
+
+
+def report_metrics(report: str = "standard") -> tuple:
+    """The metrics of ``report``, in the order printed."""
+    return tuple(m for m in METRICS if report in m.reports)
+
 
 #: The plot options of ``evaluate`` (dest) and what each writes.
 PLOTS = (
@@ -203,9 +315,19 @@ PLOTS = (
 )
 
 
-def fmt(template: str, value: float) -> str:
+def fmt(template: str, value) -> str:
+    """``value`` in ``template``; a pair as ``[low, high]``."""
+    if isinstance(value, tuple):
+        return f"[{', '.join(fmt(template, v) for v in value)}]"
     # + 0.0 turns a negative zero into 0.0, so a zero never prints as "-0.00%"
     return template.format(value + 0.0) if math.isfinite(value) else str(value)
+
+
+def json_value(value):
+    """A metric's value in the JSON: a number, or a pair as a list."""
+    if isinstance(value, tuple):
+        return [json_number(v) for v in value]
+    return json_number(value)
 
 
 def percent(level: float) -> str:
@@ -239,28 +361,54 @@ def infinite_cllr_note(n_tar_wrong: int, n_non_wrong: int) -> str:
     )
 
 
+#: The second line of each report (the standard report's is the application).
+_FORENSIC_LINE = (
+    "forensic validation: H1 = target (same source), H2 = non-target "
+    "(different source); LR = exp(LLR)"
+)
+
+
+def _uses_application(args) -> bool:
+    """Whether the output of ``evaluate`` depends on the application: the
+    standard report's DCFs, or a Bayes error or DET plot."""
+    return args.report == "standard" or bool(args.plot or args.det)
+
+
+def _interval_note(metrics, intervals) -> str:
+    """Which metrics have intervals, when not all of them do."""
+    if len(intervals) == len(metrics):
+        return ""
+    names = [m.label.removesuffix(" (bits)") for m in metrics if m.key in intervals]
+    return f" of {', '.join(names[:-1])} and {names[-1]}"
+
+
 def evaluation_text(result, args) -> str:
     """The report of ``evaluate`` on one score file (``result``: an
     ``Evaluation``)."""
     n_tar, n_non = result.n_target, result.n_nontarget
+    metrics = report_metrics(args.report)
     lines = [
         f"{result.scores.path}: {n_tar + n_non} trials ({n_tar} target, {n_non} "
         "non-target); scores read as natural-log LLRs"
     ]
-    lines.append(app_line(args, result.app))
+    if args.report == "forensic":
+        lines.append(_FORENSIC_LINE)
+    if _uses_application(args):
+        lines.append(app_line(args, result.app))
     intervals = result.intervals
     if intervals is not None:
         lines.append(
             f"{percent(args.ci)} bootstrap intervals ({args.ci_method}, "
             f"{args.n_resamples} resamples of {resample_unit(args)}, "
-            f"seed {args.seed})"
+            f"seed {args.seed}){_interval_note(metrics, intervals)}"
         )
-    width = max(len(m.label) for m in METRICS)
-    for label, key, template, _ in METRICS:
-        line = f"  {label:<{width}}  {fmt(template, result.metrics[key]):>10}"
-        if intervals is not None:
-            low, high = (fmt(template, v) for v in intervals[key])
-            line += f"  [{low}, {high}]"
+    width = max(len(m.label) for m in metrics)
+    values = {m.key: fmt(m.format, result.metrics[m.key]) for m in metrics}
+    value_width = max(10, *(len(v) for v in values.values()))
+    for m in metrics:
+        line = f"  {m.label:<{width}}  {values[m.key]:>{value_width}}"
+        if intervals is not None and m.key in intervals:
+            line += f"  {fmt(m.format, intervals[m.key])}"
         lines.append(line)
     for option, what in PLOTS:
         if getattr(args, option):
@@ -274,16 +422,22 @@ def evaluation_json(result, args) -> str:
     out = {
         "scores": args.scores,
         "key": args.key,
+        "report": args.report,
         "n_target": result.n_target,
         "n_nontarget": result.n_nontarget,
-        "p_target": args.p_target,
-        "c_miss": args.c_miss,
-        "c_fa": args.c_fa,
-        "effective_prior": result.app.effective_prior,
-        **{k: json_number(v) for k, v in result.metrics.items()},
-        "n_confidently_wrong": sum(result.confidently_wrong),
-        "n_key_trials_unscored": result.scores.n_unscored,
     }
+    if _uses_application(args):
+        out.update(
+            p_target=args.p_target,
+            c_miss=args.c_miss,
+            c_fa=args.c_fa,
+            effective_prior=result.app.effective_prior,
+        )
+    out.update(
+        {k: json_value(v) for k, v in result.metrics.items()},
+        n_confidently_wrong=sum(result.confidently_wrong),
+        n_key_trials_unscored=result.scores.n_unscored,
+    )
     if result.intervals is not None:
         out["ci"] = {
             "confidence_level": args.ci,
@@ -291,7 +445,7 @@ def evaluation_json(result, args) -> str:
             "n_resamples": args.n_resamples,
             "resampled": args.groups or "trial",
             "seed": args.seed,
-            **{k: [json_number(v) for v in lh] for k, lh in result.intervals.items()},
+            **{k: json_value(lh) for k, lh in result.intervals.items()},
         }
     for option, _ in PLOTS:
         if getattr(args, option):

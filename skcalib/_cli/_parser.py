@@ -164,7 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[quiet],
         help="EER, min/actual DCF, Cllr and min Cllr of a score file",
         description="Evaluate scores read as natural-log LLRs: EER and min "
-        "DCF/min Cllr (discrimination) and actual DCF/Cllr (calibration).",
+        "DCF/min Cllr (discrimination) and actual DCF/Cllr (calibration); "
+        "with --report forensic, the validation report of an LR system.",
     )
     ev.add_argument(
         "scores",
@@ -176,7 +177,19 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY",
         help="key file 'model segment target|nontarget' for a three-column score file",
     )
+    ev.add_argument(
+        "--report",
+        choices=("standard", "forensic"),
+        default="standard",
+        help="standard (default): EER, min/actual DCF, Cllr and min Cllr; "
+        "forensic: the validation of an LR system (Meuwly et al., 2017): "
+        "Cllr, min Cllr, Cllr_cal, devPAV, ELUB and invariance bounds on the "
+        "LR, rates of misleading evidence, E[1/LR | H1], E[LR | H2] and EER",
+    )
     _add_application(ev)
+    # None: not given; a forensic report without --plot or --det, which has
+    # no DCF, refuses them (cmd_evaluate fills the defaults)
+    ev.set_defaults(p_target=None, c_miss=None, c_fa=None)
     ev.add_argument(
         "--plot",
         metavar="FILE.png",

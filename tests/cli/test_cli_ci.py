@@ -271,35 +271,13 @@ def test_tippett_plot_of_extreme_llrs(files, tmp_path, big, capsys):
     assert png.stat().st_size > 0
 
 
-def test_ci_resamples_the_one_validated_trials(files, monkeypatch, capsys):
+def test_ci_resamples_the_one_validated_trials(files, watched_evaluate, capsys):
     # `evaluate --ci` validated the trials 109 times and ran the kernel 7
     # times at 50 resamples: now one ScoredTrials is built, and the bootstrap
     # draws every resample of every metric from that object
-    import skcalib.metrics as metrics
-    from skcalib._cli import _commands
     from skcalib.metrics import ScoredTrials
 
-    built, received, resamples = [], [], []
-    build, bootstrap = _commands.scored_trials, metrics.bootstrap_ci
-
-    def building(y, llr):
-        built.append(build(y, llr))
-        return built[-1]
-
-    def recording(metric, y_true, y_score=None, **kwargs):
-        received.append((y_true, y_score))
-
-        def watched(m):
-            def statistic(t):
-                resamples.append(t)
-                return m(t)
-
-            return statistic
-
-        return bootstrap([watched(m) for m in metric], y_true, y_score, **kwargs)
-
-    monkeypatch.setattr(_commands, "scored_trials", building)
-    monkeypatch.setattr(metrics, "bootstrap_ci", recording)
+    built, received, resamples = watched_evaluate
     argv = ["evaluate", files["two"], "--ci", "0.95", "--n-resamples", "50", "--json"]
     assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)

@@ -365,20 +365,12 @@ def test_named_pipe_input_is_not_opened_by_the_check(files, capsys):
 
 
 @pytest.mark.parametrize("json_output", [False, True])
-def test_metrics_are_printed_when_a_plot_fails(json_output, files, capsys, monkeypatch):
+def test_metrics_are_printed_when_a_plot_fails(
+    json_output, files, capsys, full_disk_for
+):
     """A plot that fails at writing time (full disk) costs that plot only."""
-    from skcalib._cli import _output
-
     tmp_path, train, _ = files
-    original = _output.save_figure
-
-    def full_disk_for_det(fig, path):
-        if path.endswith("det.png"):
-            with _output.atomic_output(path, "wb"):
-                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        original(fig, path)
-
-    monkeypatch.setattr(_output, "save_figure", full_disk_for_det)
+    full_disk_for("det.png")
     plots = {opt: str(tmp_path / f"{opt}.png") for opt in ("plot", "det", "tippett")}
     argv = ["evaluate", train, *(a for o, p in plots.items() for a in (f"--{o}", p))]
     assert main([*argv, "--json"] if json_output else argv) == 2
