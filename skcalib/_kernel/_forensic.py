@@ -306,6 +306,13 @@ def devpav_from_blocks(llr, lo, hi):
     ys = np.repeat(y, 2)
     if xs[-1] == xs[0]:
         return float(abs(xs[0] - ys[0]))
+    # devPAV is homogeneous of degree one in (llr, pav_llr): LLRs near the
+    # largest float are scaled by a power of two (exact) so that no square,
+    # sum or range overflows, and the result scaled back
+    top = max(abs(float(xs[0])), abs(float(xs[-1])), float(np.abs(ys).max()))
+    scale = math.ldexp(1.0, math.frexp(top)[1]) if top > 2.0**500 else 1.0
+    if scale != 1.0:
+        xs, ys = xs / scale, ys / scale
     d = ys - xs  # the deviation, linear along each segment
     d0, d1, dx = d[:-1], d[1:], np.diff(xs)
     a0, a1 = np.abs(d0), np.abs(d1)
@@ -316,7 +323,7 @@ def devpav_from_blocks(llr, lo, hi):
     with np.errstate(invalid="ignore", divide="ignore"):
         cross = np.where(total > 0, (d0 * d0 + d1 * d1) / (2.0 * total), 0.0)
     area = np.where(same, 0.5 * total, cross) * dx
-    return float(area.sum() / (xs[-1] - xs[0]))
+    return float(area.sum() / (xs[-1] - xs[0])) * scale
 
 
 # ------------------------------------------------------- rates, expected LRs

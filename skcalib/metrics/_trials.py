@@ -208,6 +208,7 @@ class ScoredTrials:
     def _reset(self):
         self._points = None
         self._blocks = None
+        self._ranged = None
         self._hull = None
         self._block_llr = None
 
@@ -274,10 +275,19 @@ class ScoredTrials:
 
     def _ranged_blocks(self):
         """The block summary with each block's score range."""
+        if self._replicate is not None:
+            if self._ranged is None:
+                # A replicate's blocks are numbered by point, and a point of
+                # the original trials (a pooled run) may be drawn in part: the
+                # ranges come from the drawn trials, with their counts as
+                # weights (integers: the same blocks), sorted once more.
+                is_target, x, w = self._replicate.weighted_arrays()
+                drawn = w > 0
+                points = pav_points(x[drawn], is_target[drawn], w[drawn])
+                self._ranged = pav_merge(points)
+            return self._ranged
         blocks = self._summary()
         if blocks.lo is None:
-            if self._replicate is not None:
-                raise ValueError("A bootstrap resample has no score ranges.")
             # the same blocks (integer counts: exact), now with their ranges
             self._blocks = blocks = pav_merge(self._kernel_points())
         return blocks
@@ -1102,6 +1112,13 @@ class _ArrangedReplicate(_Replicate):
         np.subtract(cum[1:], cum[:-1], out=counts[1:])
         return counts
 
+    def weighted_arrays(self):
+        """The trials in unit order with their counts as weights."""
+        tar, non = self.layout.class_sorted()
+        is_target = np.zeros(tar.shape[0] + non.shape[0], dtype=bool)
+        is_target[: tar.shape[0]] = True
+        return is_target, np.concatenate([tar, non]), self.counts().astype(float)
+
     def point_cumulative(self):
         layout = self.layout
         n = layout.n_points + 1
@@ -1215,6 +1232,8 @@ class _RowReplicate(_Replicate):
     def arrays(self):
         layout = self.layout
         return layout.is_target, layout.x, self.w
+
+    weighted_arrays = arrays
 
 
 def check_prior_log_odds(prior_log_odds) -> np.ndarray:

@@ -572,3 +572,28 @@ def test_huge_replicates(method):
         rtol=1e-12,
     )
     assert res[1].standard_error == pytest.approx(2.0**700 * res[0].standard_error)
+
+
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_devpav_of_a_replicate_is_that_of_the_drawn_trials(ties, weighted):
+    # devPAV reads the PAV blocks' score ranges: a replicate's are those of
+    # the trials it drew (a pooled run of the original may be drawn in part)
+    from skcalib.metrics import devpav
+
+    s, y, _ = make_gaussian_scores(300, prior=0.3, random_state=5)
+    s = np.round(s, 0) if ties else s
+    sw = np.random.default_rng(2).uniform(0.5, 2, 300) if weighted else None
+    resampler = Resampler(ScoredTrials(y, s, sample_weight=sw))
+    yb = y.astype(bool)
+    if weighted:  # units are the caller's rows
+        y_units, s_units = y, s
+    else:  # unit j: the j-th trial of "targets by score, then non-targets"
+        y_units = np.r_[np.ones(yb.sum(), int), np.zeros((~yb).sum(), int)]
+        s_units = np.r_[np.sort(s[yb]), np.sort(s[~yb])]
+    for seed in range(5):
+        idx = np.random.default_rng(seed).integers(0, 300, 300)
+        w = resampler.units.multiplicity(idx) * (1.0 if sw is None else sw)
+        drawn = w > 0
+        expected = devpav(y_units[drawn], s_units[drawn], sample_weight=w[drawn])
+        assert resampler(idx).devpav() == pytest.approx(expected, rel=1e-12)

@@ -463,3 +463,36 @@ def test_scorers():
     llr = pipe.decision_function(X)
     assert get_scorer("neg_cllr_cal")(pipe, X, y) == -cllr_cal(y, llr)
     assert get_scorer("neg_devpav")(pipe, X, y) == -devpav(y, llr)
+
+
+def _devpav_exact(llr, lo, hi):
+    """devPAV of PAV blocks in exact rational arithmetic (no overflow)."""
+    from fractions import Fraction
+
+    keep = np.isfinite(llr)
+    xs = [Fraction(v) for a, b in zip(lo[keep], hi[keep], strict=True) for v in (a, b)]
+    ys = [Fraction(v) for v in np.repeat(llr[keep], 2)]
+    area = Fraction(0)
+    for i in range(len(xs) - 1):
+        d0, d1, dx = ys[i] - xs[i], ys[i + 1] - xs[i + 1], xs[i + 1] - xs[i]
+        if (d0 >= 0) == (d1 >= 0):
+            area += (abs(d0) + abs(d1)) / 2 * dx
+        elif d0 or d1:
+            area += (d0 * d0 + d1 * d1) / (2 * (abs(d0) + abs(d1))) * dx
+    return float(area / (xs[-1] - xs[0]))
+
+
+@pytest.mark.parametrize("k", [0, 600, 1020])
+def test_devpav_near_the_largest_float(k):
+    """LLRs up to 2**1020 give the exact devPAV (rational arithmetic on the
+    same blocks), finite and with no overflow warning."""
+    rng = np.random.default_rng(3)
+    y = np.r_[np.ones(40, int), np.zeros(60, int)]
+    llr = rng.normal(size=100) + np.where(y == 1, 1.0, -1.0)
+    llr = np.ldexp(llr / np.abs(llr).max(), k)  # in [-2**k, 2**k]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = devpav(y, llr)
+    assert np.isfinite(got)
+    expected = _devpav_exact(*ScoredTrials(y, llr).pav_llr())
+    assert got == pytest.approx(expected, rel=1e-12)
