@@ -215,7 +215,7 @@ def _splits_with_both_classes(cv, y_index: np.ndarray, n_classes: int, one_vs_re
                 f"{int(usable.sum())} of {usable.shape[0]} remain. A stratified "
                 "splitter keeps every class in every test fold.",
                 UserWarning,
-                stacklevel=5,
+                stacklevel=6,
             )
         return [split for split, keep in zip(splits, usable, strict=True) if keep]
 
@@ -552,7 +552,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 "sample_weight, sample weights will only be used for the "
                 "calibration itself.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
             return fit_params, {}, None
         return fit_params, {}, sample_weight

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import expit, logit
+from sklearn.base import BaseEstimator
 from sklearn.linear_model import LogisticRegression
 
 from skcalib import (
@@ -84,7 +85,7 @@ def test_binary_calibration_is_its_calibrator():
     assert_allclose(cal.predict_proba(s)[:, 1], expit(cal.llr(s) + logit(cal.prior)))
 
 
-class _ProbabilityOnly:
+class _ProbabilityOnly(BaseEstimator):
     """A binary calibrator with posteriors only (no decision_function, no
     prior): the proportion of targets above and below the median score."""
 
