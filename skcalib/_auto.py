@@ -24,10 +24,15 @@ import numpy as np
 from scipy.special import expit, logsumexp
 from scipy.special import logit as _logit
 from sklearn.base import clone
-from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseCalibrator, SingleColumnError, _single_column
+from ._calibrations import MixtureCalibration as CalibratorMixture
+from ._calibrations import (
+    OneVsRestCalibration,
+    normalize_one_vs_rest,
+    takes_all_classes,
+)
 from ._dask import any_dask_collection
 from ._data._training import ArrayTrainingData, TrainingData
 from ._kernel._solver import ArrayData
@@ -51,34 +56,13 @@ __all__ = [
     "AutoCalibrator",
     "CalibratorMixture",
     "OneVsRestCalibration",
+    "normalize_one_vs_rest",
     "outscored_somewhere",
     "stacking_weights",
     "takes_all_classes",
 ]
 
 _TINY = float(np.finfo(np.float64).tiny)
-
-
-def takes_all_classes(calibrator) -> bool:
-    """Whether ``calibrator`` is natively multiclass (fits K score columns).
-
-    Such a calibrator says so with scikit-learn's classifier tag
-    ``multi_class=True`` (skcalib's binary calibrators say ``False``), or,
-    being a binary calibrator too (:class:`AutoCalibrator`), with the class
-    attribute ``_multiclass_native = True``: it then takes all K columns
-    when there are K > 2 classes and one score column for two.
-    """
-    if getattr(calibrator, "_multiclass_native", False):
-        return True
-    tags = get_tags(calibrator).classifier_tags
-    return tags is not None and bool(tags.multi_class)
-
-
-def normalize_one_vs_rest(proba: np.ndarray) -> np.ndarray:
-    """Rows divided by their sums; a row of zeros becomes uniform (scikit-learn)."""
-    total = proba.sum(axis=1, keepdims=True)
-    uniform = np.full_like(proba, 1.0 / proba.shape[1])
-    return np.divide(proba, total, out=uniform, where=total != 0)
 
 
 _BINARY_CLASSES = np.array([0, 1])
@@ -149,45 +133,15 @@ class _QuickCalibrator:
         return np.column_stack([expit(-log_odds), expit(log_odds)])
 
 
-class OneVsRestCalibration:
-    """K binary calibrators, the ``k``-th fitted on column ``k`` against the rest.
-
-    Probabilities are normalized to sum to 1 (scikit-learn's one-vs-rest
-    calibration). Used by :class:`CalibratedClassifier` and by
-    :class:`AutoCalibrator` for its one-vs-rest candidates; it is a list of
-    the fitted calibrators, so it pickles and indexes as one.
-    """
-
-    def __init__(self, calibrators):
-        self.calibrators = list(calibrators)
-
-    @classmethod
-    def fit(cls, calibrator, scores, y_index, n_classes, sample_weight=None):
-        return cls(
-            clone(calibrator).fit(
-                scores[:, k], (y_index == k).astype(np.intp), sample_weight
-            )
-            for k in range(n_classes)
+def _quick_one_vs_rest(template, scores, y_index, n_classes, sample_weight=None):
+    """``OneVsRestCalibration.fit`` by :func:`_quick_fit`, on valid scores
+    (the folds)."""
+    return OneVsRestCalibration(
+        _QuickCalibrator(
+            _quick_fit(template, scores[:, k : k + 1], y_index == k, sample_weight)
         )
-
-    @classmethod
-    def quick_fit(cls, template, scores, y_index, n_classes, sample_weight=None):
-        """:meth:`fit` by :func:`_quick_fit`, on valid scores (the folds)."""
-        return cls(
-            _QuickCalibrator(
-                _quick_fit(template, scores[:, k : k + 1], y_index == k, sample_weight)
-            )
-            for k in range(n_classes)
-        )
-
-    def predict_proba(self, scores):
-        proba = np.column_stack(
-            [
-                cal.predict_proba(scores[:, k])[:, 1]
-                for k, cal in enumerate(self.calibrators)
-            ]
-        )
-        return normalize_one_vs_rest(proba)
+        for k in range(n_classes)
+    )
 
 
 def _is_log_proba(X) -> bool:
@@ -372,58 +326,6 @@ def stacking_weights(proba_true, sample_weight=None, *, min_weight=MIN_STACKING_
         start /= start.sum()
     weights[used] = w
     return weights
-
-
-class CalibratorMixture:
-    """Fitted calibrators whose posteriors are mixed with fixed weights.
-
-    Binary: the posteriors at the calibration prior, ``sum_c w_c
-    sigmoid(llr_c + logit(prior))``, back to LLRs (in the log domain, so
-    that LLRs of +/-1000 stay exact); K classes: ``sum_c w_c proba_c``.
-    With ``uninformative_weight = e > 0`` the mixture is ``(1 - e)`` times
-    that plus ``e`` times the uninformative system's posteriors (the
-    calibration prior; ``class_prior`` for K classes). Used by
-    :class:`AutoCalibrator`; pickles as the list it holds.
-    """
-
-    def __init__(
-        self, calibrators, weights, uninformative_weight=0.0, class_prior=None
-    ):
-        self.calibrators = list(calibrators)
-        self.weights = np.asarray(weights, dtype=np.float64)
-        self.uninformative_weight = float(uninformative_weight)
-        self.class_prior = class_prior
-
-    @property
-    def calibration_prior_(self):
-        return self.calibrators[0].calibration_prior_
-
-    def decision_function(self, scores):
-        prior = self.calibration_prior_
-        offset = np.log(prior) - np.log1p(-prior)
-        e = self.uninformative_weight
-        x = np.stack([cal.decision_function(scores) for cal in self.calibrators])
-        x = x + offset
-        log_w = np.log(self.weights * (1.0 - e))
-        if e > 0:  # the uninformative system: LLR 0
-            x = np.concatenate([x, np.full((1, x.shape[1]), offset)])
-            log_w = np.append(log_w, np.log(e))
-        # log sigmoid(+/-x) is minus the logarithmic rule's cost G(+/-x; 1, 1)
-        with np.errstate(over="ignore"):
-            log_p = logsumexp(log_w[:, None] - rule_cost(x, 1.0, 1.0), axis=0)
-            log_q = logsumexp(log_w[:, None] - rule_cost(-x, 1.0, 1.0), axis=0)
-        return log_p - log_q - offset
-
-    def predict_proba(self, proba_of):
-        """``(1 - e) sum_c w_c proba_of(calibrator_c) + e class_prior``."""
-        e = self.uninformative_weight
-        mixed = sum(
-            w * proba_of(cal)
-            for w, cal in zip(self.weights, self.calibrators, strict=True)
-        )
-        if e == 0:
-            return mixed
-        return (1.0 - e) * mixed + e * self.class_prior
 
 
 #: Largest ``|a| max|s|`` of the two-class temperature (``a = 1 / T``):
@@ -1229,9 +1131,7 @@ class AutoCalibrator(BaseCalibrator):
         def fit_score(cal, train, test):
             if not takes_all_classes(cal) and _fits_quickly(cal):
                 w = None if sample_weight is None else sample_weight[train]
-                fitted = OneVsRestCalibration.quick_fit(
-                    cal, ovr[train], y_index[train], K, w
-                )
+                fitted = _quick_one_vs_rest(cal, ovr[train], y_index[train], K, w)
             else:
                 fitted = fit_one(cal, train)
             proba = self._proba(fitted, X[test], ovr[test])

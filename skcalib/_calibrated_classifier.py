@@ -2,8 +2,9 @@
 
 :class:`CalibratedClassifier` is the skcalib counterpart of scikit-learn's
 ``CalibratedClassifierCV``: any skcalib calibrator, trained on the
-cross-fitted scores of :func:`~skcalib._score_transformer._cross_fit`, with a
-calibrated log-likelihood-ratio as ``decision_function``.
+cross-fitted scores of :func:`~skcalib._score_transformer.cross_fit`, with a
+calibrated log-likelihood-ratio as ``decision_function``. It keeps one
+(classifier, calibration) pair per fold (:mod:`skcalib._calibrations`).
 """
 
 from __future__ import annotations
@@ -12,13 +13,11 @@ import warnings
 from numbers import Integral
 
 import numpy as np
-from scipy.special import expit
 from scipy.special import logit as _logit
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
     MetaEstimatorMixin,
-    clone,
 )
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import check_cv
@@ -31,15 +30,21 @@ from sklearn.utils.validation import (
     has_fit_parameter,
 )
 
-from ._auto import AutoCalibrator, normalize_one_vs_rest, takes_all_classes
-from ._base import BaseCalibrator
-from ._score_transformer import (
-    _cross_fit,
-    _estimator_router,
-    _routed_fit_params,
-    _routing_enabled,
+from ._auto import AutoCalibrator
+from ._calibrations import (
+    CalibratedPair,
+    Response,
+    calibration_layout,
+    fit_calibration,
+    merged_interval,
 )
-from ._venn_abers import cross_interval, has_interval, warn_small_folds
+from ._score_transformer import (
+    cross_fit,
+    estimator_router,
+    routed_fit_params,
+    routing_enabled,
+)
+from ._venn_abers import VennAbersCalibrator, warn_small_folds
 from .utils._response import (
     choose_proba_input,
     class_response,
@@ -68,39 +73,6 @@ def _check_class_counts(cv, y_index: np.ndarray, n_classes: int) -> None:
         )
 
 
-def _takes_all_classes(calibrator) -> bool:
-    """Whether ``calibrator`` is natively multiclass (fits K score columns)."""
-    return takes_all_classes(calibrator)
-
-
-def _layout(n_classes: int, per_class: bool) -> str:
-    """How classifier output becomes calibrator input (see ``response_scores``)."""
-    if per_class:
-        return "classes"
-    return "binary" if n_classes == 2 else "one_vs_rest"
-
-
-class _ConstantCalibration:
-    """A fitted one-vs-rest calibration that gives one probability everywhere.
-
-    Stands in for the binary calibrator of a class that a (classifier,
-    calibrator) pair of ``ensemble=True`` cannot calibrate: probability 0 for
-    a class its classifier never saw (as scikit-learn), and the rule of
-    succession ``(n_k + 1) / (n + 2)`` (Platt's smoothed target) for a class
-    that is absent from, or is all of, its calibration fold.
-    """
-
-    def __init__(self, proba: float):
-        self.proba = float(proba)
-
-    def predict_proba(self, X):
-        n = np.asarray(X).shape[0]
-        return np.column_stack([np.full(n, 1.0 - self.proba), np.full(n, self.proba)])
-
-    def __repr__(self):
-        return f"_ConstantCalibration(proba={self.proba!r})"
-
-
 def _known_classes(estimator, classes):
     """Boolean mask of the ``classes`` that a fitted classifier knows.
 
@@ -113,100 +85,63 @@ def _known_classes(estimator, classes):
     return np.isin(classes, own)
 
 
-def _fit_calibration(calibrator, scores, y_index, n_classes, sample_weight, known):
-    """Fitted calibration of ``scores`` (see ``CalibratedClassifier.calibrators_``).
-
-    Binary, or a natively multiclass calibrator: one clone fitted on the
-    scores and the class indices (for a classifier that does not know every
-    class, on the columns and samples of the classes it knows). Otherwise a
-    list of ``n_classes`` clones, the ``k``-th fitted one-vs-rest on column
-    ``k``, or a :class:`_ConstantCalibration` where that is impossible.
-    """
-    if n_classes == 2 or _takes_all_classes(calibrator):
-        if known is None:
-            return clone(calibrator).fit(scores, y_index, sample_weight)
-        cols = np.flatnonzero(known)
-        rows = known[y_index]
-        return clone(calibrator).fit(
-            scores[rows][:, cols],
-            np.searchsorted(cols, y_index[rows]),
-            None if sample_weight is None else sample_weight[rows],
-        )
-    weight = np.ones(y_index.shape[0]) if sample_weight is None else sample_weight
-    class_weight = np.bincount(y_index, weights=weight, minlength=n_classes)
-    total = weight.sum()
-    calibrations = []
-    for k in range(n_classes):
-        if known is not None and not known[k]:
-            calibrations.append(_ConstantCalibration(0.0))
-        elif class_weight[k] <= 0 or class_weight[k] >= total:
-            calibrations.append(
-                _ConstantCalibration((class_weight[k] + 1.0) / (total + 2.0))
-            )
-        else:
-            calibrations.append(
-                clone(calibrator).fit(
-                    scores[:, k], (y_index == k).astype(np.intp), sample_weight
-                )
-            )
-    return calibrations
-
-
-def _normalize_one_vs_rest(proba: np.ndarray) -> np.ndarray:
-    """Rows divided by their sums; a row of zeros becomes uniform (scikit-learn)."""
-    return normalize_one_vs_rest(proba)
-
-
-def _calibrated_proba(calibration, scores, known=None) -> np.ndarray:
-    if isinstance(calibration, list):  # one-vs-rest binary calibrators
-        proba = np.column_stack(
-            [cal.predict_proba(scores[:, k])[:, 1] for k, cal in enumerate(calibration)]
-        )
-        return _normalize_one_vs_rest(proba)
-    if known is None:
-        return calibration.predict_proba(scores)
-    cols = np.flatnonzero(known)
-    proba = np.zeros((scores.shape[0], known.shape[0]))
-    proba[:, cols] = calibration.predict_proba(scores[:, cols])
-    return proba
-
-
-def _binary_llr(calibration, scores, prior) -> np.ndarray:
-    """Calibrated LLRs of a binary calibration (one or two score columns)."""
-    if hasattr(calibration, "decision_function"):
-        return calibration.decision_function(scores)
-    # a natively multiclass calibrator: log-posterior ratio minus prior log-odds
-    log_proba = np.log(calibration.predict_proba(scores))
-    return log_proba[:, 1] - log_proba[:, 0] - _logit(prior)
-
-
-def _move_prior(p, old_prior, new_prior):
-    """Posteriors ``p`` at ``old_prior`` moved to ``new_prior`` (same LLR)."""
-    if new_prior == old_prior:
-        return p
-    with np.errstate(divide="ignore"):  # p = 0 or 1 stays so
-        return expit(_logit(p) - _logit(old_prior) + _logit(new_prior))
-
-
-def _calibration_prior(calibration, default) -> float:
-    """The prior of ``classes_[1]`` of a fitted binary calibration.
-
-    A binary calibrator's ``prior_``, a multiclass one's ``p_classes_[1]``,
-    else ``default`` (the weighted proportion of ``classes_[1]``).
-    """
-    if hasattr(calibration, "prior_"):
-        return float(calibration.prior_)
-    if hasattr(calibration, "p_classes_"):
-        return float(calibration.p_classes_[1])
-    return float(default)
-
-
-def _training_loss(calibration, scores, y_index, sample_weight, rows, known):
+def _training_loss(calibration, scores, y_index, sample_weight, rows):
     """Total (weighted) log-loss of a fitted calibration on its training data."""
-    proba = _calibrated_proba(calibration, scores, known)
+    proba = calibration.predict_proba(scores)
     picked = proba[np.arange(y_index.shape[0]), y_index]
     loss = -np.log(np.maximum(picked, np.finfo(np.float64).tiny))
     return float(loss.sum() if sample_weight is None else sample_weight[rows] @ loss)
+
+
+def _calibrate(calibrator, layout, raw, method, parts, y_index, sample_weight, classes):
+    """The response the calibrations take, and one calibration per part.
+
+    ``parts``: the (rows, known classes) of the out-of-fold ``raw`` output
+    of ``method`` that each calibration is fitted on. From ``predict_proba``
+    a binary (or one-vs-rest) calibrator with several possible inputs
+    (``proba_inputs``) is fitted on each, and the input of least training
+    log loss is kept.
+    """
+    n_classes = classes.shape[0]
+    default_prior = None
+    if n_classes == 2:  # the weighted proportion of classes_[1]
+        weight = np.ones(y_index.shape[0]) if sample_weight is None else sample_weight
+        default_prior = weight[y_index == 1].sum() / weight.sum()
+
+    def calibrate(scores):
+        return [
+            fit_calibration(
+                calibrator,
+                layout,
+                scores[rows],
+                y_index[rows],
+                n_classes,
+                None if sample_weight is None else sample_weight[rows],
+                known=known,
+                default_prior=default_prior,
+            )
+            for rows, known in parts
+        ]
+
+    if method != "predict_proba":
+        response = Response(classes, method)
+        return response, calibrate(response.scores_of(raw, layout))
+    floor = proba_floor(raw[np.concatenate([rows for rows, _ in parts])])
+    _warn_saturated(raw, parts, calibrator)
+    candidates = proba_inputs(calibrator) if layout != "classes" else ()
+    if len(candidates) <= 1:
+        response = Response(classes, method, floor, (*candidates, None)[0])
+        return response, calibrate(response.scores_of(raw, layout))
+    fits, losses = {}, {}
+    for candidate in candidates:
+        scores = response_scores(raw, method, layout, floor, candidate)
+        fits[candidate] = calibrate(scores)
+        losses[candidate] = sum(
+            _training_loss(cal, scores[rows], y_index[rows], sample_weight, rows)
+            for cal, (rows, _) in zip(fits[candidate], parts, strict=True)
+        )
+    proba_input = choose_proba_input(losses)
+    return Response(classes, method, floor, proba_input), fits[proba_input]
 
 
 #: Share of calibration samples with a probability of exactly 0 or 1 above
@@ -233,7 +168,7 @@ def _warn_saturated(raw, parts, calibrator):
             "min_samples_leaf, fewer features for naive Bayes) or one with a "
             "decision_function.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
 
 
@@ -245,8 +180,8 @@ def _splits_with_both_classes(cv, y_index: np.ndarray, n_classes: int, one_vs_re
     one, so its (classifier, calibrator) pair is left out of the ensemble,
     with a warning. One-vs-rest calibrators are kept for every split, as in
     scikit-learn: a class absent from a test fold gets the rule-of-succession
-    probability there (see :class:`_ConstantCalibration`). When no test fold
-    can train a calibrator (``LeaveOneOut``: one class per test fold), the
+    probability there (a ``ConstantCalibration``). When no test fold can
+    train a calibrator (``LeaveOneOut``: one class per test fold), the
     split is rejected before any classifier is fitted, as scikit-learn's
     ``CalibratedClassifierCV`` does.
     """
@@ -280,7 +215,7 @@ def _splits_with_both_classes(cv, y_index: np.ndarray, n_classes: int, one_vs_re
                 f"{int(usable.sum())} of {usable.shape[0]} remain. A stratified "
                 "splitter keeps every class in every test fold.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=6,
             )
         return [split for split, keep in zip(splits, usable, strict=True) if keep]
 
@@ -361,11 +296,17 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     classes_ : ndarray of shape (n_classes,)
         Class labels; for binary problems ``classes_[1]`` is the target
         class.
+    calibrated_classifiers_ : list of CalibratedPair
+        The (classifier, calibration) pairs, as scikit-learn's
+        ``calibrated_classifiers_``: one classifier fitted on all the data
+        and its calibration, or with ``ensemble=True`` one pair per split.
+        Each has ``estimator``, ``calibration``, ``predict_proba(X)`` and,
+        binary, ``llr(X)``.
     estimators_ : list of estimator objects
-        The fitted classifiers: one fitted on all the data, or with
-        ``ensemble=True`` one per split.
+        The pairs' fitted classifiers (read-only).
     calibrators_ : list of calibrator objects
-        The fitted calibrators, aligned with ``estimators_``; they are fitted
+        The pairs' fitted calibrators (read-only), aligned with
+        ``estimators_``; they are fitted
         on labels 0 / 1 meaning ``classes_[0]`` / ``classes_[1]``. With
         K > 2 classes each entry is a list of K binary calibrators, the
         ``k``-th fitted on labels 1 for ``classes_[k]`` and 0 for the rest,
@@ -506,12 +447,22 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         if self.estimator is not None:
             return self.estimator
         estimator = LinearSVC()
-        if _routing_enabled():  # the default classifier takes the weights
+        if routing_enabled():  # the default classifier takes the weights
             estimator.set_fit_request(sample_weight=True)
         return estimator
 
     def _get_calibrator(self):
         return AutoCalibrator() if self.calibrator is None else self.calibrator
+
+    @property
+    def estimators_(self):
+        """The fitted classifiers (of ``calibrated_classifiers_``)."""
+        return [pair.estimator for pair in self.calibrated_classifiers_]
+
+    @property
+    def calibrators_(self):
+        """The fitted calibrators (of ``calibrated_classifiers_``)."""
+        return [pair.calibration.fitted for pair in self.calibrated_classifiers_]
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None, **fit_params):
@@ -540,173 +491,124 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self : object
             The fitted classifier.
         """
+        # validate
         X, y = indexable(X, y)
         y, classes, y_index = check_class_y(y, owner=type(self).__name__)
         check_consistent_length(X, y)
         sample_weight = check_weights(sample_weight, y.shape[0])
-        estimator = self._get_estimator()
         calibrator = self._get_calibrator()
-        n_classes = classes.shape[0]
-        # an AutoCalibrator is binary too (a BaseCalibrator): one score column
-        per_class = _takes_all_classes(calibrator) and not (
-            n_classes == 2 and isinstance(calibrator, BaseCalibrator)
+        layout = calibration_layout(calibrator, classes.shape[0])
+        self.classes_ = classes
+        # out-of-fold response
+        raw, method, estimators, parts = self._out_of_fold(
+            X, y, y_index, layout, sample_weight, fit_params
         )
-        one_vs_rest = n_classes > 2 and not per_class
-        layout = _layout(n_classes, per_class)
-        frozen = isinstance(estimator, FrozenEstimator)
-        split_params = {}
-        if _routing_enabled():
-            fit_params, split_params = _routed_fit_params(
+        # fit calibrations
+        response, calibrations = _calibrate(
+            calibrator, layout, raw, method, parts, y_index, sample_weight, classes
+        )
+        if self.ensemble and calibrations[0].has_interval:
+            positive = (
+                np.ones(y.shape[0]) if sample_weight is None else sample_weight > 0
+            )
+            counts = [
+                np.bincount(y_index[rows], positive[rows], minlength=classes.shape[0])
+                for rows, _ in parts
+            ]
+            warn_small_folds(counts, classes)
+        # store
+        self.calibrated_classifiers_ = [
+            CalibratedPair(estimator, calibration, response)
+            for estimator, calibration in zip(estimators, calibrations, strict=True)
+        ]
+        self.response_method_ = method
+        self.proba_floor_ = response.floor
+        self.proba_input_ = response.proba_input
+        if classes.shape[0] == 2:
+            self.prior_ = float(np.mean([c.prior for c in calibrations]))
+        else:  # left over from an earlier binary fit
+            self.__dict__.pop("prior_", None)
+        for name in ("n_features_in_", "feature_names_in_"):
+            if hasattr(estimators[0], name):
+                setattr(self, name, getattr(estimators[0], name))
+            else:  # left over from an earlier fit
+                self.__dict__.pop(name, None)
+        return self
+
+    def _routed(self, estimator, sample_weight, fit_params):
+        """``(classifier's fit parameters, splitter's, classifier's weights)``."""
+        if routing_enabled():  # the weights are in fit_params if requested
+            fit_params, split_params = routed_fit_params(
                 self, "fit", sample_weight, fit_params
             )
-            estimator_weight = None  # in fit_params if the classifier requests it
-        else:
-            estimator_weight = sample_weight
-            if (
-                sample_weight is not None
-                and not frozen  # a frozen model is not fitted: nothing to weight
-                and not has_fit_parameter(estimator, "sample_weight")
-            ):
-                warnings.warn(
-                    f"Since {type(estimator).__name__} does not appear to accept "
-                    "sample_weight, sample weights will only be used for the "
-                    "calibration itself.",
-                    UserWarning,
-                    stacklevel=2,
-                )
-                estimator_weight = None
-        self.classes_ = classes
+            return fit_params, split_params, None
+        if (
+            sample_weight is not None
+            and not isinstance(estimator, FrozenEstimator)  # not fitted: no weights
+            and not has_fit_parameter(estimator, "sample_weight")
+        ):
+            warnings.warn(
+                f"Since {type(estimator).__name__} does not appear to accept "
+                "sample_weight, sample weights will only be used for the "
+                "calibration itself.",
+                UserWarning,
+                stacklevel=5,
+            )
+            return fit_params, {}, None
+        return fit_params, {}, sample_weight
 
-        if frozen:
+    def _out_of_fold(self, X, y, y_index, layout, sample_weight, fit_params):
+        """The classifier's out-of-fold response and fitted classifiers.
+
+        Returns ``(raw, method, estimators, parts)``: ``raw`` the output of
+        the classifier's ``method`` for every sample, scored by a model
+        that never saw it (by a frozen one: its scores of ``X``), and per
+        fitted classifier the part ``(rows, known classes)`` of ``raw``
+        that its calibration is fitted on.
+        """
+        estimator, classes = self._get_estimator(), self.classes_
+        fit_params, split_params, estimator_weight = self._routed(
+            estimator, sample_weight, fit_params
+        )
+        all_rows = [(np.arange(y.shape[0]), None)]
+        if isinstance(estimator, FrozenEstimator):
             method = resolve_response_method(estimator, "auto")
-            if n_classes > 2 and not np.array_equal(estimator.classes_, classes):
+            if classes.shape[0] > 2 and not np.array_equal(estimator.classes_, classes):
                 raise ValueError(
                     f"The frozen classifier's classes {estimator.classes_.tolist()} "
                     f"differ from those of `y` {classes.tolist()}."
                 )
             raw = class_response(estimator, X, method, classes)
-            estimators = [estimator]
-            parts = [(np.arange(y.shape[0]), None)]
-        else:
-            _check_class_counts(self.cv, y_index, n_classes)
-            cv = check_cv(self.cv, y, classifier=True)
-            raw, splits, fold_estimators, full_estimator, method = _cross_fit(
-                estimator,
-                X,
-                y,
-                cv=cv,
-                response_method="auto",
-                sample_weight=estimator_weight,
-                fit_params=fit_params,
-                n_jobs=self.n_jobs,
-                fit_full=not self.ensemble,
-                classes=classes,
-                split_params=split_params,
-                select_splits=(
-                    _splits_with_both_classes(cv, y_index, n_classes, one_vs_rest)
-                    if self.ensemble
-                    else None
-                ),
+            return raw, method, [estimator], all_rows
+        _check_class_counts(self.cv, y_index, classes.shape[0])
+        cv = check_cv(self.cv, y, classifier=True)
+        select = None
+        if self.ensemble:
+            one_vs_rest = layout == "one_vs_rest"
+            select = _splits_with_both_classes(
+                cv, y_index, classes.shape[0], one_vs_rest
             )
-            if self.ensemble:
-                estimators = fold_estimators
-                parts = [
-                    (test, _known_classes(est, classes))
-                    for (_, test), est in zip(splits, fold_estimators, strict=True)
-                ]
-            else:
-                estimators = [full_estimator]
-                parts = [(np.arange(y.shape[0]), None)]
-
-        def calibrate(scores):
-            """One calibration per part (rows, known classes) of the data."""
-            return [
-                _fit_calibration(
-                    calibrator,
-                    scores[rows],
-                    y_index[rows],
-                    n_classes,
-                    None if sample_weight is None else sample_weight[rows],
-                    known,
-                )
-                for rows, known in parts
-            ]
-
-        floor, proba_input = None, None
-        if method == "predict_proba":
-            floor = proba_floor(raw[np.concatenate([rows for rows, _ in parts])])
-            _warn_saturated(raw, parts, calibrator)
-            candidates = proba_inputs(calibrator) if layout != "classes" else ()
-            if len(candidates) == 1:
-                proba_input = candidates[0]
-        if method == "predict_proba" and len(candidates) > 1:
-            fits, losses = {}, {}
-            for candidate in candidates:
-                scores = response_scores(raw, method, layout, floor, candidate)
-                fits[candidate] = calibrate(scores)
-                losses[candidate] = sum(
-                    _training_loss(
-                        cal, scores[rows], y_index[rows], sample_weight, rows, known
-                    )
-                    for cal, (rows, known) in zip(fits[candidate], parts, strict=True)
-                )
-            proba_input = choose_proba_input(losses)
-            calibrations = fits[proba_input]
-        else:
-            calibrations = calibrate(
-                response_scores(raw, method, layout, floor, proba_input)
-            )
-
-        if self.ensemble and has_interval(calibrations[0]):
-            positive = np.ones(y.shape[0])
-            if sample_weight is not None:
-                positive = sample_weight > 0
-            warn_small_folds(
-                [
-                    np.bincount(y_index[rows], positive[rows], minlength=n_classes)
-                    for rows, _ in parts
-                ],
-                classes,
-            )
-        self.estimators_ = estimators
-        self.calibrators_ = calibrations
-        self.response_method_ = method
-        self.proba_floor_ = floor
-        self.proba_input_ = proba_input
-        if n_classes == 2:
-            weight = np.ones(y.shape[0]) if sample_weight is None else sample_weight
-            target = weight[y_index == 1].sum() / weight.sum()
-            self.prior_ = float(
-                np.mean([_calibration_prior(c, target) for c in calibrations])
-            )
-        elif "prior_" in self.__dict__:  # left over from an earlier binary fit
-            del self.prior_
-        for name in ("n_features_in_", "feature_names_in_"):
-            if hasattr(estimators[0], name):
-                setattr(self, name, getattr(estimators[0], name))
-            elif name in self.__dict__:  # left over from an earlier fit
-                delattr(self, name)
-        return self
-
-    def _scores(self, estimator, X):
-        calibration = self.calibrators_[0]
-        one_vs_rest = isinstance(calibration, list)
-        per_class = (
-            not one_vs_rest
-            and _takes_all_classes(calibration)
-            and not (
-                self.classes_.shape[0] == 2 and isinstance(calibration, BaseCalibrator)
-            )
+        raw, splits, fold_estimators, full_estimator, method = cross_fit(
+            estimator,
+            X,
+            y,
+            cv=cv,
+            response_method="auto",
+            sample_weight=estimator_weight,
+            fit_params=fit_params,
+            n_jobs=self.n_jobs,
+            fit_full=not self.ensemble,
+            classes=classes,
+            split_params=split_params,
+            select_splits=select,
         )
-        raw = class_response(estimator, X, self.response_method_, self.classes_)
-        layout = _layout(self.classes_.shape[0], per_class)
-        return response_scores(
-            raw, self.response_method_, layout, self.proba_floor_, self.proba_input_
-        )
-
-    def _pair_proba(self, estimator, calibration, X):
-        known = _known_classes(estimator, self.classes_)
-        return _calibrated_proba(calibration, self._scores(estimator, X), known)
+        if not self.ensemble:
+            return raw, method, [full_estimator], all_rows
+        parts = [
+            (test, _known_classes(est, classes))
+            for (_, test), est in zip(splits, fold_estimators, strict=True)
+        ]
+        return raw, method, fold_estimators, parts
 
     def predict_proba(self, X):
         """Calibrated posterior probabilities.
@@ -726,44 +628,16 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             Columns in the order of ``classes_``.
         """
         check_is_fitted(self)
-        if len(self.calibrators_) == 1:
-            return self._pair_proba(self.estimators_[0], self.calibrators_[0], X)
-        if has_interval(self.calibrators_[0]):  # cross Venn-Abers
-            return self._cross_venn_abers_proba(X)
-        total = sum(
-            self._pair_proba(est, cal, X)
-            for est, cal in zip(self.estimators_, self.calibrators_, strict=True)
-        )
-        return total / len(self.calibrators_)
+        pairs = self.calibrated_classifiers_
+        if len(pairs) == 1:
+            return pairs[0].predict_proba(X)
+        calibrations = [pair.calibration for pair in pairs]
+        if calibrations[0].has_interval:  # cross Venn-Abers
+            p = merged_interval(pairs, X)[0]
+            return calibrations[0].merged_proba(calibrations, p)
+        return sum(pair.predict_proba(X) for pair in pairs) / len(pairs)
 
-    def _merged_interval(self, X):
-        return cross_interval(
-            self.calibrators_,
-            lambda i: self._scores(self.estimators_[i], X),
-        )
-
-    def _cross_venn_abers_proba(self, X):
-        p = self._merged_interval(X)[0]
-        if p.ndim == 2:
-            # each class's merged probability is at its folds' calibration
-            # priors: move it to their prior_ (the calibrator's prior), as
-            # one fold's predict_proba does, then normalize
-            for k in range(p.shape[1]):
-                fitted = [c[k] for c in self.calibrators_ if hasattr(c[k], "prior_")]
-                if fitted:
-                    p[:, k] = _move_prior(
-                        p[:, k],
-                        np.mean([c.calibration_prior_ for c in fitted]),
-                        np.mean([c.prior_ for c in fitted]),
-                    )
-            return _normalize_one_vs_rest(p)
-        calibration_prior = np.mean([c.calibration_prior_ for c in self.calibrators_])
-        proba = np.empty((p.shape[0], 2))
-        proba[:, 1] = _move_prior(p, calibration_prior, self.prior_)
-        proba[:, 0] = 1.0 - proba[:, 1]
-        return proba
-
-    @available_if(lambda self: has_interval(self._get_calibrator()))
+    @available_if(lambda self: isinstance(self._get_calibrator(), VennAbersCalibrator))
     def predict_interval(self, X):
         """Venn-Abers interval ``(p0, p1)`` of a Venn-Abers calibrator.
 
@@ -787,7 +661,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             K > 2 classes, of each class against the rest (not normalized).
         """
         check_is_fitted(self)
-        _, p0, p1 = self._merged_interval(X)
+        _, p0, p1 = merged_interval(self.calibrated_classifiers_, X)
         return np.stack([p0, p1], axis=-1)
 
     def decision_function(self, X):
@@ -810,9 +684,8 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         if self.classes_.shape[0] > 2:
             with np.errstate(divide="ignore"):
                 return np.log(self.predict_proba(X))
-        if len(self.calibrators_) == 1:
-            est, cal = self.estimators_[0], self.calibrators_[0]
-            return _binary_llr(cal, self._scores(est, X), self.prior_)
+        if len(self.calibrated_classifiers_) == 1:
+            return self.calibrated_classifiers_[0].llr(X)
         p1 = self.predict_proba(X)[:, 1]
         with np.errstate(divide="ignore"):
             return _logit(p1) - _logit(self.prior_)
@@ -837,12 +710,8 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         check_is_fitted(self)
         if self.classes_.shape[0] > 2:
             return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-        if len(self.calibrators_) == 1 and hasattr(self.calibrators_[0], "prior_"):
-            est, cal = self.estimators_[0], self.calibrators_[0]
-            accept = cal.predict(self._scores(est, X)).astype(np.intp)
-        else:
-            accept = (self.decision_function(X) >= -_logit(self.prior_)).astype(np.intp)
-        return self.classes_[accept]
+        accept = self.decision_function(X) >= -_logit(self.prior_)
+        return self.classes_[accept.astype(np.intp)]
 
     def get_metadata_routing(self):
         """Get the metadata routing of this object.
@@ -856,7 +725,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         routing : MetadataRouter
             The routing information.
         """
-        return _estimator_router(
+        return estimator_router(
             self,
             self._get_estimator(),
             {"fit": not isinstance(self._get_estimator(), FrozenEstimator)},

@@ -7,7 +7,7 @@ classifier*).
 ``fit_transform`` returns *out-of-fold* scores (each sample scored by a model
 that never saw it), which is what the next step of a pipeline is trained on;
 ``transform`` uses the model fitted on all the data. The cross-fitting helper
-:func:`_cross_fit` is shared with :class:`~skcalib.CalibratedClassifier`.
+:func:`cross_fit` is shared with :class:`~skcalib.CalibratedClassifier`.
 """
 
 from __future__ import annotations
@@ -53,14 +53,20 @@ from .utils._sklearn_compat import (
 )
 from .utils._validation import check_class_y, check_weights
 
-__all__ = ["ScoreTransformer"]
+__all__ = [
+    "ScoreTransformer",
+    "cross_fit",
+    "estimator_router",
+    "routed_fit_params",
+    "routing_enabled",
+]
 
 
-def _routing_enabled() -> bool:
+def routing_enabled() -> bool:
     return bool(get_config().get("enable_metadata_routing", False))
 
 
-def _routed_fit_params(owner, method: str, sample_weight, fit_params):
+def routed_fit_params(owner, method: str, sample_weight, fit_params):
     """Metadata routing: ``(params of estimator.fit, params of cv.split)``.
 
     With routing enabled, ``sample_weight`` and the other fit parameters reach
@@ -74,7 +80,7 @@ def _routed_fit_params(owner, method: str, sample_weight, fit_params):
     return dict(routed.estimator.fit), dict(routed.splitter.get("split", {}))
 
 
-def _estimator_router(owner, estimator, methods, *, consumes_weights):
+def estimator_router(owner, estimator, methods, *, consumes_weights):
     """The routing of a meta-estimator that fits ``estimator`` over ``cv``.
 
     ``methods`` maps each of the owner's methods to whether it splits with
@@ -148,7 +154,7 @@ def _check_partition(splits, n_samples: int) -> None:
         )
 
 
-def _cross_fit(
+def cross_fit(
     estimator,
     X,
     y,
@@ -371,8 +377,8 @@ class ScoreTransformer(
         check_consistent_length(X, y)
         sample_weight = check_weights(sample_weight, y.shape[0])
         split_params = {}
-        if _routing_enabled():
-            fit_params, split_params = _routed_fit_params(
+        if routing_enabled():
+            fit_params, split_params = routed_fit_params(
                 self, method, sample_weight, fit_params
             )
             sample_weight = None  # in fit_params if the estimator requests it
@@ -482,7 +488,7 @@ class ScoreTransformer(
             raw = class_response(estimator, X, self.response_method_, self.classes_)
         else:
             cv = check_cv(self.cv, y, classifier=True)
-            raw, _, _, estimator, method = _cross_fit(
+            raw, _, _, estimator, method = cross_fit(
                 self.estimator,
                 X,
                 y,
@@ -533,7 +539,7 @@ class ScoreTransformer(
         routing : MetadataRouter
             The routing information.
         """
-        return _estimator_router(
+        return estimator_router(
             self,
             self.estimator,
             {"fit": False, "fit_transform": self.cv is not None},

@@ -71,9 +71,6 @@ from ._kernel._pav import (
 __all__ = [
     "VennAbersCalibrator",
     "VennAbersTables",
-    "calibration_interval",
-    "cross_interval",
-    "has_interval",
     "warn_small_folds",
     "merge_p0p1",
     "venn_abers_lookup",
@@ -1141,55 +1138,6 @@ class VennAbersCalibrator(BaseCalibrator):
 
 
 # ------------------------------------------------ cross Venn-Abers (ensembles)
-def has_interval(calibration) -> bool:
-    """Whether a fitted calibration (one calibrator, or a one-vs-rest list of
-    them) gives Venn-Abers pairs."""
-    if isinstance(calibration, list):
-        # a one-vs-rest list may start with a constant stand-in (a class
-        # absent from the calibration fold)
-        return any(isinstance(cal, VennAbersCalibrator) for cal in calibration)
-    return isinstance(calibration, VennAbersCalibrator)
-
-
-def calibration_interval(calibration, scores):
-    """``(p0, p1)`` of one fitted calibration on its scores.
-
-    Shapes ``(n_samples,)`` for one binary calibrator, ``(n_samples, K)``
-    for a one-vs-rest list of K (column ``k`` calibrated by the ``k``-th). A
-    member without ``predict_interval`` (the constant probability of a class
-    its fold cannot calibrate) gives the degenerate pair ``(p, p)``.
-    """
-
-    def pair(cal, x):
-        if not hasattr(cal, "predict_interval"):
-            p = cal.predict_proba(x)[:, 1]
-            return p, p
-        interval = cal.predict_interval(x)
-        return interval[:, 0], interval[:, 1]
-
-    if isinstance(calibration, list):
-        pairs = [pair(cal, scores[:, k]) for k, cal in enumerate(calibration)]
-        return np.stack([p0 for p0, _ in pairs], 1), np.stack(
-            [p1 for _, p1 in pairs], 1
-        )
-    return pair(calibration, scores)
-
-
-def cross_interval(calibrations, scores_of):
-    """Merged ``(p, p0, p1)`` of the pairs of several fitted calibrations.
-
-    ``scores_of(i)`` gives the scores calibration ``i`` calibrates. With one
-    calibration this is the inductive merge, with several the cross
-    Venn-Abers merge by geometric means (:func:`merge_p0p1`).
-    """
-    pairs = [
-        calibration_interval(cal, scores_of(i)) for i, cal in enumerate(calibrations)
-    ]
-    p0 = np.stack([p for p, _ in pairs])
-    p1 = np.stack([p for _, p in pairs])
-    return merge_p0p1(p0, p1, axis=0)
-
-
 #: Fewest samples of a class in a calibration fold of cross Venn-Abers
 #: before :func:`warn_small_folds` warns: a fold's merged probability of
 #: the class is then at most 20/21 < 0.953 (and of the rest of the classes

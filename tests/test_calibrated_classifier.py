@@ -37,7 +37,6 @@ from skcalib import (
     ProperScoringAffineCalibrator,
     ScoreTransformer,
 )
-from skcalib._calibrated_classifier import _normalize_one_vs_rest
 from skcalib.utils._response import one_vs_rest_log_odds
 
 CALIBRATORS = [
@@ -260,7 +259,7 @@ def test_training_fold_without_a_class(cal, ensemble):
     assert_allclose(proba.sum(axis=1), 1.0)
     if ensemble:
         assert clf.estimators_[0].classes_.tolist() == [0, 1]
-        pair = clf._pair_proba(clf.estimators_[0], clf.calibrators_[0], X)
+        pair = clf.calibrated_classifiers_[0].predict_proba(X)
         assert_array_equal(pair[:, 2], 0.0)
         assert np.all(pair[:, :2] > 0)
         assert_allclose(pair.sum(axis=1), 1.0)
@@ -466,14 +465,6 @@ def test_multiclass_one_vs_rest_calibrators_and_views():
     assert_allclose(proba.sum(axis=1), 1.0)
     assert_array_equal(clf.predict(Xt), clf.classes_[np.argmax(proba, axis=1)])
     assert_allclose(clf.decision_function(Xt), np.log(proba))
-
-
-def test_one_vs_rest_rows_of_zeros_become_uniform():
-    proba = np.array([[0.2, 0.2, 0.6], [0.0, 0.0, 0.0], [0.5, 0.0, 0.0]])
-    assert_allclose(
-        _normalize_one_vs_rest(proba),
-        [[0.2, 0.2, 0.6], [1 / 3, 1 / 3, 1 / 3], [1.0, 0.0, 0.0]],
-    )
 
 
 @pytest.mark.parametrize("ensemble", [False, True])
@@ -735,6 +726,30 @@ def test_views_are_consistent(calibrator, ensemble):
     assert_array_equal(clf.predict(Xt), clf.classes_[accept.astype(int)])
     assert len(clf.estimators_) == (3 if ensemble else 1)
     assert len(clf.calibrators_) == len(clf.estimators_)
+
+
+@pytest.mark.parametrize("ensemble", [False, True])
+def test_one_pair_per_fold_and_read_only_views(ensemble):
+    # as scikit-learn's calibrated_classifiers_: one (classifier, calibration)
+    # pair per fitted classifier; estimators_ / calibrators_ are views of them
+    X, y = _data()
+    Xt = _test_points()
+    clf = CalibratedClassifier(
+        LogisticRegression(), PlattCalibrator(), cv=3, ensemble=ensemble
+    ).fit(X, y)
+    pairs = clf.calibrated_classifiers_
+    assert len(pairs) == (3 if ensemble else 1)
+    for pair, est, cal in zip(pairs, clf.estimators_, clf.calibrators_, strict=True):
+        assert pair.estimator is est and pair.calibration.fitted is cal
+        scores = est.decision_function(Xt)
+        assert_array_equal(pair.predict_proba(Xt), cal.predict_proba(scores))
+        assert_array_equal(pair.llr(Xt), cal.decision_function(scores))
+    expected = np.mean([pair.predict_proba(Xt) for pair in pairs], axis=0)
+    assert_allclose(clf.predict_proba(Xt), expected, rtol=1e-15)
+    with pytest.raises(AttributeError):
+        clf.estimators_ = []
+    with pytest.raises(AttributeError):
+        clf.calibrators_ = []
 
 
 def test_calibrator_prior_sets_prior_of_predictions():

@@ -34,7 +34,7 @@ from skcalib import (
     ProperScoringAffineCalibrator,
     ScoreTransformer,
 )
-from skcalib._score_transformer import _cross_fit
+from skcalib._score_transformer import cross_fit
 
 CALIBRATORS = [
     PAVCalibrator,
@@ -257,7 +257,7 @@ def test_routing_weights_and_groups_reach_only_who_requests():
     }
     assert info["splitter"]["router"]["split"] == {"groups": True}
     # the split used the groups: no group in two test folds
-    _, splits, _, _, _ = _cross_fit(
+    _, splits, _, _, _ = cross_fit(
         _Memorizer(),
         X,
         y,
@@ -327,7 +327,7 @@ def test_sample_weight_and_fit_params_reach_each_fold():
     assert_array_equal(st.estimator_.sample_weight_, w)
     assert_array_equal(st.estimator_.tag_, tag)
     # the fold models: rebuild them through the shared helper
-    _, splits, folds, _, _ = _cross_fit(
+    _, splits, folds, _, _ = cross_fit(
         _Memorizer(),
         X,
         y,

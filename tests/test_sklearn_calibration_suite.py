@@ -48,15 +48,11 @@ class _CalibratorView(BaseEstimator):
 class _PairView:
     """A (classifier, calibration) pair as ``calibrated_classifiers_[i]``."""
 
-    def __init__(self, owner, estimator, calibration):
-        self._owner = owner
-        self.estimator = estimator
+    def __init__(self, pair, calibration):
+        self.estimator = pair.estimator
         cals = calibration if isinstance(calibration, list) else [calibration]
         self.calibrators = [_CalibratorView(c) for c in cals]
-        self._calibration = calibration
-
-    def predict_proba(self, X):
-        return self._owner._pair_proba(self.estimator, self._calibration, X)
+        self.predict_proba = pair.predict_proba
 
 
 class CalibratedClassifierCVAdapter:
@@ -79,9 +75,11 @@ class CalibratedClassifierCVAdapter:
         self.model_.fit(X, y, sample_weight=sample_weight, **fit_params)
         self.classes_ = self.model_.classes_
         self.calibrated_classifiers_ = [
-            _PairView(self.model_, est, cal)
-            for est, cal in zip(
-                self.model_.estimators_, self.model_.calibrators_, strict=True
+            _PairView(pair, cal)
+            for pair, cal in zip(
+                self.model_.calibrated_classifiers_,
+                self.model_.calibrators_,
+                strict=True,
             )
         ]
         return self
