@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.isotonic import IsotonicRegression
@@ -49,10 +50,8 @@ def _llr(lrs):
         return np.log(np.asarray(lrs, dtype=float))
 
 
-def _data(seed=0, n=300):
-    rng = np.random.default_rng(seed)
-    y = (rng.random(n) < 0.4).astype(int)
-    return y, rng.normal(size=n) * 2 + 2 * y - 1
+#: LLRs ``N(-1, 4)`` of non-targets and ``N(1, 4)`` of targets
+LLRS = {"prior": 0.4, "loc": (-1.0, 1.0), "scale": 2.0}
 
 
 # lir 1.3.1, tests/test_elub.py: (LRs, labels, published LR bounds)
@@ -334,7 +333,7 @@ def test_devpav_against_quadrature(llrs, data):
 
 # -------------------------------------------------- the simpler metrics
 def test_cllr_cal_is_cllr_minus_min_cllr():
-    y, x = _data()
+    x, y, _ = make_scores(300, **LLRS)
     assert cllr_cal(y, x) == pytest.approx(cllr(y, x) - min_cllr(y, x), abs=1e-12)
     assert cllr_cal(y, x) > 0
     # the PAV-LLRs are their own optimal recalibration
@@ -391,7 +390,7 @@ def test_extreme_llrs_no_warnings():
 # ------------------------------------------------------- shared contract
 @pytest.mark.parametrize("func", FUNCS)
 def test_weights_equal_repetitions(func):
-    y, x = _data(3, n=60)
+    x, y, _ = make_scores(60, seed=3, **LLRS)
     x = np.round(x, 1)
     w = np.random.default_rng(3).integers(0, 4, y.shape[0])
     got = func(y, x, sample_weight=w.astype(float))
@@ -401,14 +400,14 @@ def test_weights_equal_repetitions(func):
 
 @pytest.mark.parametrize("func", FUNCS)
 def test_methods_equal_functions(func):
-    y, x = _data(4)
+    x, y, _ = make_scores(300, seed=4, **LLRS)
     trials = ScoredTrials(y, x)
     np.testing.assert_allclose(getattr(trials, func.__name__)(), func(y, x))
 
 
 @pytest.mark.parametrize("func", FUNCS)
 def test_pos_label(func):
-    y, x = _data(5)
+    x, y, _ = make_scores(300, seed=5, **LLRS)
     labels = np.where(y == 1, "ss", "ds")
     np.testing.assert_allclose(func(labels, x, pos_label="ss"), func(y, x))
 
