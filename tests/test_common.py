@@ -1,5 +1,10 @@
 """scikit-learn's common estimator checks over every skcalib estimator."""
 
+import ast
+import functools
+import re
+from pathlib import Path
+
 import pytest
 from _calibrators import calibrators
 from _sklearn_checks import parametrize_with_checks
@@ -109,16 +114,28 @@ def test_every_public_estimator_is_covered():
     assert public == {type(e).__name__ for e in ALL_ESTIMATORS}
 
 
+def _test_modules(word):
+    """Each Python file of the suite that holds ``word``, and its syntax tree
+    (a file without the word cannot offend: only those are parsed)."""
+    return [
+        (path, ast.parse(text))
+        for path, text in _test_sources()
+        if re.search(word, text)
+    ]
+
+
+@functools.cache
+def _test_sources():
+    return [(p, p.read_text()) for p in sorted(Path(__file__).parent.rglob("*.py"))]
+
+
 def test_checks_are_parametrized_as_a_list():
     # scikit-learn < 1.9.1 hands pytest a generator of checks, which pytest 9
     # deprecates (an error here): every test file takes the listed checks of
     # tests/_sklearn_checks.py instead
-    import ast
-    from pathlib import Path
-
     offenders = []
-    for path in sorted(Path(__file__).parent.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+    for path, tree in _test_modules("parametrize_with_checks"):
+        for node in ast.walk(tree):
             if (
                 isinstance(node, ast.ImportFrom)
                 and node.module == "sklearn.utils.estimator_checks"
@@ -133,15 +150,11 @@ def test_one_factory_and_one_list():
     # test data come from tests/_scores.py (make_scores) and calibrators
     # from tests/_calibrators.py: no test module defines a private ``_data``
     # helper or a list of calibrators of its own
-    import ast
-    import re
-    from pathlib import Path
-
     offenders = []
-    for path in sorted(Path(__file__).parent.rglob("*.py")):
+    for path, tree in _test_modules(r"(?m)^def _\w*data|CALIBRATORS\s*="):
         if path.name in ("_scores.py", "_calibrators.py"):
             continue
-        for node in ast.parse(path.read_text()).body:
+        for node in tree.body:
             if isinstance(node, ast.FunctionDef) and re.fullmatch(
                 r"_(\w+_)?data\d*", node.name
             ):
