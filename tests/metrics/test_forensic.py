@@ -243,12 +243,15 @@ def _labelled(llrs, data):
 
 
 def _elub_worse(t, y, x):
-    """lir's condition at threshold LLR t: the system (one misleading trial
-    added to each class) has a higher expected cost than LR 1."""
+    """lir's condition at threshold LLR t (a number or an array of them): the
+    system (one misleading trial added to each class) has a higher expected
+    cost than LR 1."""
+    t = np.asarray(t, dtype=float)
+    above = x > t[..., None]
     n1, n2 = y.sum(), (~y).sum()
-    a1, a2 = np.sum(y & (x > t)), np.sum(~y & (x > t))
+    a1, a2 = np.sum(y & above, axis=-1), np.sum(~y & above, axis=-1)
     eu = 1 - a1 / (n1 + 1) + np.exp(t) * (a2 + 1) / (n2 + 1)
-    return eu > min(np.exp(t), 1.0)
+    return eu > np.minimum(np.exp(t), 1.0)
 
 
 @HYP
@@ -261,16 +264,17 @@ def test_elub_brute_force_scan(llrs, data):
     # the condition holds at or just outside each (a bound where it turns)
     if lower < upper:
         scan = np.linspace(lower, upper, 2001)[1:-1]
-        assert not any(_elub_worse(t, y, x) for t in scan)
+        assert not _elub_worse(scan, y, x).any()
     assert _elub_worse(lower - 1e-9, y, x) or _elub_worse(lower, y, x)
     assert _elub_worse(upper + 1e-9, y, x) or _elub_worse(upper, y, x)
 
 
 def _deltas(t, y, x):
-    xc = np.clip(x, -20, 20)
+    t = np.asarray(t, dtype=float)
+    above = np.clip(x, -20, 20) >= t[..., None]
     n1, n2 = y.sum(), (~y).sum()
-    p1 = (np.sum(y & (xc >= t)) + 0.5) / (n1 + 1)
-    p2 = (np.sum(~y & (xc >= t)) + 0.5) / (n2 + 1)
+    p1 = (np.sum(y & above, axis=-1) + 0.5) / (n1 + 1)
+    p2 = (np.sum(~y & above, axis=-1) + 0.5) / (n2 + 1)
     high = np.log(p1) - np.log(p2) - t
     low = t - np.log(1 - p1) + np.log(1 - p2)
     return low, high
@@ -283,7 +287,7 @@ def test_invariance_brute_force_scan(llrs, data):
     lower, upper = invariance_bounds(y, x)
     t_start, t_end = min(0.0, x.min()), max(0.0, x.max())
     scan = np.linspace(t_start, t_end, 4001)
-    low, high = np.array([_deltas(t, y, x) for t in scan]).T
+    low, high = _deltas(scan, y, x)
     below = scan[(high < 0)]
     if below.size:  # the first negative delta_high, to the scan's resolution
         step = scan[1] - scan[0]
