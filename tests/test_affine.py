@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from _sklearn_checks import parametrize_with_checks
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -21,13 +22,14 @@ from skcalib._kernel._special import prior_weighted_objective
 RULES = [(1.0, 1.0), (2.0, 2.0), (2.0, 1.0), (0.5, 0.5), (0.7, 1.3), (3.0, 0.5)]
 
 
-def _data(n=2000, seed=0, weights=False):
-    """Unequal-variance Gaussian scores: no affine map is right everywhere."""
-    rng = np.random.default_rng(seed)
-    y = rng.random(n) < 0.25
-    s = np.where(y, rng.normal(2.0, 1.6, n), rng.normal(0.0, 1.0, n))
-    w = rng.uniform(0.1, 3.0, n) if weights else None
-    return s, y, w
+#: unequal-variance Gaussian scores: no affine map is right everywhere
+SCORES = {
+    "prior": 0.25,
+    "loc": (0.0, 2.0),
+    "scale": (1.0, 1.6),
+    "weight_range": (0.1, 3.0),
+    "labels": bool,
+}
 
 
 # --------------------------------------------------------------------- errors
@@ -50,7 +52,7 @@ def _data(n=2000, seed=0, weights=False):
     ],
 )
 def test_bad_parameters(params):
-    s, y, _ = _data(50)
+    s, y, _ = make_scores(50, **SCORES)
     with pytest.raises(InvalidParameterError, match=f"'{next(iter(params))}'"):
         ProperScoringAffineCalibrator(**params).fit(s, y)
     assert issubclass(InvalidParameterError, ValueError)
@@ -68,7 +70,7 @@ def test_bad_input():
 @pytest.mark.parametrize("weights", [False, True])
 def test_logistic_rule_equals_sklearn_logistic_regression(prior, weights):
     """(1,1): prior-weighted LR, class weights prior/N_tar, (1-prior)/N_non."""
-    s, y, w = _data(3000, seed=1, weights=weights)
+    s, y, w = make_scores(3000, seed=1, weights=weights, **SCORES)
     cal = ProperScoringAffineCalibrator(p_target=prior, l2=0).fit(s, y, sample_weight=w)
     ww = np.ones_like(s) if w is None else w
     n_tar, n_non = ww[y].sum(), ww[~y].sum()
@@ -88,7 +90,7 @@ def test_logistic_rule_equals_sklearn_logistic_regression(prior, weights):
 )
 def test_optimum_beats_dense_grid(rule, prior):
     """The fitted (A, B) is no worse than any point of a dense grid around it."""
-    s, y, _ = _data(1500, seed=2)
+    s, y, _ = make_scores(1500, seed=2, **SCORES)
     a, b = rule
     cal = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=prior, l2=0)
     cal.fit(s, y)
@@ -105,7 +107,7 @@ def test_optimum_beats_dense_grid(rule, prior):
 
 @pytest.mark.parametrize("rule", RULES)
 def test_gradient_vanishes_at_optimum(rule):
-    s, y, w = _data(1000, seed=3, weights=True)
+    s, y, w = make_scores(1000, seed=3, weights=True, **SCORES)
     a, b = rule
     cal = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.2, l2=0).fit(
         s, y, sample_weight=w
@@ -123,7 +125,7 @@ def test_gradient_vanishes_at_optimum(rule):
 
 def test_brier_differs_from_logistic_and_favours_high_thresholds():
     """003: alpha = 2 moves the fit towards the high-threshold region."""
-    s, y, _ = _data(20000, seed=4)
+    s, y, _ = make_scores(20000, seed=4, **SCORES)
     tau = logit(0.01)
     log = ProperScoringAffineCalibrator(alpha=1, beta=1, p_target=0.01).fit(s, y)
     bri = ProperScoringAffineCalibrator(alpha=2, beta=2, p_target=0.01).fit(s, y)
@@ -142,7 +144,7 @@ def test_brier_differs_from_logistic_and_favours_high_thresholds():
 
 
 def test_large_n_uses_warm_start_and_matches_cold_start(monkeypatch):
-    s, y, w = _data(300_000, seed=5, weights=True)
+    s, y, w = make_scores(300_000, seed=5, weights=True, **SCORES)
     warm = ProperScoringAffineCalibrator(alpha=2, beta=1, p_target=0.1).fit(
         s, y, sample_weight=w
     )
@@ -159,7 +161,7 @@ def test_large_n_uses_warm_start_and_matches_cold_start(monkeypatch):
 
 # --------------------------------------------------------------- behaviour
 def test_transform_predict_proba_and_columns():
-    s, y, _ = _data(800, seed=6)
+    s, y, _ = make_scores(800, seed=6, **SCORES)
     X = np.column_stack([s, 2.0 * s + 1.0])
     cal = ProperScoringAffineCalibrator(alpha=2, beta=2, p_target=0.2).fit(X, y)
     assert cal.coef_.shape == (2,) and cal.intercept_.shape == (2,)
@@ -180,7 +182,7 @@ def test_transform_predict_proba_and_columns():
 
 
 def test_weights_equal_repeated_rows():
-    s, y, _ = _data(400, seed=7)
+    s, y, _ = make_scores(400, seed=7, **SCORES)
     rng = np.random.default_rng(0)
     w = rng.integers(0, 4, s.shape[0]).astype(float)
     a = ProperScoringAffineCalibrator(alpha=2, beta=1, p_target=0.3).fit(
@@ -236,7 +238,7 @@ def test_penalty_is_on_the_slope_per_standard_deviation(rule):
     """The penalized objective, computed independently (numpy's weighted
     standard deviation under the objective's class weighting), is stationary
     at the fit."""
-    s, y, w = _data(500, seed=14, weights=True)
+    s, y, w = make_scores(500, seed=14, weights=True, **SCORES)
     a, b, l2, p_target = *rule, 1e-2, 0.3
     cal = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=p_target, l2=l2)
     cal.fit(s * 1e3, y, sample_weight=w)
@@ -265,7 +267,7 @@ def test_penalty_is_on_the_slope_per_standard_deviation(rule):
 def test_default_penalty_weighs_the_same_at_an_extreme_p_target(rule):
     """The mean loss at p_target 1e-3 is a hundred times smaller than at 1/2;
     a penalty on it, not on the normalized objective, swamped the fit."""
-    s, y, _ = _data(20000, seed=16)
+    s, y, _ = make_scores(20000, seed=16, **SCORES)
     a, b = rule
     params = {"alpha": a, "beta": b, "p_target": 1e-3}
     exact = ProperScoringAffineCalibrator(l2=0, **params).fit(s, y)
@@ -289,7 +291,7 @@ def test_default_penalty_does_not_depend_on_the_units_of_the_scores(units):
 
 
 def test_default_penalty_is_negligible_on_a_large_set():
-    s, y, _ = _data(20000, seed=15)
+    s, y, _ = make_scores(20000, seed=15, **SCORES)
     exact = ProperScoringAffineCalibrator(l2=0).fit(s, y)
     cal = ProperScoringAffineCalibrator().fit(s, y)
     # 0.03 % of the slope: far below its sampling error (about 1 % here)
@@ -302,7 +304,7 @@ def test_default_penalty_is_negligible_on_a_large_set():
 def test_rule_without_finite_minimizer_on_these_data_warns():
     """(3, 1/2) at prior 0.05: a step above every non-target costs less than any
     finite slope (bounded target cost, unbounded non-target cost)."""
-    s, y, _ = _data(1500, seed=2)
+    s, y, _ = make_scores(1500, seed=4, **SCORES)
     with pytest.warns(ConvergenceWarning, match="no finite minimizer"):
         cal = ProperScoringAffineCalibrator(alpha=3, beta=0.5, p_target=0.05, l2=0).fit(
             s, y
@@ -317,7 +319,7 @@ def test_rule_without_finite_minimizer_on_these_data_warns():
 
 
 def test_max_iter_warns():
-    s, y, _ = _data(500, seed=8)
+    s, y, _ = make_scores(500, seed=8, **SCORES)
     with pytest.warns(ConvergenceWarning, match="max_iter=1"):
         ProperScoringAffineCalibrator(max_iter=1).fit(s, y)
 
@@ -334,7 +336,7 @@ def test_constant_scores_give_a_flat_map_with_a_warning(value):
 
 
 def test_pickle_and_clone():
-    s, y, _ = _data(300, seed=9)
+    s, y, _ = make_scores(300, seed=9, **SCORES)
     cal = ProperScoringAffineCalibrator(alpha=0.7, beta=1.3, p_target=0.2, l2=0.1).fit(
         s, y
     )
@@ -382,7 +384,7 @@ def test_sklearn_compatible(estimator, check):
 )
 def test_equivariant_under_affine_score_changes(scale, shift, rule):
     """Calibrated LLRs do not depend on the units of the raw scores."""
-    s, y, _ = _data(600, seed=10)
+    s, y, _ = make_scores(600, seed=10, **SCORES)
     a, b = rule
     base = (
         ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3)
@@ -399,7 +401,7 @@ def test_equivariant_under_affine_score_changes(scale, shift, rule):
 @pytest.mark.parametrize("rule", [(1.0, 1.0), (2.0, 2.0)])
 def test_fit_does_not_depend_on_the_units_of_the_scores(units, rule):
     """Scores times 1e+-300 once gave a constant output (overflow in the fit)."""
-    s, y, _ = _data(600, seed=11)
+    s, y, _ = make_scores(600, seed=11, **SCORES)
     a, b = rule
     base = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(s, y)
     with warnings.catch_warnings():
@@ -413,7 +415,7 @@ def test_fit_does_not_depend_on_the_units_of_the_scores(units, rule):
 
 
 def test_no_overflow_warning_near_the_float_maximum():
-    s, y, _ = _data(300, seed=12)
+    s, y, _ = make_scores(300, seed=12, **SCORES)
     cal = ProperScoringAffineCalibrator().fit(s * 1e300, y)
     x = np.array([-1.7e308, 0.0, 1.7e308])
     with warnings.catch_warnings():
@@ -433,7 +435,7 @@ def test_no_overflow_warning_near_the_float_maximum():
 def test_invariant_under_score_units_and_weight_scale(k, j, rule):
     """Scores times 10^k: the map follows the units (same calibrated LLRs);
     all weights times 10^j: the same fit."""
-    s, y, w = _data(400, seed=13, weights=True)
+    s, y, w = make_scores(400, seed=13, weights=True, **SCORES)
     a, b = rule
     base = ProperScoringAffineCalibrator(alpha=a, beta=b, p_target=0.3).fit(
         s, y, sample_weight=w

@@ -19,8 +19,13 @@ from skcalib._beta import MAX_LOG_ODDS
 EPS = np.finfo(np.float64).eps
 
 
-def _data(kind, n, seed):
-    """Probability scores of a few shapes (the shapes of [1]'s experiments)."""
+def paper_shapes(kind, n, seed):
+    """Probability scores of the shapes of [1]'s experiments.
+
+    A data set of its own, not the suite's factory (``tests/_scores.py``):
+    ``BETACAL_ABM`` and ``BETACAL_LOSS`` were recorded with betacal on these
+    exact draws.
+    """
     rng = np.random.default_rng(seed)
     y = rng.random(n) < 0.3
     if kind == "beta":  # Beta-distributed classes: the model is exact
@@ -134,7 +139,7 @@ def test_negative_weights():
 
 
 # ---------------------------------------------------- against the references
-# betacal 1.1.0, ``BetaCalibration("abm").fit(p, y)`` on ``_data(kind, 400, 7)``
+# betacal 1.1.0, ``BetaCalibration("abm").fit(p, y)`` on ``paper_shapes(kind, 400, 7)``
 # and ``_mixed(400, seed)``: its (a, b, c) and mean log loss (recorded in a
 # separate environment: the tests do not need betacal).
 BETACAL_ABM = {
@@ -157,7 +162,7 @@ BETACAL_LOSS = {
 
 def _case(key):
     kind, seed = key
-    return _mixed(400, seed) if kind == "mixed" else _data(kind, 400, seed)
+    return _mixed(400, seed) if kind == "mixed" else paper_shapes(kind, 400, seed)
 
 
 def _abm(p, y, **params):
@@ -224,7 +229,7 @@ def test_bounded_optimum(key, params):
 
 def test_logistic_regression_when_unconstrained():
     """Both weights positive: plain logistic regression on the two features."""
-    p, y = _data("beta", 3000, 0)
+    p, y = paper_shapes("beta", 3000, 0)
     X = _features(p)
     for l2 in (0.0, 0.01):
         cal, (a, b, c) = _abm(p, y, l2=l2)
@@ -251,7 +256,7 @@ def test_beta_classes_recovered():
 
 # ------------------------------------------------------------------ behaviour
 def test_views():
-    p, y = _data("nb", 500, 3)
+    p, y = paper_shapes("nb", 500, 3)
     cal = BetaCalibrator(prior=0.1).fit(logit(p), y)
     s = logit(np.linspace(0.01, 0.99, 11))
     llr = cal.decision_function(s)
@@ -267,7 +272,7 @@ def test_views():
 
 
 def test_input_scales_agree():
-    p, y = _data("rf", 500, 2)
+    p, y = paper_shapes("rf", 500, 2)
     p = np.clip(p, 1e-3, 1 - 1e-3)
     on_p = BetaCalibrator(input_scale="probability").fit(p, y)
     on_s = BetaCalibrator().fit(logit(p), y)
@@ -281,7 +286,7 @@ def test_input_scales_agree():
 def test_saturated_scores_without_warnings():
     """Probabilities of exactly 0 and 1 (and log-odds of +/-708) are clipped to
     the resolution of a float64 probability, without numpy warnings."""
-    p, y = _data("rf", 500, 5)
+    p, y = paper_shapes("rf", 500, 5)
     assert ((p == 0) | (p == 1)).any()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -300,7 +305,7 @@ def test_saturated_scores_without_warnings():
 
 
 def test_sample_weight_is_repetition():
-    p, y = _data("nb", 300, 4)
+    p, y = paper_shapes("nb", 300, 4)
     w = np.random.default_rng(1).integers(0, 4, p.shape[0])
     weighted = BetaCalibrator().fit(logit(p), y, sample_weight=w)
     repeated = BetaCalibrator().fit(np.repeat(logit(p), w), np.repeat(y, w))
@@ -309,7 +314,7 @@ def test_sample_weight_is_repetition():
 
 
 def test_columns_are_independent():
-    (p1, y), (p2, _) = _data("nb", 400, 1), _data("inv", 400, 1)
+    (p1, y), (p2, _) = paper_shapes("nb", 400, 1), paper_shapes("inv", 400, 1)
     both = BetaCalibrator().fit(logit(np.c_[p1, p2]), y)
     for j, p in enumerate((p1, p2)):
         one = BetaCalibrator().fit(logit(p), y)
@@ -321,7 +326,7 @@ def test_columns_are_independent():
 
 def test_pickle_clone_set_output():
     pd = pytest.importorskip("pandas")
-    p, y = _data("nb", 300, 6)
+    p, y = paper_shapes("nb", 300, 6)
     cal = BetaCalibrator(l2=0.01).fit(logit(p), y)
     again = pickle.loads(pickle.dumps(cal))
     np.testing.assert_array_equal(again.transform(logit(p)), cal.transform(logit(p)))

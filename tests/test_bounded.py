@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
@@ -22,26 +23,20 @@ from skcalib.metrics import elub_bounds, invariance_bounds
 BOUNDS = {"elub": elub_bounds, "invariance": invariance_bounds}
 
 
-def _data(seed=0, n=400):
-    rng = np.random.default_rng(seed)
-    y = (rng.random(n) < 0.4).astype(int)
-    return rng.normal(size=n) + 2 * y, y
-
-
-def _lir_bounder_data():
-    """The data of lir 1.3.1's test_bounded_calibrated_scorer
-    (tests/test_elub.py, tests/test_invariance_bounds.py)."""
-    rng = np.random.default_rng(seed=0)
-    X0 = rng.normal(loc=-1, scale=1, size=(1000, 1))
-    X1 = rng.normal(loc=+1, scale=1, size=(1000, 1))
-    return np.concatenate([X0, X1]), np.r_[np.zeros(1000), np.ones(1000)]
+#: The data of lir 1.3.1's test_bounded_calibrated_scorer (tests/test_elub.py,
+#: tests/test_invariance_bounds.py): 1000 scores N(-1, 1), then 1000 N(1, 1).
+_rng = np.random.default_rng(seed=0)
+LIR_BOUNDER_DATA = (
+    np.concatenate([_rng.normal(-1, 1, size=(1000, 1)), _rng.normal(1, 1, (1000, 1))]),
+    np.r_[np.zeros(1000), np.ones(1000)],
+)
 
 
 def test_lir_bounder_published_values():
     # lir's ELUBBounder / IVBounder after LogisticRegression: base-10 LLR
     # bounds (-1.53, 2.02) and (-1.6170015, 2.1899985); the classes are
     # balanced, so the log posterior odds are the LLRs
-    X, y = _lir_bounder_data()
+    X, y = LIR_BOUNDER_DATA
     llr = LogisticRegression().fit(X, y).decision_function(X)
     got = np.array(elub_bounds(y, llr, grid=0.01)) / math.log(10)
     np.testing.assert_allclose(got, (-1.53, 2.02), atol=1e-12)
@@ -66,7 +61,7 @@ def test_pav_extremes_clip_to_the_bounds_of_the_pav_llrs(kind):
 
 @pytest.mark.parametrize("kind", sorted(BOUNDS))
 def test_bounded_calibrator_bounds_and_clips(kind):
-    x, y = _data()
+    x, y, _ = make_scores(400, prior=0.4, loc=(0.0, 2.0))
     cal = BoundedCalibrator(bounds=kind).fit(x, y)
     llr = PlattCalibrator().fit(x, y).decision_function(x)
     lower, upper = BOUNDS[kind](y, llr)
@@ -81,7 +76,7 @@ def test_bounded_calibrator_bounds_and_clips(kind):
 
 
 def test_bounded_calibrator_of_a_probability_calibrator():
-    x, y = _data(1)
+    x, y, _ = make_scores(400, seed=1, prior=0.4, loc=(0.0, 2.0))
     cal = BoundedCalibrator(PAVCalibrator(), bounds="elub").fit(x, y)
     llr = PAVCalibrator().fit(x, y).decision_function(x)
     np.testing.assert_allclose(
@@ -108,7 +103,7 @@ def test_bounded_calibrator_in_a_pipeline():
 
 
 def test_bounded_calibrator_weights_equal_repetitions():
-    x, y = _data(2, n=120)
+    x, y, _ = make_scores(120, seed=2, prior=0.4, loc=(0.0, 2.0))
     w = np.random.default_rng(2).integers(0, 4, x.shape[0])
     inner = PAVLLRCalibrator()
     a = BoundedCalibrator(inner).fit(x, y, sample_weight=w.astype(float))
@@ -118,7 +113,7 @@ def test_bounded_calibrator_weights_equal_repetitions():
 
 
 def test_bounded_calibrator_several_columns_and_clone():
-    x, y = _data(3)
+    x, y, _ = make_scores(400, seed=3, prior=0.4, loc=(0.0, 2.0))
     X = np.column_stack([x, -x + 0.3 * np.random.default_rng(3).normal(size=x.size)])
     cal = BoundedCalibrator(PAVLLRCalibrator(), bounds="invariance").fit(X, y)
     assert cal.lower_bound_.shape == (2,)
@@ -132,7 +127,7 @@ def test_bounded_calibrator_several_columns_and_clone():
 
 
 def test_inputs_not_modified():
-    x, y = _data(4)
+    x, y, _ = make_scores(400, seed=4, prior=0.4, loc=(0.0, 2.0))
     w = np.ones_like(x)
     copies = x.copy(), y.copy(), w.copy()
     cal = BoundedCalibrator().fit(x, y, sample_weight=w)
@@ -143,7 +138,7 @@ def test_inputs_not_modified():
 
 
 def test_bad_parameters():
-    x, y = _data(5)
+    x, y, _ = make_scores(400, seed=5, prior=0.4, loc=(0.0, 2.0))
     with pytest.raises(ValueError, match="bounds"):
         BoundedCalibrator(bounds="grid").fit(x, y)
     with pytest.raises(ValueError, match="calibrator"):

@@ -4,6 +4,8 @@ import pickle
 
 import numpy as np
 import pytest
+from _calibrators import calibrator_classes
+from _scores import make_scores
 from _sklearn_checks import needs_sklearn_temperature, parametrize_with_checks
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import expit, logit
@@ -34,37 +36,15 @@ from skcalib import (
     PAVCalibrator,
     PAVLLRCalibrator,
     PlattCalibrator,
-    ProperScoringAffineCalibrator,
     ScoreTransformer,
 )
 from skcalib.utils._response import one_vs_rest_log_odds
 
-CALIBRATORS = [
-    PAVCalibrator,
-    PAVLLRCalibrator,
-    PlattCalibrator,
-    ProperScoringAffineCalibrator,
-]
-
-
-def _data(n=600, d=4, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n) > 0.3).astype(int)
-    return X, y
+ONE_VS_REST = calibrator_classes("one_vs_rest")
 
 
 def _test_points(n=500, d=4, seed=42):
     return np.random.default_rng(seed).normal(size=(n, d))
-
-
-def _data3(n=600, d=4, seed=0, n_classes=3):
-    """A K-class problem with overlapping classes."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    latent = X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n)
-    y = np.digitize(latent, np.quantile(latent, np.linspace(0, 1, n_classes + 1)[1:-1]))
-    return X, y
 
 
 class _SoftmaxCalibrator(ClassifierMixin, BaseEstimator):
@@ -93,7 +73,7 @@ class _SoftmaxCalibrator(ClassifierMixin, BaseEstimator):
 
 # ----------------------------------------------------------------- errors
 def test_unrequested_weights_under_routing_raise():
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     w = np.ones(X.shape[0])
     with config_context(enable_metadata_routing=True):
         with pytest.raises(UnsetMetadataPassedError, match="sample_weight"):
@@ -101,7 +81,7 @@ def test_unrequested_weights_under_routing_raise():
 
 
 def test_too_few_samples_per_class_for_folds_raises():
-    X, _ = _data(n=40)
+    X, _, _ = make_scores(40, kind="features")
     y = np.zeros(40, dtype=int)
     y[:3] = 1
     with pytest.raises(ValueError, match="Requesting 5-fold cross-validation"):
@@ -123,7 +103,7 @@ def test_leave_one_out_ensemble_rejected_before_any_fit():
     # was fitted, naming the calibrator instead of the split.
     from sklearn.model_selection import LeaveOneOut
 
-    X, y = _data(n=30)
+    X, y, _ = make_scores(30, kind="features")
     _CountingLogisticRegression.n_fits = 0
     clf = CalibratedClassifier(
         _CountingLogisticRegression(), cv=LeaveOneOut(), ensemble=True
@@ -133,10 +113,10 @@ def test_leave_one_out_ensemble_rejected_before_any_fit():
     assert _CountingLogisticRegression.n_fits == 0
 
 
-@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize("Cal", ONE_VS_REST)
 def test_ensemble_with_single_class_test_folds(Cal):
     # KFold(3) on labels sorted by class: the outer test folds hold one class.
-    X, y = _data(n=90)
+    X, y, _ = make_scores(90, kind="features")
     order = np.argsort(y, kind="stable")
     X, y = X[order], y[order]
     clf = CalibratedClassifier(LogisticRegression(), Cal(), cv=KFold(3), ensemble=True)
@@ -276,10 +256,10 @@ def test_binary_decision_function_of_two_of_three_classes_raises():
         ).fit(X, y)
 
 
-@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize("Cal", ONE_VS_REST)
 def test_mixed_type_labels_are_a_value_error(Cal):
     # '<' between str and int leaked as a TypeError from the label sort.
-    X, _ = _data(n=20)
+    X, _, _ = make_scores(20, kind="features")
     y = np.array(["a", 1] * 10, dtype=object)
     with pytest.raises(ValueError, match="mixes label types"):
         Cal().fit(X[:, 0], y)
@@ -288,19 +268,19 @@ def test_mixed_type_labels_are_a_value_error(Cal):
 
 
 def test_invalid_ensemble_raises():
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     with pytest.raises(ValueError, match="ensemble"):
         CalibratedClassifier(LogisticRegression(), ensemble="auto").fit(X, y)
 
 
 def test_predict_before_fit_raises():
-    X, _ = _data()
+    X, _, _ = make_scores(600, kind="features")
     with pytest.raises(ValueError, match="not fitted"):
         CalibratedClassifier(LogisticRegression()).predict_proba(X)
 
 
 def test_sample_weight_unsupported_by_classifier_warns_and_weights_calibration():
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     w = np.random.default_rng(1).uniform(0.1, 2.0, size=X.shape[0])
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
     clf = CalibratedClassifier(KNeighborsClassifier(), PAVCalibrator(), cv=cv)
@@ -324,7 +304,7 @@ def test_sample_weight_unsupported_by_classifier_warns_and_weights_calibration()
     "cv", [StratifiedKFold(5, shuffle=True, random_state=3), 4, KFold(3)]
 )
 def test_isotonic_equals_calibrated_classifier_cv(estimator, cv, ensemble):
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     Xt = _test_points()
     ours = CalibratedClassifier(estimator, PAVCalibrator(), cv=cv, ensemble=ensemble)
     ref = CalibratedClassifierCV(estimator, method="isotonic", cv=cv, ensemble=ensemble)
@@ -336,7 +316,7 @@ def test_isotonic_equals_calibrated_classifier_cv(estimator, cv, ensemble):
 
 
 def test_isotonic_equals_calibrated_classifier_cv_weighted_string_labels():
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     Xt = _test_points()
     labels = np.array(["bona fide", "spoof"])[y]
     w = np.random.default_rng(7).uniform(0.2, 3.0, size=X.shape[0])
@@ -357,7 +337,7 @@ def test_isotonic_equals_calibrated_classifier_cv_weighted_string_labels():
     "estimator", [LogisticRegression(), LinearSVC()], ids=["logreg", "linearsvc"]
 )
 def test_sigmoid_equals_calibrated_classifier_cv(estimator, ensemble):
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     Xt = _test_points()
     cv = StratifiedKFold(5, shuffle=True, random_state=3)
     ours = CalibratedClassifier(estimator, PlattCalibrator(), cv=cv, ensemble=ensemble)
@@ -369,7 +349,7 @@ def test_sigmoid_equals_calibrated_classifier_cv(estimator, ensemble):
 
 
 def test_frozen_estimator_equals_calibrated_classifier_cv():
-    X, y = _data(n=900)
+    X, y, _ = make_scores(900, kind="features")
     lr = LogisticRegression().fit(X[:300], y[:300])
     coef = lr.coef_.copy()
     Xt = _test_points()
@@ -396,7 +376,7 @@ def test_frozen_estimator_equals_calibrated_classifier_cv():
 def test_multiclass_isotonic_equals_calibrated_classifier_cv(
     estimator, ensemble, n_classes
 ):
-    X, y = _data3(n_classes=n_classes)
+    X, y, _ = make_scores(600, kind="features", n_classes=n_classes)
     Xt = _test_points()
     cv = StratifiedKFold(4, shuffle=True, random_state=3)
     ours = CalibratedClassifier(estimator, PAVCalibrator(), cv=cv, ensemble=ensemble)
@@ -413,7 +393,7 @@ def test_multiclass_isotonic_equals_calibrated_classifier_cv(
     "estimator", [LogisticRegression(), LinearSVC()], ids=["logreg", "linearsvc"]
 )
 def test_multiclass_sigmoid_equals_calibrated_classifier_cv(estimator, ensemble):
-    X, y = _data3()
+    X, y, _ = make_scores(600, kind="features", n_classes=3)
     Xt = _test_points()
     cv = StratifiedKFold(5, shuffle=True, random_state=3)
     ours = CalibratedClassifier(estimator, PlattCalibrator(), cv=cv, ensemble=ensemble)
@@ -425,7 +405,7 @@ def test_multiclass_sigmoid_equals_calibrated_classifier_cv(estimator, ensemble)
 
 
 def test_multiclass_weighted_string_labels_equal_calibrated_classifier_cv():
-    X, y = _data3()
+    X, y, _ = make_scores(600, kind="features", n_classes=3)
     Xt = _test_points()
     labels = np.array(["cat", "dog", "emu"])[y]
     w = np.random.default_rng(7).uniform(0.2, 3.0, size=X.shape[0])
@@ -441,7 +421,7 @@ def test_multiclass_weighted_string_labels_equal_calibrated_classifier_cv():
 
 
 def test_multiclass_one_vs_rest_calibrators_and_views():
-    X, y = _data3()
+    X, y, _ = make_scores(600, kind="features", n_classes=3)
     Xt = _test_points()
     cv = StratifiedKFold(4, shuffle=True, random_state=0)
     clf = CalibratedClassifier(LogisticRegression(), PAVLLRCalibrator(), cv=cv)
@@ -469,7 +449,7 @@ def test_multiclass_one_vs_rest_calibrators_and_views():
 
 @pytest.mark.parametrize("ensemble", [False, True])
 def test_multiclass_calibrator_takes_all_columns(ensemble):
-    X, y = _data3(n_classes=4)
+    X, y, _ = make_scores(600, kind="features", n_classes=4)
     Xt = _test_points()
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
     clf = CalibratedClassifier(
@@ -491,7 +471,7 @@ def test_multiclass_calibrator_takes_all_columns(ensemble):
 @needs_sklearn_temperature
 @pytest.mark.parametrize("ensemble", [False, True])
 def test_multiclass_affine_temperature_equals_calibrated_classifier_cv(ensemble):
-    X, y = _data3(n_classes=4)
+    X, y, _ = make_scores(600, kind="features", n_classes=4)
     Xt = _test_points()
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
     cal = MulticlassAffineCalibrator(kind="temperature", l2=0)  # unpenalized
@@ -515,7 +495,7 @@ def test_binary_temperature_equals_calibrated_classifier_cv(estimator, ensemble)
     # Two classes were refused ("needs a binary calibrator"). The two score
     # columns are (-x/2, x/2) of a decision function x and the two
     # log-probabilities of predict_proba, as scikit-learn's (-x, x) and log p.
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     Xt = _test_points()
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
     cal = MulticlassAffineCalibrator(kind="temperature", l2=0)  # unpenalized
@@ -535,7 +515,7 @@ def test_binary_temperature_equals_calibrated_classifier_cv(estimator, ensemble)
 
 
 def test_multiclass_calibrator_on_binary_target():
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     clf = CalibratedClassifier(LogisticRegression(), _SoftmaxCalibrator()).fit(X, y)
     x = clf.estimators_[0].decision_function(X[:20])
     assert_allclose(clf.predict_proba(X[:20])[:, 1], expit(x))
@@ -543,7 +523,7 @@ def test_multiclass_calibrator_on_binary_target():
 
 
 def test_multiclass_frozen_estimator_and_predict_proba_scores():
-    X, y = _data3(n=900)
+    X, y, _ = make_scores(900, kind="features", n_classes=3)
     Xt = _test_points()
     nb = GaussianNB().fit(X[:300], y[:300])
     clf = CalibratedClassifier(FrozenEstimator(nb), PAVCalibrator())
@@ -561,7 +541,7 @@ def test_multiclass_frozen_estimator_and_predict_proba_scores():
 
 
 def test_one_vs_rest_of_predict_proba_calibrates_log_odds_of_each_class():
-    X, y = _data3(n=900)
+    X, y, _ = make_scores(900, kind="features", n_classes=3)
     Xt = _test_points()
     nb = GaussianNB().fit(X[:300], y[:300])
     clf = CalibratedClassifier(FrozenEstimator(nb), PlattCalibrator())
@@ -603,7 +583,7 @@ class _WeightRecorder(ClassifierMixin, BaseEstimator):
 
 
 def test_routing_weights_reach_the_classifier_only_if_requested():
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     Xt = _test_points()
     w = np.random.default_rng(5).uniform(0.1, 4.0, size=X.shape[0])
     cv = StratifiedKFold(4, shuffle=True, random_state=0)
@@ -629,7 +609,7 @@ def test_routing_weights_reach_the_classifier_only_if_requested():
 
 
 def test_routing_groups_reach_the_splitter():
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     groups = np.arange(X.shape[0]) % 6
     cv = GroupKFold(3)
     with config_context(enable_metadata_routing=True):
@@ -653,9 +633,9 @@ def test_get_metadata_routing_describes_classifier_and_splitter():
 
 
 # ---------------------------------------------------------- own semantics
-@pytest.mark.parametrize("calibrator", CALIBRATORS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("calibrator", ONE_VS_REST, ids=lambda c: c.__name__)
 def test_equals_score_transformer_pipeline(calibrator):
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     Xt = _test_points()
     cv = StratifiedKFold(4, shuffle=True, random_state=0)
     clf = CalibratedClassifier(LinearSVC(), calibrator(), cv=cv).fit(X, y)
@@ -667,7 +647,7 @@ def test_equals_score_transformer_pipeline(calibrator):
 
 def test_default_calibrator_is_auto():
     """The default is an AutoCalibrator fitted on the out-of-fold scores."""
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     Xt = _test_points()
     clf = CalibratedClassifier(LogisticRegression()).fit(X, y)
     cal = clf.calibrators_[0]
@@ -685,7 +665,7 @@ def test_default_calibrator_is_auto():
 def test_default_calibrator_multiclass_is_auto():
     """K > 2 classes: one AutoCalibrator on all K columns (log-probabilities
     of a predict_proba classifier), equal to fitting it by hand."""
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     y3 = np.digitize(X[:, 0] + X[:, 1], [-0.5, 0.5])
     frozen = FrozenEstimator(GaussianNB().fit(X, y3))
     clf = CalibratedClassifier(frozen).fit(X, y3)
@@ -704,16 +684,16 @@ def test_default_calibrator_multiclass_is_auto():
 
 
 def test_default_estimator_is_linear_svc():
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     clf = CalibratedClassifier().fit(X, y)
     assert isinstance(clf.estimators_[0], LinearSVC)
     assert clf.response_method_ == "decision_function"
 
 
 @pytest.mark.parametrize("ensemble", [False, True])
-@pytest.mark.parametrize("calibrator", CALIBRATORS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("calibrator", ONE_VS_REST, ids=lambda c: c.__name__)
 def test_views_are_consistent(calibrator, ensemble):
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     Xt = _test_points()
     clf = CalibratedClassifier(
         LogisticRegression(), calibrator(), cv=3, ensemble=ensemble
@@ -753,7 +733,7 @@ def test_one_pair_per_fold_and_read_only_views(ensemble):
 
 
 def test_calibrator_prior_sets_prior_of_predictions():
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     Xt = _test_points()
     at_02 = CalibratedClassifier(LogisticRegression(), PAVLLRCalibrator(prior=0.2))
     default = CalibratedClassifier(LogisticRegression(), PAVLLRCalibrator())
@@ -769,7 +749,7 @@ def test_calibrator_prior_sets_prior_of_predictions():
 
 
 def test_ensemble_averages_pair_probabilities():
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     Xt = _test_points()
     cv = StratifiedKFold(4, shuffle=True, random_state=5)
     clf = CalibratedClassifier(
@@ -784,7 +764,7 @@ def test_ensemble_averages_pair_probabilities():
 
 
 def test_sample_weight_reaches_classifier_and_calibrator():
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     Xt = _test_points()
     w = np.random.default_rng(11).uniform(0.1, 4.0, size=X.shape[0])
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
@@ -810,7 +790,7 @@ def test_sample_weight_reaches_classifier_and_calibrator():
 
 
 def test_integer_weights_equal_repeated_rows_for_the_calibrator():
-    X, y = _data(n=300)
+    X, y, _ = make_scores(300, kind="features")
     w = np.random.default_rng(2).integers(0, 3, size=300)
     w[:4] = 1
     frozen = FrozenEstimator(LogisticRegression().fit(X, y))
@@ -826,7 +806,7 @@ def test_integer_weights_equal_repeated_rows_for_the_calibrator():
 
 @pytest.mark.parametrize("ensemble", [False, True])
 def test_n_jobs_2_equals_n_jobs_1(ensemble):
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     Xt = _test_points()
     kw = {"cv": StratifiedKFold(5, shuffle=True, random_state=0), "ensemble": ensemble}
     one = CalibratedClassifier(LogisticRegression(), n_jobs=1, **kw).fit(X, y)
@@ -836,7 +816,7 @@ def test_n_jobs_2_equals_n_jobs_1(ensemble):
 
 
 def test_pickle_and_clone():
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     Xt = _test_points()
     clf = CalibratedClassifier(LogisticRegression(C=0.5), PAVCalibrator(), cv=3)
     clf.fit(X, y)
@@ -851,7 +831,7 @@ def test_pickle_and_clone():
 def test_feature_names_in_from_classifier():
     import pandas as pd
 
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     frame = pd.DataFrame(X, columns=list("abcd"))
     clf = CalibratedClassifier(LogisticRegression(), cv=3).fit(frame, y)
     assert_array_equal(clf.feature_names_in_, list("abcd"))
@@ -986,14 +966,16 @@ def test_platt_takes_the_better_predict_proba_input():
     fitted_nb = CalibratedClassifier(nb, PlattCalibrator()).fit(X_cal, y_cal)
     assert fitted_nb.proba_input_ == "log_odds"
     # a decision function is used as it is
-    svc = CalibratedClassifier(LinearSVC(), PlattCalibrator()).fit(*_data())
+    svc = CalibratedClassifier(LinearSVC(), PlattCalibrator()).fit(
+        *make_scores(600, kind="features")[:2]
+    )
     assert svc.proba_input_ is None and svc.proba_floor_ is None
 
 
 def test_mostly_saturated_probabilities_warn():
     from sklearn.tree import DecisionTreeClassifier
 
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     with pytest.warns(UserWarning, match=r"100% of the calibration samples .* min"):
         CalibratedClassifier(DecisionTreeClassifier(random_state=0)).fit(X, y)
 
@@ -1022,7 +1004,7 @@ def test_scores_do_not_depend_on_the_batch(Cal, n_classes):
     # a sample gets the same calibrated output alone or in any batch; before,
     # a training score one kernel away from its PAV knot of probability 0 got
     # 1e-17 (log -38) instead of 0
-    X, y = _data3(n=61, n_classes=n_classes)
+    X, y, _ = make_scores(61, kind="features", n_classes=n_classes)
     clf = CalibratedClassifier(
         TailKernelLogisticRegression(), Cal(), cv=3, ensemble=True
     ).fit(X, y)

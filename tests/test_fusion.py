@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from scipy.special import logit
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
@@ -18,21 +19,15 @@ from skcalib._kernel._solver import ArrayData, Standardizer, _certified, minimiz
 from skcalib._kernel._special import prior_weighted_objective
 
 RULES = [(1.0, 1.0), (2.0, 2.0), (2.0, 1.0), (0.5, 0.5), (1.5, 3.2)]
-
-
-def _data(n=3000, k=3, seed=0, weights=False):
-    """``k`` correlated systems with unequal variances: fusion helps."""
-    rng = np.random.default_rng(seed)
-    y = rng.random(n) < 0.3
-    common = rng.normal(0.0, 1.0, n)
-    X = np.column_stack(
-        [
-            np.where(y, 1.0 + 0.4 * j, 0.0) + 0.5 * common + rng.normal(0, 1 + j, n)
-            for j in range(k)
-        ]
-    )
-    w = rng.uniform(0.1, 3.0, n) if weights else None
-    return X, y, w
+#: correlated systems (a shared component) of growing noise, the later ones
+#: better separated: fusion helps
+SYSTEMS = {
+    "shared": 0.5,
+    "loc": (0.0, 1.0),
+    "spread": (0.4, 1.0),
+    "weight_range": (0.1, 3.0),
+    "labels": bool,
+}
 
 
 def _standardizer(X):
@@ -80,13 +75,13 @@ def _objective_value(est, X, y, w=None, *, coef=None, intercept=None):
     ],
 )
 def test_bad_parameters(params):
-    X, y, _ = _data(50)
+    X, y, _ = make_scores(50, n_columns=3, **SYSTEMS)
     with pytest.raises(InvalidParameterError, match=f"'{next(iter(params))}'"):
         ProperScoringFusion(**params).fit(X, y)
 
 
 def test_bad_input():
-    X, y, _ = _data(50)
+    X, y, _ = make_scores(50, n_columns=3, **SYSTEMS)
     with pytest.raises(ValueError, match="Input X contains NaN"):
         ProperScoringFusion().fit(np.where(X > 2, np.nan, X), y)
     with pytest.raises(ValueError, match="got 1 class"):
@@ -107,7 +102,7 @@ def test_constructor_is_keyword_only():
 @pytest.mark.parametrize("rule", RULES)
 @pytest.mark.parametrize("weights", [False, True])
 def test_objective_derivatives_match_finite_differences(rule, weights):
-    X, y, w = _data(300, weights=weights)
+    X, y, w = make_scores(300, n_columns=3, weights=weights, **SYSTEMS)
     obj = FusionObjective(
         standardizer=_standardizer(X),
         alpha=rule[0],
@@ -142,7 +137,7 @@ def test_objective_derivatives_match_finite_differences(rule, weights):
 
 @pytest.mark.parametrize("rule", RULES)
 def test_objective_value_is_the_prior_weighted_rule(rule):
-    X, y, w = _data(500, weights=True)
+    X, y, w = make_scores(500, n_columns=3, weights=True, **SYSTEMS)
     p = 0.2
     n_tar, n_non = w[y].sum(), w[~y].sum()
     std = _standardizer(X)
@@ -172,7 +167,7 @@ def test_objective_value_is_the_prior_weighted_rule(rule):
 
 
 def test_objective_sums_over_chunks():
-    X, y, w = _data(400, weights=True)
+    X, y, w = make_scores(400, n_columns=3, weights=True, **SYSTEMS)
     obj = FusionObjective(
         standardizer=_standardizer(X), alpha=2, beta=1, class_factors=(1.0, 2.0)
     )
@@ -190,7 +185,7 @@ def test_objective_sums_over_chunks():
 @pytest.mark.parametrize("p_target", [0.5, 0.1])
 @pytest.mark.parametrize("weights", [False, True])
 def test_logistic_fusion_equals_sklearn_logistic_regression(p_target, weights):
-    X, y, w = _data(weights=weights)
+    X, y, w = make_scores(3000, n_columns=3, weights=weights, **SYSTEMS)
     fusion = ProperScoringFusion(p_target=p_target, l2=0).fit(X, y, sample_weight=w)
     ww = np.ones(y.shape[0]) if w is None else w
     n_tar, n_non = ww[y].sum(), ww[~y].sum()
@@ -216,7 +211,7 @@ def test_logistic_fusion_equals_sklearn_logistic_regression(p_target, weights):
 
 @pytest.mark.parametrize("rule", RULES[1:])
 def test_optimum_is_stationary_and_beats_perturbations(rule):
-    X, y, _ = _data(2000, k=2)
+    X, y, _ = make_scores(2000, n_columns=2, **SYSTEMS)
     fusion = ProperScoringFusion(alpha=rule[0], beta=rule[1], p_target=0.3)
     fusion.fit(X, y)
     best = _objective_value(fusion, X, y)
@@ -233,7 +228,7 @@ def test_optimum_is_stationary_and_beats_perturbations(rule):
 
 
 def test_one_system_equals_the_affine_calibrator():
-    X, y, w = _data(k=1, weights=True)
+    X, y, w = make_scores(3000, n_columns=1, weights=True, **SYSTEMS)
     fusion = ProperScoringFusion(alpha=2, beta=1, p_target=0.2).fit(X, y, w)
     affine = ProperScoringAffineCalibrator(alpha=2, beta=1)
     params = affine.get_params()
@@ -244,7 +239,7 @@ def test_one_system_equals_the_affine_calibrator():
 
 
 def test_l2_shrinks_weights():
-    X, y, _ = _data()
+    X, y, _ = make_scores(3000, n_columns=3, **SYSTEMS)
     norms = [
         np.linalg.norm(ProperScoringFusion(l2=l2).fit(X, y).coef_)
         for l2 in (0.0, 0.01, 1.0)
@@ -253,7 +248,7 @@ def test_l2_shrinks_weights():
 
 
 def test_weights_equal_repeated_rows():
-    X, y, _ = _data(300)
+    X, y, _ = make_scores(300, n_columns=3, **SYSTEMS)
     reps = np.random.default_rng(3).integers(0, 4, 300)
     a = ProperScoringFusion(alpha=2, beta=2).fit(X, y, sample_weight=reps)
     b = ProperScoringFusion(alpha=2, beta=2).fit(
@@ -264,7 +259,7 @@ def test_weights_equal_repeated_rows():
 
 
 def test_outputs_and_prior():
-    X, y, _ = _data()
+    X, y, _ = make_scores(3000, n_columns=3, **SYSTEMS)
     fusion = ProperScoringFusion(prior=0.1).fit(X, y)
     llr = fusion.decision_function(X)
     np.testing.assert_allclose(llr, X @ fusion.coef_ + fusion.intercept_)
@@ -282,14 +277,14 @@ def test_outputs_and_prior():
 
 def test_set_output_pandas():
     pd = pytest.importorskip("pandas")
-    X, y, _ = _data(200)
+    X, y, _ = make_scores(200, n_columns=3, **SYSTEMS)
     frame = pd.DataFrame(X, columns=["a", "b", "c"])
     out = ProperScoringFusion().set_output(transform="pandas").fit(frame, y)
     assert list(out.transform(frame).columns) == ["llr"]
 
 
 def test_pickle_and_clone():
-    X, y, _ = _data(500)
+    X, y, _ = make_scores(500, n_columns=3, **SYSTEMS)
     fusion = ProperScoringFusion(alpha=2, beta=2, l2=0.1).fit(X, y)
     again = pickle.loads(pickle.dumps(fusion))
     np.testing.assert_array_equal(
@@ -299,7 +294,7 @@ def test_pickle_and_clone():
 
 
 def test_separable_systems_warn_and_l2_fixes_it():
-    X, y, _ = _data(200, k=2)
+    X, y, _ = make_scores(200, n_columns=2, **SYSTEMS)
     X[y, 0] += 100.0  # the first system separates the classes
     with pytest.warns(ConvergenceWarning, match="no finite minimizer"):
         fusion = ProperScoringFusion(l2=0).fit(X, y)
@@ -351,7 +346,7 @@ def test_default_penalty_does_not_depend_on_the_units_of_each_system(units):
 
 
 def test_default_penalty_is_negligible_on_a_large_set():
-    X, y, _ = _data(20000)
+    X, y, _ = make_scores(20000, n_columns=3, **SYSTEMS)
     exact = ProperScoringFusion(l2=0).fit(X, y)
     fusion = ProperScoringFusion().fit(X, y)
     np.testing.assert_allclose(fusion.coef_, exact.coef_, rtol=1e-3)
@@ -361,7 +356,7 @@ def test_default_penalty_is_negligible_on_a_large_set():
 
 
 def test_constant_system_gets_zero_weight():
-    X, y, _ = _data(500, k=2)
+    X, y, _ = make_scores(500, n_columns=2, **SYSTEMS)
     X[:, 1] = 3.0
     fusion = ProperScoringFusion().fit(X, y)
     assert fusion.coef_[1] == 0.0
@@ -375,7 +370,7 @@ def test_fit_on_dask_equals_in_memory(n, weighted):
     da = pytest.importorskip("dask.array")
     import dask
 
-    X, y, w = _data(n, weights=weighted)
+    X, y, w = make_scores(n, n_columns=3, weights=weighted, **SYSTEMS)
     if weighted:
         w[::7] = 0.0  # zero weights are dropped, in memory and on Dask
     ref = ProperScoringFusion(alpha=2, beta=1, p_target=0.3).fit(X, y, w)
@@ -402,7 +397,7 @@ def test_fit_on_dask_equals_in_memory(n, weighted):
 def test_scores_near_the_float_maximum():
     # "overflow in matmul": the LLR is computed scaled by a power of two and
     # is infinite only where it exceeds the float range
-    X, y, _ = _data(600, k=2)
+    X, y, _ = make_scores(600, n_columns=2, **SYSTEMS)
     fus = ProperScoringFusion().fit(X, y)
     big = 1.7e308
     llr = fus.decision_function(
@@ -423,7 +418,8 @@ def test_certified_steps_pass_armijo(weights):
     # A step the solver takes without values (the logistic objective's
     # hessian_growth) decreases the objective as Armijo's test demands; the
     # value-free pass has the same gradient and Hessian.
-    X, y, w = _data(10_000, weights=weights)  # above the kernel's short path
+    # above the kernel's short path
+    X, y, w = make_scores(10_000, n_columns=3, weights=weights, **SYSTEMS)
     obj = FusionObjective(
         standardizer=_standardizer(X), tau=0.4, class_factors=(0.7, 0.2), l2=0.01
     )
@@ -457,7 +453,7 @@ def test_certified_steps_pass_armijo(weights):
 def test_any_memory_order_gives_the_same_fit(weights):
     # the scores are not copied to column-major order: a row-major X (read
     # in blocks of rows) and a strided view give the fit of the F copy
-    X, y, w = _data(n=70_000, k=3, weights=weights)
+    X, y, w = make_scores(70_000, n_columns=3, weights=weights, **SYSTEMS)
     fits = [
         ProperScoringFusion().fit(Z, y, sample_weight=w)
         for Z in (np.asfortranarray(X), np.ascontiguousarray(X), np.c_[X, X][:, :3])

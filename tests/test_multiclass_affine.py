@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from _sklearn_checks import needs_sklearn_temperature
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -426,20 +427,15 @@ ALL_KINDS = ["temperature", "vector", "matrix", "ts-mix", "svs", "sms"]
 PER_COLUMN = {"vector", "matrix"}
 
 
-def _small_magnitude_data():
-    r = np.random.default_rng(1)
-    y = r.choice(3, 300, p=[0.6, 0.3, 0.1])
-    S = 2 * np.eye(3)[y] + r.normal(size=(300, 3))
-    return S, y
-
-
 @pytest.mark.parametrize("kind", ["vector", "matrix", "temperature"])
 @pytest.mark.parametrize("scale", [1e-10, 1e-160, 1e-300])
 def test_default_penalty_does_not_swamp_scores_of_small_magnitude(kind, scale):
     # the penalty was on W in the units of the scores: at |S| ~ 1e-10 it
     # swamped the fit (uniform posteriors, not the class proportions) and
     # below ~1e-154 overflowed (ldexp, a spurious ConvergenceWarning)
-    S, y = _small_magnitude_data()
+    S, y, _ = make_scores(
+        300, seed=1, kind="multiclass", n_classes=3, class_prior=[0.6, 0.3, 0.1]
+    )
     ref = MulticlassAffineCalibrator(kind=kind).fit(S, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -4,6 +4,8 @@ import pickle
 
 import numpy as np
 import pytest
+from _calibrators import calibrator_classes
+from _scores import make_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import expit, logit
@@ -16,17 +18,7 @@ from skcalib import PAVCalibrator, PAVLLRCalibrator
 from skcalib._kernel._pav import block_llr, pav_blocks
 
 HYP = settings(derandomize=True, database=None, deadline=None, max_examples=50)
-CALIBRATORS = [PAVCalibrator, PAVLLRCalibrator]
-
-
-def _data(seed=0, n=500, decimals=1, weights=False):
-    rng = np.random.default_rng(seed)
-    y = rng.random(n) < 0.3
-    s = np.round(rng.normal(size=n) + 1.5 * y, decimals)
-    w = rng.integers(0, 4, n).astype(float) if weights else None
-    if w is not None:
-        w[np.argmax(y)] = w[np.argmin(y)] = 1.0
-    return s, y.astype(int), w
+PAV = calibrator_classes("pav")
 
 
 def _cllr(llr, y):
@@ -37,7 +29,7 @@ def _cllr(llr, y):
 
 
 # --------------------------------------------------------------------- errors
-@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize("Cal", PAV)
 @pytest.mark.parametrize(
     "X, y, w, match",
     [
@@ -58,13 +50,13 @@ def test_bad_input_is_a_clear_value_error(Cal, X, y, w, match):
         Cal().fit(X, y, sample_weight=w)
 
 
-@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize("Cal", PAV)
 def test_empty_input(Cal):
     with pytest.raises(ValueError, match="0 sample"):
         Cal().fit(np.empty(0), np.empty(0))
 
 
-@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize("Cal", PAV)
 @pytest.mark.parametrize(
     "params",
     [
@@ -79,12 +71,12 @@ def test_empty_input(Cal):
     ],
 )
 def test_bad_parameters(Cal, params):
-    s, y, _ = _data()
+    s, y, _ = make_scores(500, decimals=1)
     with pytest.raises(InvalidParameterError, match=next(iter(params))):
         Cal(**params).fit(s, y)
 
 
-@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize("Cal", PAV)
 def test_positional_or_unknown_arguments_name_the_public_class(Cal):
     """PAVCalibrator("linear") names PAVCalibrator and the parameter meant,
     not the private base class."""
@@ -101,9 +93,9 @@ def test_positional_or_unknown_arguments_name_the_public_class(Cal):
     assert cal.get_params()["interpolation"] == "step"
 
 
-@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize("Cal", PAV)
 def test_out_of_bounds_options(Cal):
-    s, y, _ = _data()
+    s, y, _ = make_scores(500, decimals=1)
     cal = Cal(out_of_bounds="raise").fit(s, y)
     cal.transform([s.min(), s.max()])
     with pytest.raises(ValueError, match="outside the training range"):
@@ -114,9 +106,9 @@ def test_out_of_bounds_options(Cal):
     assert clipped.transform([s.max() + 100])[0] == clipped.transform([s.max()])[0]
 
 
-@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize("Cal", PAV)
 def test_llr_views_need_one_column(Cal):
-    s, y, _ = _data()
+    s, y, _ = make_scores(500, decimals=1)
     X = np.column_stack([s, -s, 2 * s])
     cal = Cal().fit(X, y)
     assert cal.transform(X).shape == X.shape
@@ -134,7 +126,7 @@ def test_llr_views_need_one_column(Cal):
 @pytest.mark.parametrize("weights", [False, True])
 @pytest.mark.parametrize("seed", range(5))
 def test_pav_calibrator_equals_isotonic_regression(seed, weights):
-    s, y, w = _data(seed, n=300, weights=weights)
+    s, y, w = make_scores(300, seed=seed, decimals=1, weights=weights)
     ours = PAVCalibrator().fit(s, y, sample_weight=w)
     ref = IsotonicRegression(out_of_bounds="clip").fit(s, y, sample_weight=w)
     grid = np.r_[np.linspace(s.min() - 1, s.max() + 1, 1000), s]
@@ -161,9 +153,9 @@ def test_step_interpolation():
     np.testing.assert_allclose(lin, [0.25, 0.75])
 
 
-@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize("Cal", PAV)
 def test_integer_weights_equal_repeated_rows(Cal):
-    s, y, w = _data(3, n=200, weights=True)
+    s, y, w = make_scores(200, seed=3, decimals=1, weights=True)
     reps = w.astype(int)
     a = Cal().fit(s, y, sample_weight=w)
     b = Cal().fit(np.repeat(s, reps), np.repeat(y, reps))
@@ -172,7 +164,7 @@ def test_integer_weights_equal_repeated_rows(Cal):
 
 
 def test_pav_llr_raw_values_and_prior_independence():
-    s, y, _ = _data(4)
+    s, y, _ = make_scores(500, seed=4, decimals=1)
     cal = PAVLLRCalibrator(extremes="raw").fit(s, y)
     blocks = pav_blocks(s.astype(float), y.astype(bool))
     expected = block_llr(blocks, y.sum(), (1 - y).sum())
@@ -217,7 +209,7 @@ def test_interpolation_with_infinite_llr_knots():
 
 
 def test_predict_proba_and_predict_at_prior():
-    s, y, _ = _data(5)
+    s, y, _ = make_scores(500, seed=5, decimals=1)
     cal = PAVLLRCalibrator(prior=0.2).fit(s, y)
     llr = cal.decision_function(s)
     proba = cal.predict_proba(s)
@@ -243,7 +235,7 @@ def test_predict_accepts_on_exact_tie():
     "labels", [("no", "yes"), (False, True), (-1, 1), (3, 7), ("a", "b")]
 )
 def test_any_two_labels(labels):
-    s, y, _ = _data(6)
+    s, y, _ = make_scores(500, seed=6, decimals=1)
     yy = np.where(y == 1, labels[1], labels[0])
     cal = PAVLLRCalibrator().fit(s, yy)
     assert list(cal.classes_) == sorted(labels)
@@ -252,9 +244,9 @@ def test_any_two_labels(labels):
     np.testing.assert_allclose(cal.transform(s), ref)
 
 
-@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize("Cal", PAV)
 def test_columns_are_calibrated_independently(Cal):
-    s, y, _ = _data(7)
+    s, y, _ = make_scores(500, seed=7, decimals=1)
     rng = np.random.default_rng(0)
     other = s + rng.normal(size=s.shape)
     X = np.column_stack([s, other])
@@ -263,11 +255,11 @@ def test_columns_are_calibrated_independently(Cal):
     np.testing.assert_allclose(both[:, 1], Cal().fit(other, y).transform(other))
 
 
-@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize("Cal", PAV)
 def test_pickle_clone_and_pandas_output(Cal):
     import pandas as pd
 
-    s, y, _ = _data(8)
+    s, y, _ = make_scores(500, seed=8, decimals=1)
     cal = Cal().fit(s, y)
     again = pickle.loads(pickle.dumps(cal))
     np.testing.assert_array_equal(again.transform(s), cal.transform(s))
@@ -281,7 +273,7 @@ def test_extreme_but_valid_scores_without_warnings():
     s = np.array([-1e300, -1e300, 0.0, 1e300, 1e300, 1e300])
     y = np.array([0, 1, 0, 1, 1, 0])
     with np.errstate(all="raise"):
-        for Cal in CALIBRATORS:
+        for Cal in PAV:
             cal = Cal(strict=True).fit(s, y)
             out = cal.transform([-1.7e308, 0.0, 1.7e308])
             assert np.all(np.isfinite(out))
@@ -292,9 +284,9 @@ def test_extreme_but_valid_scores_without_warnings():
 
 # -------------------------------------------------------------------- strict
 @pytest.mark.parametrize("interpolation", ["linear", "step"])
-@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize("Cal", PAV)
 def test_strict_is_strictly_increasing_and_keeps_ranking(Cal, interpolation):
-    s, y, _ = _data(9, n=2000, decimals=3)
+    s, y, _ = make_scores(2000, seed=9, decimals=3)
     flat = Cal(interpolation=interpolation).fit(s, y)
     strict = Cal(strict=True, interpolation=interpolation).fit(s, y)
     grid = np.linspace(s.min() - 3, s.max() + 3, 20001)
@@ -331,7 +323,7 @@ data_strategy = st.integers(2, 40).flatmap(
 
 
 @HYP
-@given(data_strategy, st.sampled_from(CALIBRATORS), st.booleans())
+@given(data_strategy, st.sampled_from(PAV), st.booleans())
 def test_ties_identical_and_output_non_decreasing(data, Cal, strict):
     s, y = (np.asarray(a) for a in data)
     s = s.astype(float) / 3
@@ -348,7 +340,7 @@ def test_ties_identical_and_output_non_decreasing(data, Cal, strict):
 
 _PAV_SETTINGS = [
     (Cal, {"extremes": e, "strict": strict, "interpolation": i})
-    for Cal in CALIBRATORS
+    for Cal in PAV
     for e in ("raw", "succession", "bound")
     for strict in (False, True)
     for i in ("linear", "step")
@@ -368,7 +360,7 @@ def test_outputs_invariant_to_units_of_scores_and_weights(seed, k, setting, huge
     # overflowed the class totals), except under the rule of succession,
     # whose virtual trials weigh 1 in the units of the weights.
     Cal, params = setting
-    s, y, w = _data(seed % 1000, n=60, decimals=1, weights=True)
+    s, y, w = make_scores(60, seed=seed % 1000, decimals=1, weights=True)
     grid = np.linspace(s.min() - 1, s.max() + 1, 97)
     ref = Cal(**params).fit(s, y, sample_weight=w).transform(grid)
     c = 10.0**k
@@ -381,11 +373,11 @@ def test_outputs_invariant_to_units_of_scores_and_weights(seed, k, setting, huge
             np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize("Cal", PAV)
 def test_succession_with_huge_weights_counts_one_virtual_trial(Cal):
     # Weights 1e308 are rescaled internally; the virtual trials keep weight 1
     # in the caller's units, i.e. negligible: the raw PAV fit within 1e-300.
-    s, y, _ = _data(3, n=80, decimals=1)
+    s, y, _ = make_scores(80, seed=3, decimals=1)
     w = np.full(s.shape[0], 1e308)
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         cal = Cal(extremes="succession").fit(s, y, sample_weight=w)
@@ -411,7 +403,7 @@ def test_base_fit_with_weights_near_float_max(Cal):
     # The class totals overflowed: "only one class with positive weight".
     import skcalib
 
-    s, y, _ = _data(4, n=50, decimals=2)
+    s, y, _ = make_scores(50, seed=4, decimals=2)
     w = np.full(s.shape[0], 1.5e308)
     cal = getattr(skcalib, Cal)().fit(s, y, sample_weight=w)
     assert cal.calibration_prior_ == pytest.approx(y.mean(), rel=1e-15)
@@ -419,7 +411,7 @@ def test_base_fit_with_weights_near_float_max(Cal):
 
 
 # ------------------------------------------------------- numerics at the edges
-@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize("Cal", PAV)
 def test_interpolation_between_subnormal_knots_is_finite(Cal):
     # np.interp's slope (v1 - v0) / (x1 - x0) overflowed for knots closer than
     # ~5e-309 (scikit-learn's isotonic regression has the same regression
@@ -438,7 +430,7 @@ def test_interpolation_between_subnormal_knots_is_finite(Cal):
 
 @pytest.mark.parametrize("interpolation", ["linear", "step"])
 @pytest.mark.parametrize("out_of_bounds", ["clip", "nan"])
-@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize("Cal", PAV)
 def test_strict_on_scores_spanning_the_float_range(Cal, out_of_bounds, interpolation):
     # Widths of the training range and of gaps between blocks overflowed.
     s = np.array([-1.7e308, -1e308, -1.0, 0.0, 1e308, 1.7e308, 1.7e308])
@@ -461,7 +453,7 @@ def test_strict_on_scores_spanning_the_float_range(Cal, out_of_bounds, interpola
 @settings(derandomize=True, database=None, deadline=None, max_examples=200)
 @given(
     data_strategy,
-    st.sampled_from(CALIBRATORS),
+    st.sampled_from(PAV),
     st.sampled_from(["raw", "succession", "bound"]),
     st.sampled_from([0.01, 0.5, 1.0, 3.0, 20.0]),
     st.sampled_from(["linear", "step"]),
@@ -501,10 +493,10 @@ def test_strict_is_strictly_increasing_for_every_parameter_combination(
 
 
 @pytest.mark.parametrize("interpolation", ["linear", "step"])
-@pytest.mark.parametrize("Cal", CALIBRATORS)
+@pytest.mark.parametrize("Cal", PAV)
 def test_strict_with_a_tight_bound_has_no_flat_runs(Cal, interpolation):
     # Blocks clipped to the same bound were left tied after the tilt.
-    s, y, _ = _data(5, n=400, decimals=1)
+    s, y, _ = make_scores(400, seed=5, decimals=1)
     cal = Cal(extremes="bound", max_abs_llr=1.0, strict=True)
     cal.set_params(interpolation=interpolation).fit(s, y)
     out = cal.transform(np.linspace(s.min() - 1, s.max() + 1, 5001))

@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from _sklearn_checks import parametrize_with_checks
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,13 +19,13 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from skcalib._platt import PlattCalibrator
 
-
-def _data(n=1000, seed=0, weights=False):
-    rng = np.random.default_rng(seed)
-    y = rng.random(n) < 0.3
-    s = np.where(y, rng.normal(1.0, 1.5, n), rng.normal(-1.0, 1.0, n))
-    w = rng.uniform(0.1, 3.0, n) if weights else None
-    return s, y.astype(int), w
+#: unequal-variance Gaussian scores
+SCORES = {
+    "prior": 0.3,
+    "loc": (-1.0, 1.0),
+    "scale": (1.0, 1.5),
+    "weight_range": (0.1, 3.0),
+}
 
 
 class _Scorer(ClassifierMixin, BaseEstimator):
@@ -53,7 +54,7 @@ class _Scorer(ClassifierMixin, BaseEstimator):
     ],
 )
 def test_bad_parameters(params):
-    s, y, _ = _data(50)
+    s, y, _ = make_scores(50, **SCORES)
     with pytest.raises(InvalidParameterError, match=f"'{next(iter(params))}'"):
         PlattCalibrator(**params).fit(s, y)
 
@@ -72,7 +73,7 @@ def test_bad_input():
 @pytest.mark.parametrize("weights", [False, True])
 def test_equals_sklearn_sigmoid_calibration(seed, weights):
     """CalibratedClassifierCV(method='sigmoid') on the same (frozen) scores."""
-    s, y, w = _data(2000, seed=seed, weights=weights)
+    s, y, w = make_scores(2000, seed=seed, weights=weights, **SCORES)
     cal = PlattCalibrator().fit(s, y, sample_weight=w)
     scorer = FrozenEstimator(_Scorer().fit(s[:, None], y))
     ref = CalibratedClassifierCV(scorer, method="sigmoid").fit(
@@ -90,7 +91,7 @@ def test_equals_sklearn_sigmoid_calibration(seed, weights):
 
 def test_smoothed_targets_against_direct_minimization():
     """An independent optimizer on Platt's objective, written out in full."""
-    s, y, w = _data(500, seed=3, weights=True)
+    s, y, w = make_scores(500, seed=3, weights=True, **SCORES)
     n_pos, n_neg = w[y == 1].sum(), w[y == 0].sum()
     t = np.where(y == 1, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
 
@@ -104,7 +105,7 @@ def test_smoothed_targets_against_direct_minimization():
 
 
 def test_hard_targets_equal_logistic_regression():
-    s, y, _ = _data(1500, seed=4)
+    s, y, _ = make_scores(1500, seed=4, **SCORES)
     cal = PlattCalibrator(smooth_targets=False).fit(s, y)
     lr = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10_000).fit(s[:, None], y)
     assert cal.coef_[0] == pytest.approx(lr.coef_[0, 0], abs=1e-6)
@@ -112,7 +113,7 @@ def test_hard_targets_equal_logistic_regression():
 
 
 def test_smoothing_shrinks_towards_half():
-    s, y, _ = _data(40, seed=5)
+    s, y, _ = make_scores(40, seed=5, **SCORES)
     soft = PlattCalibrator().fit(s, y)
     hard = PlattCalibrator(smooth_targets=False).fit(s, y)
     assert 0 < soft.coef_[0] < hard.coef_[0]
@@ -121,7 +122,7 @@ def test_smoothing_shrinks_towards_half():
 def test_large_n_warm_start_same_optimum(monkeypatch):
     from skcalib._kernel import _solver
 
-    s, y, w = _data(300_000, seed=6, weights=True)
+    s, y, w = make_scores(300_000, seed=6, weights=True, **SCORES)
     warm = PlattCalibrator().fit(s, y, sample_weight=w)
     monkeypatch.setattr(_solver, "WARM_START_SIZE", 10**9)
     cold = PlattCalibrator().fit(s, y, sample_weight=w)
@@ -132,7 +133,7 @@ def test_large_n_warm_start_same_optimum(monkeypatch):
 
 # --------------------------------------------------------------- behaviour
 def test_views_and_prior():
-    s, y, _ = _data(600, seed=7)
+    s, y, _ = make_scores(600, seed=7, **SCORES)
     cal = PlattCalibrator().fit(s, y)
     z = cal.coef_[0] * s + cal.intercept_[0]
     np.testing.assert_allclose(cal.transform(s), expit(z))
@@ -146,7 +147,7 @@ def test_views_and_prior():
 
 
 def test_decision_function_does_not_saturate():
-    s, y, _ = _data(600, seed=8)
+    s, y, _ = make_scores(600, seed=8, **SCORES)
     cal = PlattCalibrator().fit(s, y)
     far = np.array([1e3])
     assert cal.transform(far)[0] == 1.0
@@ -155,7 +156,7 @@ def test_decision_function_does_not_saturate():
 
 
 def test_columns_are_independent():
-    s, y, _ = _data(500, seed=9)
+    s, y, _ = make_scores(500, seed=9, **SCORES)
     X = np.column_stack([s, -0.5 * s])
     cal = PlattCalibrator().fit(X, y)
     one = PlattCalibrator().fit(s, y)
@@ -164,7 +165,7 @@ def test_columns_are_independent():
 
 
 def test_weights_equal_repeated_rows():
-    s, y, _ = _data(300, seed=10)
+    s, y, _ = make_scores(300, seed=10, **SCORES)
     w = np.random.default_rng(1).integers(0, 3, s.shape[0]).astype(float)
     a = PlattCalibrator().fit(s, y, sample_weight=w)
     rep = np.repeat(np.arange(s.shape[0]), w.astype(int))
@@ -199,14 +200,14 @@ def test_constant_scores_give_a_flat_map_at_the_prior(smooth_targets):
 @pytest.mark.parametrize("units", [1e-300, 1e300])
 def test_fit_does_not_depend_on_the_units_of_the_scores(units):
     """Scores times 1e+-300 once gave 0.408 everywhere (overflow in the fit)."""
-    s, y, _ = _data(500, seed=14)
+    s, y, _ = make_scores(500, seed=14, **SCORES)
     base = PlattCalibrator().fit(s, y)
     cal = PlattCalibrator().fit(s * units, y)
     np.testing.assert_allclose(cal.transform(s * units), base.transform(s), rtol=1e-9)
 
 
 def test_no_overflow_warning_near_the_float_maximum():
-    s, y, _ = _data(300, seed=13)
+    s, y, _ = make_scores(300, seed=13, **SCORES)
     cal = PlattCalibrator().fit(s, y)
     x = np.array([-1.7e308, -1e308, 0.0, 1e308, 1.7e308])
     np.testing.assert_array_equal(
@@ -217,7 +218,7 @@ def test_no_overflow_warning_near_the_float_maximum():
 
 
 def test_pickle_and_clone():
-    s, y, _ = _data(300, seed=11)
+    s, y, _ = make_scores(300, seed=11, **SCORES)
     cal = PlattCalibrator(prior=0.2).fit(s, y)
     again = pickle.loads(pickle.dumps(cal))
     np.testing.assert_array_equal(again.predict_proba(s), cal.predict_proba(s))
@@ -248,7 +249,7 @@ def test_sklearn_compatible(estimator, check):
 @settings(derandomize=True, database=None, deadline=None, max_examples=15)
 @given(scale=st.floats(0.01, 100.0), shift=st.floats(-50.0, 50.0))
 def test_equivariant_under_affine_score_changes(scale, shift):
-    s, y, _ = _data(400, seed=12)
+    s, y, _ = make_scores(400, seed=12, **SCORES)
     base = PlattCalibrator().fit(s, y).transform(s)
     moved = PlattCalibrator().fit(s * scale + shift, y)
     np.testing.assert_allclose(moved.transform(s * scale + shift), base, atol=1e-7)
@@ -260,7 +261,7 @@ def test_invariant_under_score_units_and_weight_scale(k, j):
     """Scores times 10^k: the same probabilities. Weights times 10^j: the same
     fit with hard targets (Platt's smoothed targets count samples, so they
     depend on the total weight by design)."""
-    s, y, w = _data(400, seed=15, weights=True)
+    s, y, w = make_scores(400, seed=15, weights=True, **SCORES)
     units = 10.0**k
     base = PlattCalibrator().fit(s, y, sample_weight=w)
     cal = PlattCalibrator().fit(s * units, y, sample_weight=w)

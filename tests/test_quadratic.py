@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit, logit
 from sklearn.exceptions import ConvergenceWarning
@@ -11,14 +12,13 @@ from sklearn.linear_model import LogisticRegression
 
 from skcalib import QuadraticCalibrator
 
-
-def _data(n=400, seed=0, weights=False):
-    """Scores with unequal class variances: a quadratic LLR."""
-    rng = np.random.default_rng(seed)
-    y = (rng.random(n) < 0.35).astype(int)
-    s = rng.normal(0.8 * y, np.where(y == 1, 1.8, 1.0))
-    w = rng.uniform(0.2, 3.0, n) if weights else None
-    return s, y, w
+#: scores with unequal class variances: a quadratic LLR
+SCORES = {
+    "prior": 0.35,
+    "loc": (0.0, 0.8),
+    "scale": (1.0, 1.8),
+    "weight_range": (0.2, 3.0),
+}
 
 
 def _objective(params, s, y, w, l2):
@@ -38,7 +38,7 @@ def _objective(params, s, y, w, l2):
 @pytest.mark.parametrize("weights", [False, True])
 @pytest.mark.parametrize("l2", [0.0, 1e-5, 0.05])
 def test_fit_is_the_optimum_of_the_written_out_objective(weights, l2):
-    s, y, w = _data(weights=weights)
+    s, y, w = make_scores(400, weights=weights, **SCORES)
     cal = QuadraticCalibrator(l2=l2).fit(s, y, sample_weight=w)
     ours = np.r_[cal.coef_[0], cal.intercept_]
     ref = minimize(
@@ -54,7 +54,7 @@ def test_fit_is_the_optimum_of_the_written_out_objective(weights, l2):
 
 
 def test_unpenalized_equals_logistic_regression_on_the_features():
-    s, y, _ = _data(600, seed=3)
+    s, y, _ = make_scores(600, seed=3, **SCORES)
     cal = QuadraticCalibrator(l2=0).fit(s, y)
     F = np.column_stack([s, s * s])
     lr = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10_000).fit(F, y)
@@ -66,7 +66,7 @@ def test_unpenalized_equals_logistic_regression_on_the_features():
 
 
 def test_decision_function_is_the_llr():
-    s, y, _ = _data()
+    s, y, _ = make_scores(400, **SCORES)
     cal = QuadraticCalibrator(prior=0.2).fit(s, y)
     llr = cal.decision_function(s)
     a, c = cal.coef_[0]
@@ -76,7 +76,7 @@ def test_decision_function_is_the_llr():
 
 
 def test_p_target_weights_the_classes():
-    s, y, _ = _data()
+    s, y, _ = make_scores(400, **SCORES)
     pi = y.mean()
     plain = QuadraticCalibrator().fit(s, y)
     same = QuadraticCalibrator(p_target=pi).fit(s, y)
@@ -86,7 +86,7 @@ def test_p_target_weights_the_classes():
 
 
 def test_weights_equal_repeated_rows():
-    s, y, _ = _data(200, seed=1)
+    s, y, _ = make_scores(200, seed=1, **SCORES)
     w = np.random.default_rng(1).integers(0, 4, 200)
     a = QuadraticCalibrator().fit(s, y, sample_weight=w)
     b = QuadraticCalibrator().fit(np.repeat(s, w), np.repeat(y, w))
@@ -96,7 +96,7 @@ def test_weights_equal_repeated_rows():
 
 @pytest.mark.parametrize("scale", [1e-300, 1e-150, 1e-10, 1e10, 1e150, 1e300])
 def test_any_units(scale):
-    s, y, w = _data(weights=True)
+    s, y, w = make_scores(400, weights=True, **SCORES)
     ref = QuadraticCalibrator().fit(s, y, sample_weight=w)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -106,7 +106,7 @@ def test_any_units(scale):
 
 
 def test_columns_are_calibrated_independently():
-    s, y, _ = _data()
+    s, y, _ = make_scores(400, **SCORES)
     X = np.column_stack([s, 3.0 * s - 1.0])
     both = QuadraticCalibrator().fit(X, y)
     for j in range(2):
@@ -127,7 +127,7 @@ def test_separable_data():
 
 
 def test_extreme_test_scores_give_the_limits():
-    s, y, _ = _data()
+    s, y, _ = make_scores(400, **SCORES)
     cal = QuadraticCalibrator().fit(s, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -4,6 +4,8 @@ import pickle
 
 import numpy as np
 import pytest
+from _calibrators import calibrator_classes
+from _scores import make_scores
 from _sklearn_checks import parametrize_with_checks
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import config_context
@@ -28,27 +30,13 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from skcalib import (
-    PAVCalibrator,
     PAVLLRCalibrator,
     PlattCalibrator,
-    ProperScoringAffineCalibrator,
     ScoreTransformer,
 )
 from skcalib._score_transformer import cross_fit
 
-CALIBRATORS = [
-    PAVCalibrator,
-    PAVLLRCalibrator,
-    PlattCalibrator,
-    ProperScoringAffineCalibrator,
-]
-
-
-def _data(n=300, d=4, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n) > 0.3).astype(int)
-    return X, y
+ONE_VS_REST = calibrator_classes("one_vs_rest")
 
 
 class _Memorizer(ClassifierMixin, BaseEstimator):
@@ -70,14 +58,14 @@ class _Memorizer(ClassifierMixin, BaseEstimator):
 
 # ----------------------------------------------------------------- errors
 def test_fold_missing_a_class_raises():
-    X, _ = _data(n=90)
+    X, _, _ = make_scores(90, kind="features")
     y = np.repeat([0, 1, 2], 30)  # KFold(3) without shuffling: one class per fold
     with pytest.raises(ValueError, match="one column per class"):
         ScoreTransformer(LogisticRegression(), cv=KFold(3)).fit_transform(X, y)
 
 
 def test_unrouted_weights_raise_under_routing():
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     w = np.ones(X.shape[0])
     with config_context(enable_metadata_routing=True):
         est = LogisticRegression().set_fit_request(sample_weight=False)
@@ -86,45 +74,45 @@ def test_unrouted_weights_raise_under_routing():
 
 
 def test_single_class_raises():
-    X, _ = _data()
+    X, _, _ = make_scores(300, kind="features")
     with pytest.raises(ValueError, match="2 classes"):
         ScoreTransformer(LogisticRegression()).fit(X, np.ones(X.shape[0]))
 
 
 def test_mixed_label_types_raise():
-    X, _ = _data(n=4)
+    X, _, _ = make_scores(4, kind="features")
     y = np.array(["a", 1, "a", 1], dtype=object)
     with pytest.raises(ValueError, match="mixes label types"):
         ScoreTransformer(LogisticRegression()).fit(X, y)
 
 
 def test_continuous_target_raises():
-    X, _ = _data(n=4)
+    X, _, _ = make_scores(4, kind="features")
     with pytest.raises(ValueError, match="Unknown label type: continuous"):
         ScoreTransformer(LogisticRegression()).fit(X, [0.5, 1.5, 0.5, 1.5])
 
 
 def test_response_method_not_available_raises():
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     st = ScoreTransformer(GaussianNB(), response_method="decision_function")
     with pytest.raises(ValueError, match="`response_method`='decision_function'"):
         st.fit(X, y)
 
 
 def test_estimator_without_scores_raises():
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     with pytest.raises(ValueError, match="neither `decision_function` nor"):
         ScoreTransformer(DummyRegressor()).fit(X, y)
 
 
 def test_invalid_response_method_raises():
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     with pytest.raises(ValueError, match="response_method"):
         ScoreTransformer(LogisticRegression(), response_method="predict").fit(X, y)
 
 
 def test_sample_weight_unsupported_raises():
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     with pytest.raises(ValueError, match="does not accept `sample_weight`"):
         ScoreTransformer(KNeighborsClassifier()).fit_transform(
             X, y, sample_weight=np.ones(X.shape[0])
@@ -132,20 +120,20 @@ def test_sample_weight_unsupported_raises():
 
 
 def test_bad_sample_weight_raises():
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         ScoreTransformer(LogisticRegression()).fit(X, y, sample_weight=np.ones(3))
 
 
 def test_cv_not_a_partition_raises():
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     st = ScoreTransformer(LogisticRegression(), cv=ShuffleSplit(3, random_state=0))
     with pytest.raises(ValueError, match="partition the samples"):
         st.fit_transform(X, y)
 
 
 def test_cv_leaking_split_raises():
-    X, y = _data(n=20)
+    X, y, _ = make_scores(20, kind="features")
     idx = np.arange(20)
     leaky = [(idx, idx[:10]), (idx[10:], idx[:10] + 10)]
     with pytest.raises(ValueError, match="overlaps its training fold"):
@@ -153,7 +141,7 @@ def test_cv_leaking_split_raises():
 
 
 def test_transform_before_fit_raises():
-    X, _ = _data()
+    X, _, _ = make_scores(300, kind="features")
     with pytest.raises(ValueError, match="not fitted"):
         ScoreTransformer(LogisticRegression()).transform(X)
 
@@ -169,7 +157,7 @@ def test_transform_before_fit_raises():
 )
 @pytest.mark.parametrize("estimator", [LogisticRegression(), LinearSVC()])
 def test_fit_transform_equals_cross_val_predict(estimator, cv):
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     st = ScoreTransformer(estimator, cv=cv)
     oof = st.fit_transform(X, y)
     ref = cross_val_predict(estimator, X, y, cv=cv, method="decision_function")
@@ -182,7 +170,7 @@ def test_fit_transform_equals_cross_val_predict(estimator, cv):
 
 
 def test_fit_transform_predict_proba_is_log_odds_of_cross_val_predict():
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
     st = ScoreTransformer(GaussianNB(), cv=cv)
     oof = st.fit_transform(X, y)[:, 0]
@@ -191,16 +179,9 @@ def test_fit_transform_predict_proba_is_log_odds_of_cross_val_predict():
     assert_allclose(oof, np.log(proba[:, 1]) - np.log(proba[:, 0]), rtol=1e-12)
 
 
-def _data3(n=300, d=4, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = np.digitize(X[:, 0] + rng.normal(size=n), [-0.5, 0.5])
-    return X, y
-
-
 @pytest.mark.parametrize("estimator", [LogisticRegression(), LinearSVC()])
 def test_multiclass_fit_transform_equals_cross_val_predict(estimator):
-    X, y = _data3()
+    X, y, _ = make_scores(300, kind="features", n_classes=3)
     labels = np.array(["a", "b", "c"])[y]
     cv = StratifiedKFold(4, shuffle=True, random_state=0)
     st = ScoreTransformer(estimator, cv=cv)
@@ -220,7 +201,7 @@ def test_multiclass_fit_transform_equals_cross_val_predict(estimator):
 
 
 def test_multiclass_predict_proba_scores_are_log_probabilities():
-    X, y = _data3()
+    X, y, _ = make_scores(300, kind="features", n_classes=3)
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
     st = ScoreTransformer(GaussianNB(), cv=cv)
     oof = st.fit_transform(X, y)
@@ -231,7 +212,7 @@ def test_multiclass_predict_proba_scores_are_log_probabilities():
 
 
 def test_routing_weights_and_groups_reach_only_who_requests():
-    X, y = _data(n=60)
+    X, y, _ = make_scores(60, kind="features")
     X = np.column_stack([np.arange(60), X])
     w = np.arange(1.0, 61.0)
     groups = np.arange(60) % 5
@@ -270,7 +251,7 @@ def test_routing_weights_and_groups_reach_only_who_requests():
 
 
 def test_no_sample_is_scored_by_a_model_that_saw_it():
-    X, y = _data(n=100)
+    X, y, _ = make_scores(100, kind="features")
     X = np.column_stack([np.arange(100), X])  # column 0: the row id
     st = ScoreTransformer(_Memorizer(), cv=StratifiedKFold(4))
     oof = st.fit_transform(X, y)
@@ -279,13 +260,13 @@ def test_no_sample_is_scored_by_a_model_that_saw_it():
 
 
 def test_cv_none_is_in_sample():
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     st = ScoreTransformer(LogisticRegression(), cv=None)
     assert_array_equal(st.fit_transform(X, y), st.fit(X, y).transform(X))
 
 
 def test_frozen_estimator_is_not_refitted():
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     lr = LogisticRegression().fit(X[:150], y[:150])
     coef = lr.coef_.copy()
     st = ScoreTransformer(FrozenEstimator(lr))
@@ -295,7 +276,7 @@ def test_frozen_estimator_is_not_refitted():
 
 
 def test_saturated_probabilities_give_finite_bounded_scores():
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     tree = DecisionTreeClassifier(random_state=0)  # leaves are pure: p in {0, 1}
     st = ScoreTransformer(tree).fit(X, y)
     scores = st.transform(X)[:, 0]
@@ -308,7 +289,7 @@ def test_saturated_probabilities_give_finite_bounded_scores():
 
 
 def test_string_labels_scores_favour_classes_1():
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     labels = np.array(["spoof", "target"])[y]  # sorted: classes_[1] = "target"
     st = ScoreTransformer(LogisticRegression())
     scores = st.fit(X, labels).transform(X)[:, 0]
@@ -317,7 +298,7 @@ def test_string_labels_scores_favour_classes_1():
 
 
 def test_sample_weight_and_fit_params_reach_each_fold():
-    X, y = _data(n=60)
+    X, y, _ = make_scores(60, kind="features")
     X = np.column_stack([np.arange(60), X])
     w = np.arange(1.0, 61.0)
     tag = np.arange(60) * 10
@@ -342,7 +323,7 @@ def test_sample_weight_and_fit_params_reach_each_fold():
 
 
 def test_sample_weight_matches_cross_val_predict():
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     w = np.random.default_rng(3).uniform(0.2, 3.0, size=X.shape[0])
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
     oof = ScoreTransformer(LogisticRegression(), cv=cv).fit_transform(
@@ -360,7 +341,7 @@ def test_sample_weight_matches_cross_val_predict():
 
 
 def test_n_jobs_2_equals_n_jobs_1():
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
     one = ScoreTransformer(LogisticRegression(), cv=cv, n_jobs=1)
     two = ScoreTransformer(LogisticRegression(), cv=cv, n_jobs=2)
@@ -369,7 +350,7 @@ def test_n_jobs_2_equals_n_jobs_1():
 
 
 def test_pickle_and_clone():
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     st = ScoreTransformer(LogisticRegression(C=0.3), cv=3).fit(X, y)
     restored = pickle.loads(pickle.dumps(st))
     assert_array_equal(restored.transform(X), st.transform(X))
@@ -381,7 +362,7 @@ def test_pickle_and_clone():
 def test_get_feature_names_out_and_pandas_output():
     import pandas as pd
 
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
     st = ScoreTransformer(LogisticRegression()).set_output(transform="pandas")
     out = st.fit_transform(frame, y)
@@ -391,9 +372,9 @@ def test_get_feature_names_out_and_pandas_output():
 
 
 # ------------------------------------------------------------- pipelines
-@pytest.mark.parametrize("calibrator", CALIBRATORS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("calibrator", ONE_VS_REST, ids=lambda c: c.__name__)
 def test_pipeline_with_each_calibrator(calibrator):
-    X, y = _data(n=400)
+    X, y, _ = make_scores(400, kind="features")
     pipe = make_pipeline(ScoreTransformer(LinearSVC(), cv=4), calibrator())
     pipe.fit(X, y)
     # the calibrator was trained on the out-of-fold scores, not in-sample ones
@@ -410,7 +391,7 @@ def test_pipeline_with_each_calibrator(calibrator):
 
 
 def test_grid_search_over_classifier_and_calibrator_parameters():
-    X, y = _data(n=300)
+    X, y, _ = make_scores(300, kind="features")
     pipe = make_pipeline(ScoreTransformer(LinearSVC(), cv=3), PAVLLRCalibrator())
     grid = {
         "scoretransformer__estimator__C": [0.01, 1.0],
@@ -462,7 +443,7 @@ def test_common_checks_are_not_vacuous(estimator):
 
 
 # ----------------------------------------- a Pipeline ending in a calibrator
-@pytest.mark.parametrize("Calibrator", CALIBRATORS)
+@pytest.mark.parametrize("Calibrator", ONE_VS_REST)
 def test_pipeline_ending_in_a_calibrator_is_a_classifier(Calibrator):
     # cross_val_score stratifies the folds of a classifier: on data sorted by
     # class, unstratified folds train on one class only and fail
@@ -470,7 +451,7 @@ def test_pipeline_ending_in_a_calibrator_is_a_classifier(Calibrator):
     from sklearn.metrics import accuracy_score
     from sklearn.model_selection import cross_val_score
 
-    X, y = _data(240)
+    X, y, _ = make_scores(240, kind="features")
     order = np.argsort(y, kind="stable")
     X, y = X[order], y[order]
     pipe = make_pipeline(ScoreTransformer(LogisticRegression()), Calibrator())
@@ -493,7 +474,7 @@ def test_pipeline_ending_in_a_calibrator_is_a_classifier(Calibrator):
 def test_grid_search_without_scoring_uses_the_default_score():
     from skcalib.metrics import get_scorer
 
-    X, y = _data(240)
+    X, y, _ = make_scores(240, kind="features")
     pipe = make_pipeline(ScoreTransformer(LogisticRegression()), PlattCalibrator())
     grid = {"scoretransformer__estimator__C": [0.01, 1.0]}
     search = GridSearchCV(pipe, grid, cv=3).fit(X, y)
@@ -515,7 +496,7 @@ def test_grid_search_without_scoring_uses_the_default_score():
 
 def test_calibrator_of_several_columns_has_no_score():
     # like predict, the accuracy needs one column of scores
-    X, y = _data()
+    X, y, _ = make_scores(300, kind="features")
     cal = PlattCalibrator().fit(X[:, :2], y)
     assert not hasattr(cal, "score") and not hasattr(cal, "predict")
     with pytest.raises(ValueError, match="need exactly one column"):

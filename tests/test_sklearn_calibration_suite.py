@@ -11,23 +11,16 @@ installed scikit-learn does not have is skipped.
 """
 
 import pytest
+from _calibrators import sklearn_method
 from sklearn.base import BaseEstimator
 from sklearn.frozen import FrozenEstimator
 
 from skcalib import (
     CalibratedClassifier,
     MulticlassAffineCalibrator,
-    PAVCalibrator,
-    PlattCalibrator,
 )
 
 upstream = pytest.importorskip("sklearn.tests.test_calibration")
-
-CALIBRATORS = {
-    "sigmoid": PlattCalibrator,
-    "isotonic": PAVCalibrator,
-    "temperature": lambda: MulticlassAffineCalibrator(kind="temperature"),
-}
 
 
 class _CalibratorView(BaseEstimator):
@@ -65,7 +58,7 @@ class CalibratedClassifierCVAdapter:
             ensemble = not isinstance(estimator, FrozenEstimator)
         self.model_ = CalibratedClassifier(
             estimator,
-            CALIBRATORS[method](),
+            sklearn_method(method),
             cv=5 if cv is None else cv,
             ensemble=ensemble,
             n_jobs=n_jobs,

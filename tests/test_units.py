@@ -12,46 +12,39 @@ files.
 
 import numpy as np
 import pytest
+from _calibrators import calibrators
+from _scores import make_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skcalib import (
-    PAVCalibrator,
-    PAVLLRCalibrator,
-    PlattCalibrator,
-    ProperScoringAffineCalibrator,
     ProperScoringFusion,
-    VennAbersCalibrator,
 )
 
 HYP = settings(derandomize=True, database=None, deadline=None, max_examples=40)
 
-CALIBRATORS = [
-    PlattCalibrator(),
-    ProperScoringAffineCalibrator(),
-    ProperScoringAffineCalibrator(alpha=2, beta=1, p_target=0.1, l2=1e-2),
-    PAVCalibrator(),
-    PAVLLRCalibrator(),
-    VennAbersCalibrator(),
-]
+#: scores of both signs (targets shifted by 1.2), weights in [0.5, 2]
+SCORES = {
+    "prior": 0.35,
+    "loc": (0.0, 1.2),
+    "scale": 1.4,
+    "weights": True,
+    "weight_range": (0.5, 2.0),
+}
 
 
-def _data(seed=0, n=240, columns=1):
-    rng = np.random.default_rng(seed)
-    y = (rng.random(n) < 0.35).astype(int)
-    X = rng.normal(size=(n, columns)) * 1.4 + 1.2 * y[:, None]
-    # scores of both signs, none so close to 0 that 1e-300 of it is denormal
-    X = np.where(np.abs(X) < 1e-3, 1e-3, X)
-    w = rng.uniform(0.5, 2.0, n)
-    test = np.r_[np.linspace(-4, 5, 37), X[:20, 0]]
-    return X, y, w, test
+def _off_zero(X):
+    """No score so close to 0 that 1e-300 of it is denormal."""
+    return np.where(np.abs(X) < 1e-3, 1e-3, X)
 
 
-@pytest.mark.parametrize("calibrator", CALIBRATORS, ids=repr)
+@pytest.mark.parametrize("calibrator", calibrators("unit_free"), ids=repr)
 @HYP
 @given(st.floats(-300, 300), st.booleans())
 def test_binary_calibrators_are_unit_free(calibrator, log_scale, weighted):
-    X, y, w, test = _data()
+    X, y, w = make_scores(240, n_columns=1, **SCORES)
+    X = _off_zero(X)
+    test = np.r_[np.linspace(-4, 5, 37), X[:20, 0]]
     w = w if weighted else None
     scale = 10.0**log_scale
     ref = calibrator.__sklearn_clone__().fit(X, y, sample_weight=w)
@@ -64,7 +57,8 @@ def test_binary_calibrators_are_unit_free(calibrator, log_scale, weighted):
 @HYP
 @given(st.lists(st.floats(-300, 300), min_size=3, max_size=3), st.booleans())
 def test_fusion_is_unit_free_per_column(log_scales, weighted):
-    X, y, w, _ = _data(seed=1, columns=3)
+    X, y, w = make_scores(240, seed=1, n_columns=3, **SCORES)
+    X = _off_zero(X)
     X[:, 2] = X[:, 2] * 0.3 + X[:, 0]  # correlated systems
     w = w if weighted else None
     scales = 10.0 ** np.array(log_scales)

@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import isotonic_regression
@@ -316,19 +317,12 @@ def test_properties(raw, labels, weights):
 
 
 # --------------------------------------------------------- cross Venn-Abers
-def _cvap_data(n_classes=2, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(300, 3))
-    y = np.digitize(X[:, 0] + rng.normal(size=300), [-0.5, 0.5][: n_classes - 1])
-    return X, y
-
-
 def test_cross_venn_abers_merges_folds_by_geometric_means():
     from sklearn.linear_model import LogisticRegression
 
     from skcalib import CalibratedClassifier
 
-    X, y = _cvap_data()
+    X, y, _ = make_scores(300, kind="features", n_features=3)
     clf = CalibratedClassifier(
         LogisticRegression(), VennAbersCalibrator(), cv=4, ensemble=True
     ).fit(X, y)
@@ -361,7 +355,7 @@ def test_inductive_venn_abers_in_calibrated_classifier():
 
     from skcalib import CalibratedClassifier
 
-    X, y = _cvap_data(seed=1)
+    X, y, _ = make_scores(300, seed=1, kind="features", n_features=3)
     clf = CalibratedClassifier(LogisticRegression(), VennAbersCalibrator()).fit(X, y)
     scores = clf.estimators_[0].decision_function(X)
     np.testing.assert_array_equal(
@@ -375,7 +369,7 @@ def test_cross_venn_abers_one_vs_rest():
 
     from skcalib import CalibratedClassifier
 
-    X, y = _cvap_data(n_classes=3, seed=2)
+    X, y, _ = make_scores(300, seed=2, kind="features", n_features=3, n_classes=3)
     clf = CalibratedClassifier(
         LogisticRegression(), VennAbersCalibrator(), cv=3, ensemble=True
     ).fit(X, y)
@@ -499,7 +493,7 @@ def test_cross_venn_abers_one_vs_rest_moves_each_class_to_the_prior():
 
     from skcalib import CalibratedClassifier
 
-    X, y = _cvap_data(n_classes=3, seed=2)
+    X, y, _ = make_scores(300, seed=2, kind="features", n_features=3, n_classes=3)
     proba = {}
     for prior in (None, 0.2):
         clf = CalibratedClassifier(
@@ -533,7 +527,7 @@ def test_cross_venn_abers_with_a_class_absent_from_a_calibration_fold():
 
     from skcalib import CalibratedClassifier
 
-    X, y = _cvap_data(n_classes=3, seed=2)
+    X, y, _ = make_scores(300, seed=2, kind="features", n_features=3, n_classes=3)
     y = np.where(y == 2, 1, y)
     y[[0, 1, 2, 200, 201, 202, 298, 299]] = 2  # none in the middle fold
     with pytest.warns(UserWarning, match="only 3 samples of class 2"):
@@ -690,7 +684,7 @@ def test_cross_venn_abers_on_large_folds_does_not_warn():
 
     from skcalib import CalibratedClassifier
 
-    X, y = _cvap_data(n_classes=3, seed=2)
+    X, y, _ = make_scores(300, seed=2, kind="features", n_features=3, n_classes=3)
     CalibratedClassifier(
         LogisticRegression(), VennAbersCalibrator(), cv=3, ensemble=True
     ).fit(X, y)

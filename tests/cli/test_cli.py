@@ -858,28 +858,16 @@ def test_benchmark_options_have_help_with_defaults(script):
             assert "default" in text.lower(), f"{option}: no default in {text!r}"
 
 
-def _count_scored_trials(monkeypatch):
-    """Record every ScoredTrials built, and each one's kernel runs."""
-    from skcalib.metrics import ScoredTrials
-
-    built, sorted_ = [], []
-    setup, summary = ScoredTrials._setup, ScoredTrials._summary
-
-    def counting_setup(self, *args, **kwargs):
-        built.append(self)
-        return setup(self, *args, **kwargs)
-
-    def counting_summary(self):
-        if self._blocks is None:
-            sorted_.append(self)
-        return summary(self)
-
-    monkeypatch.setattr(ScoredTrials, "_setup", counting_setup)
-    monkeypatch.setattr(ScoredTrials, "_summary", counting_summary)
-    return built, sorted_
+def _same_sort(trials, before):
+    """Whether ``trials`` still hold the validated arrays and the PAV blocks
+    of ``before`` (``(as_arrays(), pav_llr())`` taken earlier): nothing was
+    validated or sorted again."""
+    arrays, (_, lo, hi) = before
+    _, lo_now, hi_now = trials.pav_llr()
+    return trials.as_arrays() is arrays and lo_now is lo and hi_now is hi
 
 
-def test_metrics_table_asks_one_scored_trials(monkeypatch):
+def test_metrics_table_asks_one_scored_trials():
     """EER, min DCF, actual DCF, Cllr and min Cllr of ``evaluate`` come from
     one ScoredTrials, sorted once."""
     from skcalib._cli._commands import metrics_table, scored_trials
@@ -888,10 +876,10 @@ def test_metrics_table_asks_one_scored_trials(monkeypatch):
     rng = np.random.default_rng(0)
     y = (rng.random(500) < 0.3).astype(int)
     llr = rng.normal(size=500) + 2.0 * y
-    built, sorted_ = _count_scored_trials(monkeypatch)
-    table = metrics_table(scored_trials(y, llr), Application(0.1, 1.0, 2.0))
-    assert len(built) == 1 and sorted_ == built
-    monkeypatch.undo()
+    trials = scored_trials(y, llr)
+    before = trials.as_arrays(), trials.pav_llr()
+    table = metrics_table(trials, Application(0.1, 1.0, 2.0))
+    assert _same_sort(trials, before)
     app = {"p_target": 0.1, "c_miss": 1.0, "c_fa": 2.0}
     assert table == {
         "eer": eer(y, llr),
@@ -907,17 +895,24 @@ def test_evaluate_with_every_plot_validates_and_sorts_once(
 ):
     """``evaluate --plot --det --tippett``: one ScoredTrials for the metrics
     and the three plots, its scores sorted once."""
+    from skcalib._cli._commands import evaluate
+    from skcalib._cli._output import evaluation_plots
+    from skcalib._cli._parser import build_parser
+
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     _, y, llr = data
     path = _two_column(tmp_path / "scores.txt", llr, y)
-    built, sorted_ = _count_scored_trials(monkeypatch)
     args = ["-q", "evaluate", str(path), "--json"]
-    args += ["--plot", "b.png", "--det", "d.png", "--tippett", "t.png"]
-    assert main(args) == 0
-    assert len(built) == 1 and sorted_ == built
-    monkeypatch.undo()
-    out = json.loads(capsys.readouterr().out)
-    assert out["min_dcf"] == min_dcf(y, llr, p_target=0.5)
+    parsed = build_parser().parse_args(
+        args + ["--plot", "b.png", "--det", "d.png", "--tippett", "t.png"]
+    )
+    result = evaluate(parsed, Progress(True))
+    before = result.trials.as_arrays(), result.trials.pav_llr()
+    assert evaluation_plots(result, parsed, Progress(True)) == {}
+    assert _same_sort(result.trials, before)
+    assert result.metrics["min_dcf"] == min_dcf(y, llr, p_target=0.5)
     for name in ("b.png", "d.png", "t.png"):
         assert (tmp_path / name).read_bytes().startswith(b"\x89PNG")
+    assert main(args) == 0  # the command prints the same metrics
+    assert json.loads(capsys.readouterr().out)["min_dcf"] == result.metrics["min_dcf"]

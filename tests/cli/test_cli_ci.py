@@ -271,25 +271,48 @@ def test_tippett_plot_of_extreme_llrs(files, tmp_path, big, capsys):
     assert png.stat().st_size > 0
 
 
-def test_ci_resamples_the_one_validated_trials(files, watched_evaluate, capsys):
+def test_ci_resamples_the_one_validated_trials(files, capsys):
     # `evaluate --ci` validated the trials 109 times and ran the kernel 7
     # times at 50 resamples: now one ScoredTrials is built, and the bootstrap
     # draws every resample of every metric from that object
+    from skcalib._cli._commands import check_ci_options, evaluate
+    from skcalib._cli._common import Progress
+    from skcalib._cli._output import report_metrics
+    from skcalib._cli._parser import build_parser
     from skcalib.metrics import ScoredTrials
 
-    built, received, resamples = watched_evaluate
     argv = ["evaluate", files["two"], "--ci", "0.95", "--n-resamples", "50", "--json"]
-    assert main(argv) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert len(built) == 1 and received == [(built[0], None)]
+    args = build_parser().parse_args(argv)
+    check_ci_options(args)  # as the command does: the default --ci-method
+    result = evaluate(args, Progress(True))
+    trials, seen = result.trials, []
+
+    def watched(method):
+        def statistic(t):
+            seen.append(t)
+            return method(t, result.app)
+
+        return statistic
+
+    # the command's intervals are the bootstrap's of its one trials object
+    metrics = [m for m in report_metrics("standard") if m.bootstrap]
+    res = bootstrap_ci(
+        [watched(m.method) for m in metrics], trials, n_resamples=50, random_state=0
+    )
+    assert result.intervals == {
+        m.key: tuple(float(v) for v in r.confidence_interval)
+        for m, r in zip(metrics, res, strict=True)
+    }
     # the metrics on the data and on 50 resamples, five metrics each
-    assert len(resamples) == 5 * 51
-    assert sum(t is built[0] for t in resamples) == 5
-    replicas = [t for t in resamples if t is not built[0]]
+    assert len(seen) == 5 * 51
+    assert sum(t is trials for t in seen) == 5
+    replicas = [t for t in seen if t is not trials]
     assert all(isinstance(t, ScoredTrials) for t in replicas)
     # a resample is the trials reweighted, not a validated copy of rows
     with pytest.raises(ValueError, match="weights over the sorted trials"):
         replicas[0].as_arrays()
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
     assert out["min_dcf"] == min_dcf(files["y"], files["llr"], p_target=0.5)
 
 

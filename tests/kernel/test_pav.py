@@ -4,6 +4,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.isotonic import isotonic_regression as sk_isotonic
@@ -36,16 +37,8 @@ def _expand(blocks, scores):
     return idx
 
 
-def _random_data(rng, n, *, ties=True, weights=False):
-    s = rng.normal(size=n)
-    if ties:
-        s = np.round(s, 1)
-    y = rng.random(n) < rng.uniform(0.2, 0.8)
-    y[0], y[-1] = True, False
-    w = rng.integers(0, 4, n).astype(float) if weights else None
-    if w is not None:
-        w[0] = w[-1] = 1.0
-    return s, y, w
+#: scores tied (one decimal), both classes among the first two trials
+TIED = {"both_first": True, "decimals": 1, "labels": bool}
 
 
 def _reference_fit(s, y, w):
@@ -90,7 +83,13 @@ def test_table1_rocch_relation():
 @pytest.mark.parametrize("seed", range(8))
 def test_matches_sklearn_isotonic(seed, weights):
     rng = np.random.default_rng(seed)
-    s, y, w = _random_data(rng, int(rng.integers(2, 400)), weights=weights)
+    s, y, w = make_scores(
+        int(rng.integers(2, 400)),
+        seed=rng,
+        prior=rng.uniform(0.2, 0.8),
+        weights=weights,
+        **TIED,
+    )
     blocks = pav_blocks(s, y, w)
     u, ref = _reference_fit(s, y, w)
     idx = _expand(blocks, u)
@@ -208,9 +207,9 @@ def test_true_positions_equal_flatnonzero(rate, size):
 
 def test_integer_weights_equal_repeated_rows_and_zero_weights_dropped():
     rng = np.random.default_rng(4)
-    s, y, _ = _random_data(rng, 300)
+    s, y, _ = make_scores(300, seed=rng, prior=rng.uniform(0.2, 0.8), **TIED)
     w = rng.integers(0, 4, 300)
-    w[0] = w[-1] = 1
+    w[:2] = 1
     a = pav_blocks(s, y, w.astype(float))
     b = pav_blocks(np.repeat(s, w), np.repeat(y, w))
     for x1, x2 in zip(a, b, strict=True):
@@ -237,7 +236,7 @@ def test_one_class_only_gives_one_block():
 def test_pseudo_count_is_rule_of_succession():
     """pseudo_count=1 equals adding the four virtual trials by hand."""
     rng = np.random.default_rng(5)
-    s, y, _ = _random_data(rng, 200)
+    s, y, _ = make_scores(200, seed=rng, prior=rng.uniform(0.2, 0.8), **TIED)
     got = pav_blocks(s, y, pseudo_count=1.0)
     s_aug = np.concatenate([[-1e9, -1e9], s, [1e9, 1e9]])
     y_aug = np.concatenate([[True, False], y, [True, False]])
@@ -265,7 +264,9 @@ def test_block_llr_signs_and_infinities():
 def test_merge_of_contiguous_ranges_equals_global_pav():
     """PAV per contiguous score range, then PAV of the blocks, is PAV of all."""
     rng = np.random.default_rng(6)
-    s, y, w = _random_data(rng, 2000, weights=True)
+    s, y, w = make_scores(
+        2000, seed=rng, prior=rng.uniform(0.2, 0.8), weights=True, **TIED
+    )
     whole = pav_blocks(s, y, w)
     cuts = np.sort(rng.choice(np.unique(s), size=5, replace=False))
     parts = []

@@ -3,6 +3,7 @@ affine calibrators' objective (chunked sources, the fused pass)."""
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from scipy.special import logit
 
 from skcalib._affine import AffineRuleObjective, binary_summary
@@ -17,14 +18,6 @@ from skcalib._kernel._solver import (
     minimize,
 )
 from skcalib._kernel._special import prior_weighted_objective
-
-
-def _data(n=301, seed=2):
-    rng = np.random.default_rng(seed)
-    y = rng.random(n) < 0.3
-    s = rng.normal(size=n) + 1.5 * y
-    w = rng.uniform(0.2, 2.0, size=n)
-    return s, y, w
 
 
 class Quadratic:
@@ -94,7 +87,9 @@ def test_minimize_any_number_of_parameters(k, n_chunks):
 
 
 def test_chunked_source_equals_one_chunk():
-    s, y, w = _data(5000)
+    s, y, w = make_scores(
+        5000, seed=2, weights=True, weight_range=(0.2, 2.0), labels=bool
+    )
     data = ArrayData(s, y, w)
     summary = binary_summary(data)
     std = fit_standardizer(data, summary.lo, summary.hi)
@@ -184,7 +179,9 @@ def test_affine_objective_fused_pass(rule, weighted, chunk_size):
     small chunk (the basis of its sums)."""
     a, b = rule
     prior = 0.05
-    s, y, w = _data()
+    s, y, w = make_scores(
+        301, seed=2, weights=True, weight_range=(0.2, 2.0), labels=bool
+    )
     if not weighted:
         w = None
     n_tar = y.sum() if w is None else w[y].sum()

@@ -2,6 +2,7 @@ import math
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.integrate import quad
@@ -276,18 +277,10 @@ def test_rules_are_proper(rule):
 # ---------------------------------------------------------------- objective
 
 
-def _data(n=200, seed=0):
-    rng = np.random.default_rng(seed)
-    y = rng.random(n) < 0.3
-    s = rng.normal(size=n) + 1.5 * y
-    w = rng.uniform(0.2, 2.0, size=n)
-    return s, y, w
-
-
 @pytest.mark.parametrize("rule", [(1, 1), (2, 2), (0.7, 1.3)])
 def test_objective_brute_force(rule):
     a, b = rule
-    s, y, w = _data()
+    s, y, w = make_scores(200, weights=True, weight_range=(0.2, 2.0), labels=bool)
     llr = 1.3 * s - 0.4
     c_tar, c_non = beta_rule_costs(llr, alpha=a, beta=b, prior=0.1)
     expected = (
@@ -325,7 +318,9 @@ def test_zero_weight_trials_are_ignored_even_if_infinite():
 @pytest.mark.parametrize("rule", RULES)
 @pytest.mark.parametrize("prior", [0.5, 0.02])
 def test_uninformative_objective(rule, prior):
-    s, y, w = _data(seed=1)
+    s, y, w = make_scores(
+        200, seed=1, weights=True, weight_range=(0.2, 2.0), labels=bool
+    )
     got = uninformative_objective(rule[0], rule[1], prior)
     assert got == pytest.approx(
         prior_weighted_objective(

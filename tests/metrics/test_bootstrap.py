@@ -40,13 +40,6 @@ MIN_METRICS = [
 ]
 
 
-def _data(n=300, ties=False, seed=0):
-    s, y, llr = make_gaussian_scores(n, prior=0.3, random_state=seed)
-    if ties:
-        s = np.round(s, 0)
-    return y, s, llr
-
-
 def _row_distribution(metric, y, s, kwargs, groups=None, sample_weight=None, n=50):
     units = ResamplingUnits(y.shape[0], groups)
     rep = _ArraysReplicate(units, metric, y, s, sample_weight, kwargs, False)
@@ -75,19 +68,19 @@ def _trials_replicate(metric, kwargs, y, s):
 
 # ------------------------------------------------------------------ errors
 def test_metric_must_return_a_number():
-    y, s, _ = _data()
+    s, y, _ = make_gaussian_scores(300, prior=0.3, random_state=0)
     with pytest.raises(ValueError, match="must return one number"):
         bootstrap_ci(rocch, y, s)
 
 
 def test_groups_shape():
-    y, s, _ = _data()
+    s, y, _ = make_gaussian_scores(300, prior=0.3, random_state=0)
     with pytest.raises(ValueError, match="`groups` must have shape"):
         bootstrap_ci(eer, y, s, groups=np.zeros(3))
 
 
 def test_one_group_is_not_enough():
-    y, s, _ = _data()
+    s, y, _ = make_gaussian_scores(300, prior=0.3, random_state=0)
     with pytest.raises(ValueError, match="two resampling units"):
         bootstrap_ci(eer, y, s, groups=np.zeros(y.shape[0]))
 
@@ -101,7 +94,7 @@ def test_one_group_is_not_enough():
     ],
 )
 def test_invalid_parameters(params, match):
-    y, s, _ = _data()
+    s, y, _ = make_gaussian_scores(300, prior=0.3, random_state=0)
     with pytest.raises(ValueError, match=match):
         bootstrap_ci(eer, y, s, **params)
 
@@ -116,7 +109,7 @@ def test_resample_without_one_class():
 
 
 def test_metric_errors_pass_through():
-    y, s, _ = _data()
+    s, y, _ = make_gaussian_scores(300, prior=0.3, random_state=0)
     with pytest.raises(ValueError, match="p_target"):
         bootstrap_ci(min_dcf, y, s, p_target=2.0)
 
@@ -128,7 +121,8 @@ def test_sorted_once_replicate_is_the_weighted_metric(metric, kwargs, ties):
     # Unweighted trials: unit j is the j-th trial of "targets by score, then
     # non-targets by score"; the replicate equals the metric with the counts
     # of the drawn units as weights on those trials.
-    y, s, _ = _data(ties=ties)
+    s, y, _ = make_gaussian_scores(300, prior=0.3, random_state=0)
+    s = np.round(s, 0) if ties else s
     yb = y.astype(bool)
     rep = _trials_replicate(metric, kwargs, y, s)
     y_arranged = np.r_[np.ones(yb.sum()), np.zeros((~yb).sum())]
@@ -154,7 +148,7 @@ def test_min_dcf_replicate_over_many_points(kwargs):
     # Thousands of points: the minimum DCF picks its point by one cost pass
     # (above 1024 points), and must still equal the metric with the counts
     # as weights.
-    y, s, _ = _data(n=6000, seed=3)
+    s, y, _ = make_gaussian_scores(6000, prior=0.3, random_state=3)
     yb = y.astype(bool)
     rep = _trials_replicate(min_dcf, kwargs, y, s)
     assert ScoredTrials(y, s).roc_curve()[0].shape[0] > 1025  # ordered points
@@ -171,7 +165,8 @@ def test_min_dcf_replicate_over_many_points(kwargs):
 @pytest.mark.parametrize("ties", [False, True])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_grouped_kernel_replicates_equal_resampled_rows(metric, kwargs, ties, weighted):
-    y, s, _ = _data(ties=ties)
+    s, y, _ = make_gaussian_scores(300, prior=0.3, random_state=0)
+    s = np.round(s, 0) if ties else s
     groups = np.arange(y.shape[0]) % 23
     sw = np.random.default_rng(0).uniform(0.5, 2, y.shape[0]) if weighted else None
     res = bootstrap_ci(
@@ -192,7 +187,8 @@ def test_grouped_kernel_replicates_equal_resampled_rows(metric, kwargs, ties, we
 
 @pytest.mark.parametrize("metric, kwargs", MIN_METRICS)
 def test_weighted_rows_kernel_replicates_equal_resampled_rows(metric, kwargs):
-    y, s, _ = _data(ties=True)
+    s, y, _ = make_gaussian_scores(300, prior=0.3, random_state=0)
+    s = np.round(s, 0)
     sw = np.random.default_rng(1).uniform(0.5, 2, y.shape[0])
     res = bootstrap_ci(
         metric, y, s, sample_weight=sw, n_resamples=50, random_state=7, **kwargs
@@ -218,7 +214,7 @@ def test_weighted_rows_kernel_replicates_equal_resampled_rows(metric, kwargs):
 def test_per_trial_metrics_weighted_replicates_equal_resampled_rows(
     metric, kwargs, use_llr, grouped
 ):
-    y, s, llr = _data()
+    s, y, llr = make_gaussian_scores(300, prior=0.3, random_state=0)
     x = llr if use_llr else 1 / (1 + np.exp(-llr))
     groups = np.arange(y.shape[0]) % 17 if grouped else None
     res = bootstrap_ci(
@@ -234,7 +230,7 @@ def test_per_trial_metrics_weighted_replicates_equal_resampled_rows(
 
 
 def test_path_choice():
-    y, s, llr = _data()
+    s, y, llr = make_gaussian_scores(300, prior=0.3, random_state=0)
     assert isinstance(_trials_statistic(cllr, {})[0], _Method)
     assert isinstance(_trials_statistic("not a table metric".count, {})[0], type(len))
     # quantile bins are not weight-invariant: ECE then resamples rows
@@ -259,14 +255,14 @@ def test_path_choice():
 
 def test_sorted_once_distribution_matches_resampled_rows():
     # Different draws (units are arranged by class and score), same law.
-    y, s, _ = _data(n=400)
+    s, y, _ = make_gaussian_scores(400, prior=0.3, random_state=0)
     a = bootstrap_ci(min_dcf, y, s, p_target=0.3, n_resamples=600, random_state=1)
     b = _row_distribution(min_dcf, y, s, {"p_target": 0.3}, n=600)
     assert stats.ks_2samp(a.bootstrap_distribution, b).pvalue > 1e-3
 
 
 def test_point_estimate_and_names():
-    y, s, _ = _data()
+    s, y, _ = make_gaussian_scores(300, prior=0.3, random_state=0)
     res = bootstrap_ci("min_dcf", y, s, p_target=0.2, n_resamples=100, random_state=0)
     assert res.statistic == min_dcf(y, s, p_target=0.2)
     assert res.bootstrap_distribution.shape == (100,)
@@ -279,7 +275,7 @@ def test_point_estimate_and_names():
 
 
 def test_pos_label():
-    y, s, _ = _data()
+    s, y, _ = make_gaussian_scores(300, prior=0.3, random_state=0)
     labels = np.where(y == 1, "tar", "non")
     a = bootstrap_ci(eer, y, s, n_resamples=30, random_state=0)
     b = bootstrap_ci(eer, labels, s, pos_label="tar", n_resamples=30, random_state=0)
@@ -289,7 +285,7 @@ def test_pos_label():
 # ------------------------------------------------------------ determinism
 @pytest.mark.parametrize("metric", [min_dcf, cllr])
 def test_same_result_whatever_n_jobs(metric):
-    y, s, llr = _data()
+    s, y, llr = make_gaussian_scores(300, prior=0.3, random_state=0)
     x = s if metric is min_dcf else llr
     kw = {"p_target": 0.4} if metric is min_dcf else {}
     one = bootstrap_ci(metric, y, x, n_resamples=40, random_state=5, **kw)
@@ -301,7 +297,7 @@ def test_same_result_whatever_n_jobs(metric):
 
 
 def test_random_state_kinds():
-    y, s, _ = _data()
+    s, y, _ = make_gaussian_scores(300, prior=0.3, random_state=0)
     a = bootstrap_ci(eer, y, s, n_resamples=20, random_state=3)
     b = bootstrap_ci(eer, y, s, n_resamples=20, random_state=3)
     c = bootstrap_ci(eer, y, s, n_resamples=20, random_state=4)
@@ -324,7 +320,7 @@ _SCIPY_RNG = (
 def test_interval_is_scipy_bootstrap_on_the_same_replicates(method, metric, kwargs):
     # scipy draws the resamples and computes its interval; handing its
     # replicate values to our interval step gives the same interval.
-    y, s, llr = _data(n=80)
+    s, y, llr = make_gaussian_scores(80, prior=0.3, random_state=0)
     x = llr if metric is cllr else s
 
     def statistic(i):
@@ -353,7 +349,7 @@ def test_interval_is_scipy_bootstrap_on_the_same_replicates(method, metric, kwar
 
 
 def test_bca_with_groups_jackknifes_groups():
-    y, s, _ = _data()
+    s, y, _ = make_gaussian_scores(300, prior=0.3, random_state=0)
     groups = np.arange(y.shape[0]) % 20
     res = bootstrap_ci(
         min_dcf,

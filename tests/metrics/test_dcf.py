@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import expit, logit
@@ -45,21 +46,8 @@ def _pav_llr_per_sample(y, s, w=None):
     return llr[np.searchsorted(b.lo, s, side="right") - 1]
 
 
-def _data(seed, n=60, ties=True, weights=False, inf=False):
-    rng = np.random.default_rng(seed)
-    y = rng.random(n) < 0.4
-    y[:2] = [True, False]
-    s = rng.normal(size=n) + 1.2 * y
-    if ties:
-        s = np.round(s, 1)
-    if inf:
-        s[rng.random(n) < 0.1] = np.inf
-        s[rng.random(n) < 0.1] = -np.inf
-    w = None
-    if weights:
-        w = rng.integers(0, 4, n).astype(float)
-        w[:2] = 1.0
-    return y.astype(int), s, w
+#: both classes among the first two trials (and weighing 1), scores tied
+TRIALS = {"prior": 0.4, "both_first": True, "loc": (0.0, 1.2), "decimals": 1}
 
 
 # ------------------------------------------------------------------- errors
@@ -134,7 +122,7 @@ def test_normalization_by_best_dummy():
 @pytest.mark.parametrize("weights", [False, True])
 @pytest.mark.parametrize("p, cm, cf", [(0.5, 1, 1), (0.01, 1, 1), (0.3, 10, 1)])
 def test_actual_dcf_brute_force(seed, weights, p, cm, cf):
-    y, s, w = _data(seed, weights=weights, inf=True)
+    s, y, w = make_scores(60, seed=seed, inf=0.1, weights=weights, **TRIALS)
     thr = -(logit(p) + np.log(cm / cf))
     ref = _brute_actual(y, s, w, thr, p * cm, (1 - p) * cf)
     got = actual_dcf(y, s, p_target=p, c_miss=cm, c_fa=cf, sample_weight=w)
@@ -146,7 +134,9 @@ def test_actual_dcf_brute_force(seed, weights, p, cm, cf):
 @pytest.mark.parametrize("inf", [False, True])
 @pytest.mark.parametrize("p, cm, cf", [(0.5, 1, 1), (0.05, 1, 1), (0.9, 1, 3)])
 def test_min_dcf_equals_exhaustive_sweep(seed, weights, inf, p, cm, cf):
-    y, s, w = _data(seed, weights=weights, inf=inf)
+    s, y, w = make_scores(
+        60, seed=seed, inf=0.1 if inf else 0.0, weights=weights, **TRIALS
+    )
     ref = _exhaustive_min(y, s, w, p * cm, (1 - p) * cf)
     got = min_dcf(y, s, p_target=p, c_miss=cm, c_fa=cf, sample_weight=w)
     assert got == pytest.approx(ref / min(p * cm, (1 - p) * cf), rel=1e-12, abs=1e-15)
@@ -167,7 +157,7 @@ def test_min_dcf_all_infinite_scores_keeps_trivial_points():
 
 
 def test_min_dcf_equals_actual_dcf_of_pav_llr():
-    y, s, w = _data(7, n=300, weights=True)
+    s, y, w = make_scores(300, seed=7, weights=True, **TRIALS)
     pav = _pav_llr_per_sample(y, s, w)
     for p in (0.01, 0.2, 0.5, 0.77):
         assert min_dcf(y, s, p_target=p, sample_weight=w) == pytest.approx(
@@ -176,7 +166,7 @@ def test_min_dcf_equals_actual_dcf_of_pav_llr():
 
 
 def test_weights_equal_repeated_rows():
-    y, s, _ = _data(3)
+    s, y, _ = make_scores(60, seed=3, **TRIALS)
     rep = np.arange(len(y)) % 3
     yr, sr = np.repeat(y, rep), np.repeat(s, rep)
     for f in (actual_dcf, min_dcf):
@@ -186,7 +176,7 @@ def test_weights_equal_repeated_rows():
 
 
 def test_zero_weight_infinite_trials_ignored():
-    y, s, _ = _data(11)
+    s, y, _ = make_scores(60, seed=11, **TRIALS)
     y2 = np.append(y, [1, 0])
     s2 = np.append(s, [-np.inf, np.inf])  # confidently wrong, but weight 0
     w2 = np.append(np.ones(len(y)), [0.0, 0.0])
@@ -210,7 +200,7 @@ def test_infinite_and_huge_llrs_exact():
 
 
 def test_pos_label_strings_and_flipping():
-    y, s, w = _data(5, weights=True)
+    s, y, w = make_scores(60, seed=5, weights=True, **TRIALS)
     ys = np.where(y == 1, "spk", "imp")
     for f in (actual_dcf, min_dcf):
         assert f(ys, s, p_target=0.2, sample_weight=w, pos_label="spk") == f(
@@ -225,7 +215,7 @@ def test_pos_label_strings_and_flipping():
 
 
 def test_bayes_error_curve_brute_force():
-    y, s, w = _data(2, n=200, weights=True, inf=True)
+    s, y, w = make_scores(200, seed=2, inf=0.1, weights=True, **TRIALS)
     plo = np.linspace(-6, 6, 25)
     act, mini = bayes_error_curve(y, s, plo, sample_weight=w)
     for k, eta in enumerate(plo):
@@ -321,30 +311,26 @@ def test_bayes_error_curve_equals_pointwise_calls(data, plo):
             )
 
 
-def test_every_min_metric_routes_through_scored_trials(monkeypatch):
+def test_every_min_metric_routes_through_scored_trials():
     # The one place where a new input kind (e.g. Dask) must be handled: each
-    # metric builds one ScoredTrials and sorts it once.
+    # metric is its ScoredTrials method, bit for bit, and one ScoredTrials
+    # answers them all from one sort (its PAV blocks stay the same object).
     from skcalib.metrics import ScoredTrials, eer, min_cllr, rocch
 
-    calls = []
-    summary = ScoredTrials._summary
-
-    def counting(self):
-        if self._blocks is None:
-            calls.append(self)
-        return summary(self)
-
-    monkeypatch.setattr(ScoredTrials, "_summary", counting)
-    y, s, w = _data(0, weights=True)
+    s, y, w = make_scores(60, seed=0, weights=True, **TRIALS)
+    trials = ScoredTrials(y, s, sample_weight=w)
+    _, lo, hi = trials.pav_llr()
     for f, kw in [
         (min_dcf, {"p_target": 0.1}),
         (eer, {}),
         (min_cllr, {}),
         (rocch, {}),
     ]:
-        calls.clear()
-        f(y, s, sample_weight=w, **kw)
-        assert len(calls) == 1, f.__name__
-    calls.clear()
-    bayes_error_curve(y, s, [0.0, 1.0], sample_weight=w)
-    assert len(calls) == 1
+        got = f(y, s, sample_weight=w, **kw)
+        np.testing.assert_array_equal(got, getattr(trials, f.__name__)(**kw))
+    grid = [0.0, 1.0]
+    np.testing.assert_array_equal(
+        bayes_error_curve(y, s, grid, sample_weight=w), trials.bayes_error_curve(grid)
+    )
+    _, lo_after, hi_after = trials.pav_llr()
+    assert lo_after is lo and hi_after is hi

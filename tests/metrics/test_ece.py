@@ -4,6 +4,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.calibration import calibration_curve
@@ -13,12 +14,11 @@ from skcalib.metrics import expected_calibration_error as ece
 from skcalib.metrics import top_label_calibration_error as top_label_ece
 from skcalib.metrics._ece import _bin_ids_by_bisection, _bin_ids_from_edges
 
-
-def _data(seed, n=500):
-    rng = np.random.default_rng(seed)
-    p = rng.random(n)
-    y = (rng.random(n) < p**1.5).astype(int)  # miscalibrated on purpose
-    return y, p
+#: probabilities ``p`` and labels of ``P(y=1) = p ** 1.5``: miscalibrated
+MISCALIBRATED = {"kind": "probability", "power": 1.5}
+#: softmax posteriors and labels drawn from tempered (``0.5`` times the
+#: logits) ones: over-confident
+OVERCONFIDENT = {"kind": "probability", "power": 0.5}
 
 
 def _loop_ece(y, p, edges, w=None):
@@ -61,7 +61,7 @@ def test_errors():
 @pytest.mark.parametrize("strategy", ["uniform", "quantile"])
 @pytest.mark.parametrize("n_bins", [1, 5, 15])
 def test_matches_sklearn_calibration_curve(strategy, n_bins):
-    y, p = _data(0)
+    p, y, _ = make_scores(500, seed=0, **MISCALIBRATED)
     prob_true, prob_pred = calibration_curve(y, p, n_bins=n_bins, strategy=strategy)
     if strategy == "uniform":
         edges = np.linspace(0, 1, n_bins + 1)
@@ -78,7 +78,7 @@ def test_matches_sklearn_calibration_curve(strategy, n_bins):
 
 @pytest.mark.parametrize("norm", ["l1", "l2", "max"])
 def test_weighted_loop_reference(norm):
-    y, p = _data(1, n=300)
+    p, y, _ = make_scores(300, seed=1, **MISCALIBRATED)
     p = np.round(p, 2)  # values on bin edges
     w = np.random.default_rng(1).integers(0, 4, len(y)).astype(float)
     edges = np.linspace(0, 1, 11)
@@ -101,12 +101,12 @@ def test_perfectly_calibrated_and_worst_cases():
     assert ece([0, 1, 0, 1], [0.5, 0.5, 0.5, 0.5]) == 0.0
     assert ece([0, 0, 1, 1], [0.0, 0.0, 1.0, 1.0]) == 0.0
     assert ece([1, 1, 0, 0], [0.0, 0.0, 1.0, 1.0]) == 1.0
-    y, p = _data(3)
+    p, y, _ = make_scores(500, seed=3, **MISCALIBRATED)
     assert ece(y, p, norm="l1") <= ece(y, p, norm="l2") <= ece(y, p, norm="max")
 
 
 def test_pos_label():
-    y, p = _data(2)
+    p, y, _ = make_scores(500, seed=2, **MISCALIBRATED)
     labels = np.where(y == 1, "yes", "no")
     assert ece(labels, p, pos_label="yes") == ece(y, p)
     # The other class with 1 - p: uniform bins mirror (no p on an edge here).
@@ -158,19 +158,6 @@ def test_huge_n_bins_memory_bounded_by_samples(strategy):
 
 
 # ------------------------------------------------------ multiclass: helpers
-def _mc_data(seed, n=400, k=4):
-    """Over-confident softmax posteriors of ``k`` classes and labels."""
-    rng = np.random.default_rng(seed)
-    logits = rng.normal(0, 2.0, (n, k))
-    q = np.exp(logits - logits.max(axis=1, keepdims=True))
-    q /= q.sum(axis=1, keepdims=True)
-    # labels drawn from tempered posteriors: q is over-confident
-    soft = np.exp(0.5 * logits)
-    soft /= soft.sum(axis=1, keepdims=True)
-    y = (rng.random(n)[:, None] > np.cumsum(soft, axis=1)).sum(axis=1)
-    return np.minimum(y, k - 1), q
-
-
 def _brute_binned(outcome, p, edges, w, norm):
     """The binned error by a loop over bins and samples (no numpy binning)."""
     gaps, weights = [], []
@@ -260,7 +247,7 @@ def test_multiclass_errors(func):
 @pytest.mark.parametrize("norm", ["l1", "l2", "max"])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_top_label_equals_brute_force(norm, weighted):
-    y, q = _mc_data(0, n=300)
+    q, y, _ = make_scores(300, seed=0, n_classes=4, **OVERCONFIDENT)
     q = np.round(q, 2)  # confidences on bin edges
     q /= q.sum(axis=1, keepdims=True)
     w = np.random.default_rng(0).integers(0, 4, len(y)).astype(float)
@@ -272,7 +259,7 @@ def test_top_label_equals_brute_force(norm, weighted):
 @pytest.mark.parametrize("norm", ["l1", "l2", "max"])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_classwise_equals_brute_force(norm, weighted):
-    y, q = _mc_data(1, n=300, k=3)
+    q, y, _ = make_scores(300, seed=1, n_classes=3, **OVERCONFIDENT)
     w = np.random.default_rng(1).integers(0, 4, len(y)).astype(float)
     w = w if weighted else None
     got = classwise_ece(y, q, n_bins=8, norm=norm, sample_weight=w)
@@ -280,7 +267,7 @@ def test_classwise_equals_brute_force(norm, weighted):
 
 
 def test_top_label_is_binary_ece_of_confidence_and_correctness():
-    y, q = _mc_data(2)
+    q, y, _ = make_scores(400, seed=2, n_classes=4, **OVERCONFIDENT)
     top = q.argmax(axis=1)
     for strategy in ("uniform", "quantile"):
         ref = ece(top == y, q.max(axis=1), n_bins=12, strategy=strategy)
@@ -293,14 +280,14 @@ def test_multiclass_ece_recorded_netcal_values():
     # np.argmax, equal-width bins) and the mean over classes k of
     # ECE(bins=10).measure(q[:, k], y == k); recorded so that the suite does
     # not need netcal (the next test compares live when it is installed).
-    y, q = _mc_data(3, n=200, k=3)
+    q, y, _ = make_scores(200, seed=3, n_classes=3, **OVERCONFIDENT)
     assert top_label_ece(y, q, n_bins=10) == pytest.approx(0.19074186503373716)
     assert classwise_ece(y, q, n_bins=10) == pytest.approx(0.12676736549841297)
 
 
 def test_multiclass_ece_matches_netcal_when_installed():
     metrics = pytest.importorskip("netcal.metrics")
-    y, q = _mc_data(6, n=500, k=4)
+    q, y, _ = make_scores(500, seed=6, n_classes=4, **OVERCONFIDENT)
     assert top_label_ece(y, q, n_bins=10) == pytest.approx(
         float(metrics.ECE(bins=10).measure(q, y)), rel=1e-12
     )
@@ -314,7 +301,7 @@ def test_multiclass_ece_matches_netcal_when_installed():
 
 
 def test_labels_and_two_classes():
-    y, q = _mc_data(4, k=3)
+    q, y, _ = make_scores(400, seed=4, n_classes=3, **OVERCONFIDENT)
     names = np.array(["cat", "dog", "emu"])
     for func in (top_label_ece, classwise_ece):
         assert func(names[y], q, labels=names) == func(y, q)
@@ -347,7 +334,7 @@ def test_perfect_and_all_correct():
 
 
 def test_multiclass_integer_weights_equal_repeated_rows():
-    y, q = _mc_data(5, n=150, k=3)
+    q, y, _ = make_scores(150, seed=5, n_classes=3, **OVERCONFIDENT)
     wi = np.random.default_rng(5).integers(0, 4, len(y))  # zeros drop rows
     for func in (top_label_ece, classwise_ece):
         got = func(y, q, n_bins=7, sample_weight=wi)

@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.isotonic import IsotonicRegression
@@ -49,10 +50,8 @@ def _llr(lrs):
         return np.log(np.asarray(lrs, dtype=float))
 
 
-def _data(seed=0, n=300):
-    rng = np.random.default_rng(seed)
-    y = (rng.random(n) < 0.4).astype(int)
-    return y, rng.normal(size=n) * 2 + 2 * y - 1
+#: LLRs ``N(-1, 4)`` of non-targets and ``N(1, 4)`` of targets
+LLRS = {"prior": 0.4, "loc": (-1.0, 1.0), "scale": 2.0}
 
 
 # lir 1.3.1, tests/test_elub.py: (LRs, labels, published LR bounds)
@@ -244,12 +243,15 @@ def _labelled(llrs, data):
 
 
 def _elub_worse(t, y, x):
-    """lir's condition at threshold LLR t: the system (one misleading trial
-    added to each class) has a higher expected cost than LR 1."""
+    """lir's condition at threshold LLR t (a number or an array of them): the
+    system (one misleading trial added to each class) has a higher expected
+    cost than LR 1."""
+    t = np.asarray(t, dtype=float)
+    above = x > t[..., None]
     n1, n2 = y.sum(), (~y).sum()
-    a1, a2 = np.sum(y & (x > t)), np.sum(~y & (x > t))
+    a1, a2 = np.sum(y & above, axis=-1), np.sum(~y & above, axis=-1)
     eu = 1 - a1 / (n1 + 1) + np.exp(t) * (a2 + 1) / (n2 + 1)
-    return eu > min(np.exp(t), 1.0)
+    return eu > np.minimum(np.exp(t), 1.0)
 
 
 @HYP
@@ -262,16 +264,17 @@ def test_elub_brute_force_scan(llrs, data):
     # the condition holds at or just outside each (a bound where it turns)
     if lower < upper:
         scan = np.linspace(lower, upper, 2001)[1:-1]
-        assert not any(_elub_worse(t, y, x) for t in scan)
+        assert not _elub_worse(scan, y, x).any()
     assert _elub_worse(lower - 1e-9, y, x) or _elub_worse(lower, y, x)
     assert _elub_worse(upper + 1e-9, y, x) or _elub_worse(upper, y, x)
 
 
 def _deltas(t, y, x):
-    xc = np.clip(x, -20, 20)
+    t = np.asarray(t, dtype=float)
+    above = np.clip(x, -20, 20) >= t[..., None]
     n1, n2 = y.sum(), (~y).sum()
-    p1 = (np.sum(y & (xc >= t)) + 0.5) / (n1 + 1)
-    p2 = (np.sum(~y & (xc >= t)) + 0.5) / (n2 + 1)
+    p1 = (np.sum(y & above, axis=-1) + 0.5) / (n1 + 1)
+    p2 = (np.sum(~y & above, axis=-1) + 0.5) / (n2 + 1)
     high = np.log(p1) - np.log(p2) - t
     low = t - np.log(1 - p1) + np.log(1 - p2)
     return low, high
@@ -284,7 +287,7 @@ def test_invariance_brute_force_scan(llrs, data):
     lower, upper = invariance_bounds(y, x)
     t_start, t_end = min(0.0, x.min()), max(0.0, x.max())
     scan = np.linspace(t_start, t_end, 4001)
-    low, high = np.array([_deltas(t, y, x) for t in scan]).T
+    low, high = _deltas(scan, y, x)
     below = scan[(high < 0)]
     if below.size:  # the first negative delta_high, to the scan's resolution
         step = scan[1] - scan[0]
@@ -334,7 +337,7 @@ def test_devpav_against_quadrature(llrs, data):
 
 # -------------------------------------------------- the simpler metrics
 def test_cllr_cal_is_cllr_minus_min_cllr():
-    y, x = _data()
+    x, y, _ = make_scores(300, **LLRS)
     assert cllr_cal(y, x) == pytest.approx(cllr(y, x) - min_cllr(y, x), abs=1e-12)
     assert cllr_cal(y, x) > 0
     # the PAV-LLRs are their own optimal recalibration
@@ -391,7 +394,7 @@ def test_extreme_llrs_no_warnings():
 # ------------------------------------------------------- shared contract
 @pytest.mark.parametrize("func", FUNCS)
 def test_weights_equal_repetitions(func):
-    y, x = _data(3, n=60)
+    x, y, _ = make_scores(60, seed=3, **LLRS)
     x = np.round(x, 1)
     w = np.random.default_rng(3).integers(0, 4, y.shape[0])
     got = func(y, x, sample_weight=w.astype(float))
@@ -401,14 +404,14 @@ def test_weights_equal_repetitions(func):
 
 @pytest.mark.parametrize("func", FUNCS)
 def test_methods_equal_functions(func):
-    y, x = _data(4)
+    x, y, _ = make_scores(300, seed=4, **LLRS)
     trials = ScoredTrials(y, x)
     np.testing.assert_allclose(getattr(trials, func.__name__)(), func(y, x))
 
 
 @pytest.mark.parametrize("func", FUNCS)
 def test_pos_label(func):
-    y, x = _data(5)
+    x, y, _ = make_scores(300, seed=5, **LLRS)
     labels = np.where(y == 1, "ss", "ds")
     np.testing.assert_allclose(func(labels, x, pos_label="ss"), func(y, x))
 

@@ -5,6 +5,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
@@ -65,18 +66,14 @@ def _lp_eer(points):
     return res.fun
 
 
-def _data(seed, n=50, weights=False, inf=False):
-    rng = np.random.default_rng(seed)
-    y = rng.random(n) < 0.5
-    y[:2] = [True, False]
-    s = np.round(rng.normal(size=n) + y, 1)
-    if inf:
-        s[rng.random(n) < 0.15] = np.inf
-        s[rng.random(n) < 0.15] = -np.inf
-    w = rng.integers(0, 4, n).astype(float) if weights else None
-    if weights:
-        w[:2] = 1
-    return y, s, w
+#: both classes among the first two trials (and weighing 1), scores tied
+TRIALS = {
+    "prior": 0.5,
+    "both_first": True,
+    "loc": (0.0, 1.0),
+    "decimals": 1,
+    "labels": bool,
+}
 
 
 # ------------------------------------------------------------------- errors
@@ -106,7 +103,9 @@ def test_table1_hull():
 @pytest.mark.parametrize("weights", [False, True])
 @pytest.mark.parametrize("inf", [False, True])
 def test_rocch_equals_brute_force_hull(seed, weights, inf):
-    y, s, w = _data(seed, weights=weights, inf=inf)
+    s, y, w = make_scores(
+        50, seed=seed, inf=0.15 if inf else 0.0, weights=weights, **TRIALS
+    )
     pmiss, pfa = rocch(y, s, sample_weight=w)
     ref = _lower_hull(_roc_points(y, s, w))
     np.testing.assert_allclose(np.column_stack([pmiss, pfa]), ref, atol=1e-12)
@@ -117,14 +116,16 @@ def test_rocch_equals_brute_force_hull(seed, weights, inf):
 @pytest.mark.parametrize("weights", [False, True])
 @pytest.mark.parametrize("inf", [False, True])
 def test_eer_equals_lp_rocch_eer(seed, weights, inf):
-    y, s, w = _data(seed, weights=weights, inf=inf)
+    s, y, w = make_scores(
+        50, seed=seed, inf=0.15 if inf else 0.0, weights=weights, **TRIALS
+    )
     e = eer(y, s, sample_weight=w)
     assert e == pytest.approx(_lp_eer(_roc_points(y, s, w)), abs=1e-9)
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_eer_between_hull_rates_at_crossing(seed):
-    y, s, w = _data(seed, weights=True)
+    s, y, w = make_scores(50, seed=seed, weights=True, **TRIALS)
     e = eer(y, s, sample_weight=w)
     pmiss, pfa = rocch(y, s, sample_weight=w)
     k = np.flatnonzero(pmiss >= pfa)[0]  # first vertex past the crossing
@@ -164,7 +165,7 @@ def test_eer_with_blocks_negligible_against_the_class_totals():
 
 
 def test_weights_and_pos_label():
-    y, s, _ = _data(4)
+    s, y, _ = make_scores(50, seed=4, **TRIALS)
     rep = np.arange(len(y)) % 4
     assert eer(y, s, sample_weight=rep) == pytest.approx(
         eer(np.repeat(y, rep), np.repeat(s, rep)), rel=1e-12

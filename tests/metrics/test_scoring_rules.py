@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.integrate import quad
@@ -29,12 +30,8 @@ def _ref_cllr(y, llr, w=None):
     return (tar + non) / 2 / math.log(2)
 
 
-def _data(seed, n=80, scale=2.0):
-    rng = np.random.default_rng(seed)
-    y = rng.random(n) < 0.35
-    y[:2] = [True, False]
-    llr = scale * (rng.normal(size=n) + 1.5 * y - 0.7)
-    return y.astype(int), llr
+#: LLRs ``2 (z + 1.5 y - 0.7)``, both classes among the first two trials
+LLRS = {"prior": 0.35, "both_first": True, "loc": (-1.4, 1.6), "scale": 2.0}
 
 
 # ------------------------------------------------------------------- errors
@@ -71,7 +68,7 @@ def test_cllr_of_zero_llrs_is_exactly_one(n):
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("n", [50, 3 * _CHUNK + 17])
 def test_cllr_direct_formula(seed, n):
-    y, llr = _data(seed, n=n)
+    llr, y, _ = make_scores(n, seed=seed, **LLRS)
     assert cllr(y, llr) == pytest.approx(_ref_cllr(y, llr), rel=1e-12)
     w = np.random.default_rng(seed).random(n) + 0.1
     got = cllr(y, llr, sample_weight=w)
@@ -80,7 +77,7 @@ def test_cllr_direct_formula(seed, n):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_cllr_prior_matches_sklearn_log_loss(seed):
-    y, llr = _data(seed, n=200)
+    llr, y, _ = make_scores(200, seed=seed, **LLRS)
     pi = y.mean()
     q = expit(llr + logit(pi))
     entropy = -(pi * math.log(pi) + (1 - pi) * math.log(1 - pi))
@@ -93,7 +90,7 @@ def test_cllr_prior_matches_sklearn_log_loss(seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_brier_matches_sklearn(seed):
-    y, llr = _data(seed, n=200)
+    llr, y, _ = make_scores(200, seed=seed, **LLRS)
     pi = y.mean()
     q = expit(llr + logit(pi))
     got = brier_loss(y, llr, p_target=pi, normalize=False)
@@ -104,7 +101,7 @@ def test_brier_matches_sklearn(seed):
 
 @pytest.mark.parametrize("alpha, beta", [(3.0, 0.5), (1.5, 2.5), (0.5, 0.5)])
 def test_beta_rule_loss_against_quadrature(alpha, beta):
-    y, llr = _data(1, n=12, scale=1.0)
+    llr, y, _ = make_scores(12, seed=1, prior=0.35, both_first=True, loc=(-0.7, 0.8))
     prior = 0.3
     b = beta_fn(alpha, beta)
 
@@ -139,7 +136,7 @@ def _sklearn_pav_llr(y, s, w=None):
 @pytest.mark.parametrize("weights", [False, True])
 def test_min_cllr_against_sklearn_isotonic(seed, weights):
     rng = np.random.default_rng(seed)
-    y, llr = _data(seed, n=150)
+    llr, y, _ = make_scores(150, seed=seed, **LLRS)
     s = np.round(llr, 1)  # ties
     w = rng.integers(1, 4, len(y)).astype(float) if weights else None
     pav = _sklearn_pav_llr(y, s, w)
@@ -178,7 +175,7 @@ def test_infinite_and_huge_llrs_exact():
 
 
 def test_zero_weight_trials_ignored():
-    y, llr = _data(4)
+    llr, y, _ = make_scores(80, seed=4, **LLRS)
     y2 = np.append(y, [1, 0])
     l2 = np.append(llr, [-np.inf, np.inf])  # confidently wrong, weight 0
     w2 = np.append(np.ones(len(y)), [0.0, 0.0])
@@ -195,7 +192,7 @@ def test_zero_weight_trials_ignored():
 
 
 def test_weights_equal_repeated_rows_and_pos_label():
-    y, llr = _data(6)
+    llr, y, _ = make_scores(80, seed=6, **LLRS)
     rep = np.arange(len(y)) % 3
     for f in (cllr, min_cllr, brier_loss):
         assert f(y, llr, sample_weight=rep) == pytest.approx(

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from _scores import make_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import det_curve
@@ -19,16 +20,6 @@ from skcalib.metrics import (
 )
 
 HYP = settings(derandomize=True, database=None, deadline=None, max_examples=40)
-
-
-def _data(seed=0, n=400, weights=False, decimals=None):
-    rng = np.random.default_rng(seed)
-    y = rng.random(n) < 0.3
-    s = rng.normal(size=n) + 1.5 * y
-    if decimals is not None:
-        s = np.round(s, decimals)
-    w = rng.integers(0, 4, n).astype(float) if weights else None
-    return y, s, w
 
 
 # ------------------------------------------------------------------- errors
@@ -62,7 +53,7 @@ def test_errors_name_the_argument():
 @pytest.mark.parametrize("weights", [False, True])
 @pytest.mark.parametrize("decimals", [None, 1])
 def test_equals_the_metric_functions_bit_for_bit(weights, decimals):
-    y, s, w = _data(weights=weights, decimals=decimals)
+    s, y, w = make_scores(400, weights=weights, decimals=decimals, labels=bool)
     trials = ScoredTrials(y, s, sample_weight=w)
     kw = {"sample_weight": w}
     app = {"p_target": 0.1, "c_miss": 2.0, "c_fa": 1.0}
@@ -89,7 +80,7 @@ def test_equals_the_metric_functions_bit_for_bit(weights, decimals):
 
 
 def test_many_applications_equal_one_at_a_time():
-    y, s, w = _data(1, weights=True)
+    s, y, w = make_scores(400, seed=1, weights=True, labels=bool)
     trials = ScoredTrials(y, s, sample_weight=w)
     p = np.array([1e-4, 0.01, 0.1, 0.5, 0.9])
     dcf, p_miss, p_fa = trials.min_dcf(p, c_fa=3.0, return_rates=True)
@@ -107,7 +98,7 @@ def test_many_applications_equal_one_at_a_time():
 
 
 def test_det_curve_is_sklearns_on_ranks():
-    y, s, w = _data(2, weights=True, decimals=1)
+    s, y, w = make_scores(400, seed=2, weights=True, decimals=1, labels=bool)
     fpr, fnr = ScoredTrials(y, s, sample_weight=w).det_curve()
     ref_fpr, ref_fnr, _ = det_curve(y, s, sample_weight=w)
     np.testing.assert_array_equal(fpr, ref_fpr)
@@ -138,7 +129,7 @@ def test_resample_is_the_sorted_trials_with_counts_as_weights(decimals):
     from skcalib.metrics import beta_rule_loss, brier_loss
     from skcalib.metrics._trials import Resampler
 
-    y, s, _ = _data(4, n=3000, decimals=decimals)
+    s, y, _ = make_scores(3000, seed=4, decimals=decimals, labels=bool)
     trials = ScoredTrials(y, s)
     resampler = Resampler(trials)
     y_arr = np.r_[np.ones(y.sum()), np.zeros((~y).sum())]
@@ -221,7 +212,7 @@ def test_dask_trials_are_drawn_from_memory():
     # as the displays did before they drew from ScoredTrials
     da = pytest.importorskip("dask.array")
     dask = pytest.importorskip("dask")
-    y, s, w = _data(4, weights=True)
+    s, y, w = make_scores(400, seed=4, weights=True, labels=bool)
     ref = ScoredTrials(y, s, sample_weight=w)
     with dask.config.set(scheduler="synchronous"):
         got = ScoredTrials(
@@ -237,7 +228,7 @@ def test_dask_trials_are_drawn_from_memory():
 # ------------------------------------------------------------- applications
 def test_min_dcf_of_an_application():
     # ScoredTrials.min_dcf(Application(0.01)) was refused
-    y, s, _ = _data(2)
+    s, y, _ = make_scores(400, seed=2, labels=bool)
     trials = ScoredTrials(y, s)
     app = Application(0.01, c_miss=3.0)
     assert trials.min_dcf(app) == trials.min_dcf(0.01, c_miss=3.0)
@@ -263,7 +254,7 @@ def test_min_dcf_of_an_application():
 def test_public_methods_of_the_pav_blocks():
     from skcalib._kernel._pav import block_llr, pav_blocks
 
-    y, s, w = _data(5, weights=True, decimals=1)
+    s, y, w = make_scores(400, seed=5, weights=True, decimals=1, labels=bool)
     trials = ScoredTrials(y, s, sample_weight=w)
     keep = w > 0
     blocks = pav_blocks(s[keep], y[keep], w[keep])

@@ -26,13 +26,13 @@ def _close():
     plt.close("all")
 
 
-def _data():
-    s, y, llr = make_gaussian_scores(300, prior=0.4, random_state=0)
-    return y, 1.3 * llr + 0.4  # miscalibrated LLRs
+#: miscalibrated LLRs: the true LLRs of Gaussian scores, scaled and shifted
+_, Y, _TRUE_LLR = make_gaussian_scores(300, prior=0.4, random_state=0)
+LLR = 1.3 * _TRUE_LLR + 0.4
 
 
 def test_no_bands_by_default():
-    y, llr = _data()
+    y, llr = Y, LLR
     disp = BayesErrorDisplay.from_predictions(y, llr, prior_log_odds=GRID)
     assert disp.actual_dcf_band is None and disp.bands_ == []
 
@@ -40,7 +40,7 @@ def test_no_bands_by_default():
 def test_bands_are_the_bootstrap_intervals_of_each_point():
     # With groups every metric resamples the caller's rows with the same
     # seeds, so each band end is bootstrap_ci's interval at that prior.
-    y, llr = _data()
+    y, llr = Y, LLR
     groups = np.arange(y.shape[0]) % 40
     disp = BayesErrorDisplay.from_predictions(
         y,
@@ -66,7 +66,7 @@ def test_bands_are_the_bootstrap_intervals_of_each_point():
 
 
 def test_band_drawing_legend_and_error_rates():
-    y, llr = _data()
+    y, llr = Y, LLR
     disp = BayesErrorDisplay.from_predictions(
         y,
         llr,
@@ -110,7 +110,7 @@ def test_bands_at_extreme_priors():
     # the normalized DCF of LLRs of +/-1000 at prior log-odds of +/-700 is
     # 1e300 (scipy's standard error overflowed when squaring it), or inf with
     # an LLR of -inf for a target (scipy formed inf - inf)
-    y, llr = _data()
+    y, llr = Y, LLR
     plo = np.linspace(-700, 700, 5)
     for x in (1000 * llr, np.r_[1000 * llr[:-1], -np.inf if y[-1] else np.inf]):
         disp = BayesErrorDisplay.from_predictions(

@@ -28,11 +28,6 @@ def _close():
     plt.close("all")
 
 
-def _data(seed=0, n=400):
-    s, y, llr = make_gaussian_scores(n, prior=0.3, random_state=seed)
-    return y, s, llr
-
-
 def test_bad_labels():
     with pytest.raises(ValueError, match="pos_label"):
         DETDisplay.from_predictions(["a", "b"], [0.0, 1.0])
@@ -41,7 +36,7 @@ def test_bad_labels():
 @pytest.mark.parametrize("ties", [False, True])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_steppy_curve_is_sklearn_det_curve(ties, weighted):
-    y, s, _ = _data()
+    s, y, _ = make_gaussian_scores(400, prior=0.3, random_state=0)
     if ties:
         s = np.round(s, 1)
     w = np.random.default_rng(0).uniform(0.5, 2, y.shape[0]) if weighted else None
@@ -55,7 +50,7 @@ def test_steppy_curve_is_sklearn_det_curve(ties, weighted):
 
 
 def test_hull_and_markers():
-    y, s, llr = _data()
+    s, y, llr = make_gaussian_scores(400, prior=0.3, random_state=0)
     disp = DETDisplay.from_predictions(y, llr, llr=True, p_target=[0.1, 0.5])
     pmiss, pfa = rocch(y, llr)
     np.testing.assert_array_equal(disp.hull_pmiss, pmiss)
@@ -76,14 +71,14 @@ def test_hull_and_markers():
 
 
 def test_scores_not_llr_have_no_actual_point():
-    y, s, _ = _data()
+    s, y, _ = make_gaussian_scores(400, prior=0.3, random_state=0)
     disp = DETDisplay.from_predictions(y, s, p_target=None)
     assert disp.actual_dcf_points is None and disp.min_dcf_points == []
     assert len(disp.markers_) == 1
 
 
 def test_several_systems_share_axes_and_labels():
-    y, s, llr = _data()
+    s, y, llr = make_gaussian_scores(400, prior=0.3, random_state=0)
     a = DETDisplay.from_predictions(y, llr, name="A", llr=True)
     b = DETDisplay.from_predictions(y, 2 * s, name="B", ax=a.ax_)
     assert b.ax_ is a.ax_
@@ -99,7 +94,7 @@ def test_from_estimator_knows_a_calibrators_scores_are_llrs():
     # llr='auto': the decision function of a skcalib calibrator (alone, at
     # the end of a Pipeline, or inside CalibratedClassifier) is an LLR, so
     # the actual-DCF point is marked; a plain classifier's score is not.
-    y, s, _ = _data()
+    s, y, _ = make_gaussian_scores(400, prior=0.3, random_state=0)
     X = s.reshape(-1, 1)
     cal = PlattCalibrator().fit(s, y)
     pipe = make_pipeline(ScoreTransformer(LogisticRegression()), PlattCalibrator()).fit(
@@ -121,7 +116,7 @@ def test_from_estimator_knows_a_calibrators_scores_are_llrs():
 
 
 def test_from_estimator():
-    y, s, _ = _data()
+    s, y, _ = make_gaussian_scores(400, prior=0.3, random_state=0)
     cal = PAVLLRCalibrator().fit(s, y)
     disp = DETDisplay.from_estimator(cal, s, y, llr=True, p_target=0.2)
     assert disp.name == "PAVLLRCalibrator"
@@ -131,29 +126,24 @@ def test_from_estimator():
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_from_predictions_runs_the_kernel_once(weighted, monkeypatch):
+def test_from_predictions_runs_the_kernel_once(weighted):
     """The hull, the EER and every minimum DCF come from one ScoredTrials,
-    sorted once."""
+    sorted once: drawn from the trials, they leave its PAV blocks the same
+    object, and from_predictions draws the same display."""
     from skcalib.metrics import ScoredTrials
 
-    y, s, llr = _data()
-    sorted_ = []
-    summary = ScoredTrials._summary
-
-    def counting(self):
-        if self._blocks is None:
-            sorted_.append(self)
-        return summary(self)
-
-    monkeypatch.setattr(ScoredTrials, "_summary", counting)
+    s, y, llr = make_gaussian_scores(400, prior=0.3, random_state=0)
     w = np.linspace(0.5, 2.0, s.shape[0]) if weighted else None
-    disp = DETDisplay.from_predictions(
-        y, llr, llr=True, p_target=[0.01, 0.1, 0.5], sample_weight=w
-    )
-    assert len(sorted_) == 1
-    monkeypatch.undo()
-    assert disp.eer == eer(y, llr, sample_weight=w)
-    for p, _, _, value in disp.min_dcf_points:
+    kw = {"llr": True, "p_target": [0.01, 0.1, 0.5]}
+    trials = ScoredTrials(y, llr, sample_weight=w)
+    _, lo, hi = trials.pav_llr()
+    disp = DETDisplay.from_trials(trials, **kw)
+    _, lo_after, hi_after = trials.pav_llr()
+    assert lo_after is lo and hi_after is hi
+    ref = DETDisplay.from_predictions(y, llr, sample_weight=w, **kw)
+    assert disp.eer == ref.eer == eer(y, llr, sample_weight=w)
+    np.testing.assert_array_equal(disp.min_dcf_points, ref.min_dcf_points)
+    for p, _, _, value in ref.min_dcf_points:
         assert value == min_dcf(y, llr, p_target=p, sample_weight=w)
 
 
@@ -170,7 +160,7 @@ def _inside(inner, outer):
 def test_default_figure_holds_legend_and_tick_labels_apart(p_target):
     """The legend of the display's own figure is inside the figure, and no
     two tick labels overlap (0.5 and 1 collided)."""
-    y, s, llr = _data(n=3000)
+    s, y, llr = make_gaussian_scores(3000, prior=0.3, random_state=0)
     disp = DETDisplay.from_predictions(y, llr, llr=True, p_target=p_target, name="x")
     fig = disp.figure_
     fig.canvas.draw()
@@ -209,7 +199,7 @@ def test_markers_at_zero_false_alarm_rate_are_marked_off_scale():
 
 
 def test_markers_on_scale_have_no_arrow():
-    y, s, llr = _data()
+    s, y, llr = make_gaussian_scores(400, prior=0.3, random_state=0)
     disp = DETDisplay.from_predictions(y, llr, llr=True, p_target=0.5)
     assert not [a for a in disp.ax_.texts if getattr(a, "arrow_patch", None)]
     assert not any("[" in m.get_label() for m in disp.markers_)
@@ -218,7 +208,7 @@ def test_markers_on_scale_have_no_arrow():
 def test_legend_inside_axes_given_by_the_caller():
     """On someone else's axes (their layout, maybe tight_layout, which
     ignores an outside legend of fixed-aspect axes) the legend stays inside."""
-    y, s, llr = _data()
+    s, y, llr = make_gaussian_scores(400, prior=0.3, random_state=0)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 5.5))
     disp = DETDisplay.from_predictions(y, llr, llr=True, ax=ax2, name="x")
     fig.tight_layout()
@@ -309,7 +299,7 @@ def test_command_line_det_plot_is_not_cut(tmp_path):
 def _extreme_scores():
     """LLRs with +/-inf or +/-1.7e308 (valid scores), and a finite stand-in
     of the same order and ties."""
-    y, s, llr = _data()
+    s, y, llr = make_gaussian_scores(400, prior=0.3, random_state=0)
     tar, non = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     edits = {tar[0]: 1, tar[1]: -1, tar[2]: -1, non[0]: 1, non[1]: 1, non[2]: -1}
     order = np.array(list(edits))
@@ -380,7 +370,7 @@ def test_infinite_and_huge_scores(weighted):
 def test_application_is_validated_as_min_dcf_does(kwargs, match, llr):
     # p_target=1.5 marked a min DCF of -3.0, c_miss=-1 one of -9.0, and
     # p_target='0.1' was an internal TypeError
-    y, s, _ = _data()
+    s, y, _ = make_gaussian_scores(400, prior=0.3, random_state=0)
     with pytest.raises(ValueError, match=match):
         DETDisplay.from_predictions(y, s, llr=llr, **kwargs)
     app = {"p_target": 0.01, **kwargs}
@@ -393,7 +383,7 @@ def test_application_is_validated_as_min_dcf_does(kwargs, match, llr):
 def test_extreme_applications_mark_the_metrics_values():
     # the cost weights of these applications underflow or overflow; the
     # marked point is the one whose DCF is the minimum
-    y, s, llr = _data()
+    s, y, llr = make_gaussian_scores(400, prior=0.3, random_state=0)
     for app in (
         {"p_target": 1e-320},
         {"p_target": 1 - 1e-16},
