@@ -712,7 +712,7 @@ def test_views_are_consistent(calibrator, ensemble):
 def test_one_pair_per_fold_and_read_only_views(ensemble):
     # as scikit-learn's calibrated_classifiers_: one (classifier, calibration)
     # pair per fitted classifier; estimators_ / calibrators_ are views of them
-    X, y = _data()
+    X, y, _ = make_scores(600, kind="features")
     Xt = _test_points()
     clf = CalibratedClassifier(
         LogisticRegression(), PlattCalibrator(), cv=3, ensemble=ensemble

@@ -275,7 +275,11 @@ def test_ci_resamples_the_one_validated_trials(files, capsys):
     # `evaluate --ci` validated the trials 109 times and ran the kernel 7
     # times at 50 resamples: now one ScoredTrials is built, and the bootstrap
     # draws every resample of every metric from that object
-    from skcalib._cli._commands import check_ci_options, evaluate
+    from skcalib._cli._commands import (
+        check_application_options,
+        check_ci_options,
+        evaluate,
+    )
     from skcalib._cli._common import Progress
     from skcalib._cli._output import report_metrics
     from skcalib._cli._parser import build_parser
@@ -283,7 +287,8 @@ def test_ci_resamples_the_one_validated_trials(files, capsys):
 
     argv = ["evaluate", files["two"], "--ci", "0.95", "--n-resamples", "50", "--json"]
     args = build_parser().parse_args(argv)
-    check_ci_options(args)  # as the command does: the default --ci-method
+    check_application_options(args)  # as the command does: the defaults
+    check_ci_options(args)
     result = evaluate(args, Progress(True))
     trials, seen = result.trials, []
 
