@@ -1,4 +1,4 @@
-"""Tests of VennAbersCalibrator and its kernel (skcalib._venn_abers)."""
+"""Tests of VennAbersCalibrator and its kernel (skcalib._kernel._venn_abers)."""
 
 import pickle
 
@@ -12,7 +12,7 @@ from sklearn.base import clone
 from sklearn.isotonic import IsotonicRegression
 
 from skcalib import PAVCalibrator, VennAbersCalibrator
-from skcalib._venn_abers import (
+from skcalib._kernel._venn_abers import (
     _sorted_labelled,
     merge_p0p1,
     venn_abers_lookup,
