@@ -58,12 +58,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._pav import (
+from ._pav import pav_merge
+from ._sort import (
     BlockSummary,
-    _points_weighted,
-    _run_edges,
-    _run_starts,
-    pav_merge,
+    group_ties,
+    labelled_sort,
+    run_starts,
+    sorted_labelled,
 )
 
 __all__ = [
@@ -77,7 +78,7 @@ __all__ = [
     "venn_abers_tables",
 ]
 
-#: Points handled per vectorized pass of the class split, the tangent
+#: Points handled per vectorized pass of the tangent
 #: searches and the lookups: a few work arrays of this length (128 KiB of float64) are
 #: recycled by malloc from chunk to chunk, instead of temporaries as long as
 #: the data, which cost memory and, handed back to the operating system,
@@ -120,32 +121,29 @@ def _groups(scores, is_target, sample_weight):
     one unweighted score: then ``N[k] + T[k] = k``, never stored, and ``T``
     holds integers (:func:`_running_count`).
     """
-    if sample_weight is not None:
-        return _groups_weighted(scores, is_target, sample_weight)
-    n = scores.shape[0]
-    s, target = _sorted_labelled(scores, is_target)
-    new_score = s[1:] != s[:-1]
-    if np.count_nonzero(new_score) == n - 1:
-        del new_score
-        # a run of targets and the run of non-targets after it are one
-        # point: the diagram is concave where they meet, never a vertex
-        # of its convex minorant. The points end where a target follows
-        # a non-target, and at n.
-        ends = np.flatnonzero(target[1:] > target[:-1])
-        ends += 1
-        return s, None, _running_count(target), np.append(ends, n)
-    # ties: one group per distinct score
-    edges = _run_edges(new_score)
-    del new_score
-    starts = edges[:-1]
-    T = np.zeros(edges.shape[0])
-    # bytes summed into int32: faster than bools into int64
-    counts = np.add.reduceat(
-        target.view(np.uint8), starts, dtype=np.int32 if n < 2**31 else np.int64
-    )
-    np.cumsum(counts, out=T[1:])
-    # integer counts: exact
-    return s[starts], np.subtract(edges, T), T, None
+    if sample_weight is None:
+        n = scores.shape[0]
+        s, target = sorted_labelled(scores, is_target)
+        new_score = s[1:] != s[:-1]
+        if np.count_nonzero(new_score) == n - 1:
+            del new_score
+            # a run of targets and the run of non-targets after it are one
+            # point: the diagram is concave where they meet, never a vertex
+            # of its convex minorant. The points end where a target follows
+            # a non-target, and at n.
+            ends = np.flatnonzero(target[1:] > target[:-1])
+            ends += 1
+            return s, None, _running_count(target), np.append(ends, n)
+        # ties: one group per distinct score, integer counts (exact)
+        groups = group_ties(s, target, new_score)
+    else:
+        # zero weights dropped, one argsort
+        groups = labelled_sort(scores, is_target, sample_weight)
+    N = np.zeros(groups.lo.shape[0] + 1)
+    T = np.zeros(N.shape[0])
+    np.cumsum(groups.non, out=N[1:])
+    np.cumsum(groups.tar, out=T[1:])
+    return groups.lo, N, T, None
 
 
 def _running_count(target):
@@ -157,125 +155,6 @@ def _running_count(target):
     T[0] = 0
     np.cumsum(target, out=T[1:])
     return T
-
-
-#: ``2**63 - 1``: xor-ed into the bits of a negative float, it reverses their
-#: order (:func:`_order_keys`).
-_MAGNITUDE = np.int64(0x7FFF_FFFF_FFFF_FFFF)
-
-#: The bits of ``inf``.
-_INF_BITS = 0x7FF0_0000_0000_0000
-
-
-def _order_keys(bits, out, mask=None):
-    """int64 keys in the order of the floats with these int64 ``bits``
-    (``-0.0`` just below ``0.0``); its own inverse, and the identity on the
-    bits of non-negative floats. ``out`` may be ``bits`` if a work buffer
-    ``mask`` is given."""
-    mask = out if mask is None else mask
-    np.right_shift(bits, 63, out=mask)
-    mask &= _MAGNITUDE
-    return np.bitwise_xor(bits, mask, out=out)
-
-
-def _sorted_labelled(scores, is_target):
-    """The scores sorted, and the label of each: from value sorts only.
-
-    ``np.sort`` (vectorized on x86) is several times faster than
-    ``np.argsort``, which the labels would otherwise take. Each score and
-    its label are packed into one uint64, ``2 * (key - offset) + label``
-    with ``key`` the score's order key: that needs keys spanning less than
-    ``2**63``, as those of all the scores of one sign do (the key of a
-    score without its sign bit set is its bits), and those of both signs
-    within about ``[-1.9, 1.9]``; wider, the negative scores (sign bit set)
-    and the others are sorted apart. Ties between the classes come out
-    non-targets first; ``-0.0`` just before ``0.0``.
-    """
-    n = scores.shape[0]
-    bits = scores.view(np.int64)
-    # the lowest and highest keys: those of the bits if no sign bit is set
-    key_lo, key_hi = (int(bits.min()), int(bits.max())) if n else (0, 0)
-    if key_lo < 0:
-        # the lowest score, -0.0 if it is zero (a sign bit is set)
-        lo = scores.min()
-        bounds = np.array([-0.0 if lo == 0 else lo, scores.max()])
-        keys = _order_keys(bounds.view(np.int64), np.empty(2, dtype=np.int64))
-        key_lo = int(keys[0])
-        key_hi = key_hi if key_hi >= 0 else int(keys[1])
-    # parts of the keys sorted apart: (first, stop, offset); an offset,
-    # the lowest key (negative), also marks keys of negative scores
-    if key_lo >= 0:
-        parts = [(0, n, 0)]
-    elif key_hi - key_lo < 2**63:
-        parts = [(0, n, key_lo)]
-    else:
-        n_neg = int(np.count_nonzero(np.signbit(scores)))
-        parts = [(0, n_neg, key_lo), (n_neg, n, 0)]
-    keys = np.empty(n, dtype=np.uint64)
-    _pack_keys(bits, is_target, keys.view(np.int64), parts)
-    target = np.empty(n, dtype=bool)
-    mask = np.empty(min(_CHUNK, n), dtype=np.int64)
-    # keys below those of inf as floats (scores in [0, 1.5)) sort as such,
-    # faster than as integers
-    floats = len(parts) == 1 and 0 <= key_lo and 2 * key_hi + 1 < _INF_BITS
-    for first, stop, offset in parts:
-        part = keys[first:stop]
-        (part.view(np.float64) if floats else part).sort()
-        # chunk by chunk, each read once
-        for start in range(first, stop, _CHUNK):
-            k = keys[start : min(start + _CHUNK, stop)]
-            np.bitwise_and(
-                k, 1, out=target[start : start + k.shape[0]], casting="unsafe"
-            )
-            k >>= np.uint64(1)
-            if offset:
-                k = k.view(np.int64)
-                k += offset
-                _order_keys(k, k, mask[: k.shape[0]])
-    return keys.view(np.float64), target
-
-
-def _pack_keys(bits, is_target, keys, parts):
-    """``2 * (key - offset) + label`` of every score into its part of the
-    int64 ``keys``, for :func:`_sorted_labelled`; chunk by chunk."""
-    buffer = np.empty(min(_CHUNK, bits.shape[0]), dtype=np.int64)
-    negative = np.empty(buffer.shape[0], dtype=bool)
-    at = [first for first, _, _ in parts]
-    offset = parts[0][2]
-    for start in range(0, bits.shape[0], _CHUNK):
-        x = bits[start : start + _CHUNK]
-        size = x.shape[0]
-        # one part: written in place
-        k = keys[start : start + size] if len(parts) == 1 else buffer[:size]
-        if offset:
-            _order_keys(x, k)
-            k -= offset
-            k <<= 1
-        else:  # the order keys are the bits
-            np.left_shift(x, 1, out=k)
-        k |= is_target[start : start + size]
-        if len(parts) == 1:
-            continue
-        # the negative keys, then the others with their bits doubled
-        neg = np.less(x, 0, out=negative[:size])
-        m = int(np.count_nonzero(neg))
-        np.compress(neg, k, out=keys[at[0] : at[0] + m])
-        np.left_shift(x, 1, out=k)
-        k |= is_target[start : start + size]
-        np.compress(np.logical_not(neg), k, out=keys[at[1] : at[1] + size - m])
-        at[0] += m
-        at[1] += size - m
-
-
-def _groups_weighted(scores, is_target, sample_weight):
-    """:func:`_groups` of weighted scores: the PAV kernel's tie groups
-    (zero weights dropped, one argsort), cumulated."""
-    groups = _points_weighted(scores, is_target, sample_weight)
-    N = np.zeros(groups.lo.shape[0] + 1)
-    T = np.zeros(N.shape[0])
-    np.cumsum(groups.non, out=N[1:])
-    np.cumsum(groups.tar, out=T[1:])
-    return groups.lo, N, T, None
 
 
 def _diagram_run_ends(N, T):
@@ -832,7 +711,7 @@ def cut_tables(c, p0, p1) -> _Lookup:
         after = np.concatenate([p0.changes(), p1.changes()])
         after.sort()
         if after.shape[0] > 1:
-            after = after[_run_starts(after[1:] != after[:-1])]
+            after = after[run_starts(after[1:] != after[:-1])]
         if 2 * after.shape[0] > c.shape[0]:
             return cut_tables(c, p0.whole(c.shape[0] + 1), p1.whole(c.shape[0] + 1))
         rows = np.append(0, after + 1)
