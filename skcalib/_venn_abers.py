@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from ._base import BaseCalibrator, _needs_single_column
+from ._base import BaseCalibrator, needs_single_column
 from ._kernel._venn_abers import (
     cut_tables,
     expand_table,
@@ -174,7 +174,7 @@ class VennAbersCalibrator(BaseCalibrator):
             out[:, j] = merge_p0p1(interval[:, 0], interval[:, 1])[0]
         return out
 
-    @_needs_single_column
+    @needs_single_column
     def predict_interval(self, X):
         """The Venn-Abers pair ``(p0, p1)`` of every score.
 

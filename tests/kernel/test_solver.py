@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy.special import logit
 
-from skcalib._affine import AffineRuleObjective, binary_summary
+from skcalib._kernel._linear_rule import AffineRuleObjective, binary_summary
 from skcalib._kernel._solver import (
     ArrayData,
     Standardizer,
