@@ -226,9 +226,14 @@ def group_ties(s: np.ndarray, t: np.ndarray, new_score: np.ndarray) -> BlockSumm
     """One group per run of tied scores ``s`` (sorted) with labels ``t``,
     given ``new_score = s[1:] != s[:-1]``: its lowest and highest score and
     its class counts (integers, exact in float64)."""
+    n = s.shape[0]
     starts = run_starts(new_score)
-    ends = run_ends(starts, s.shape[0])
-    tar = np.add.reduceat(t, starts, dtype=np.float64)
+    ends = run_ends(starts, n)
+    # bytes summed into int32: faster than bools into float64
+    counts = np.add.reduceat(
+        t.view(np.uint8), starts, dtype=np.int32 if n < 2**31 else np.int64
+    )
+    tar = counts.astype(np.float64)
     return BlockSummary(s[starts], s[ends], tar, (ends - starts + 1) - tar)
 
 
