@@ -31,7 +31,26 @@ from ._kernel._solver import (
 from ._kernel._special import uninformative_objective
 from .utils._sklearn_compat import Interval
 
-__all__ = ["AffineCalibrator", "ProperScoringAffineCalibrator"]
+__all__ = [
+    "AffineCalibrator",
+    "ProperScoringAffineCalibrator",
+    "RULE_CONSTRAINTS",
+    "SOLVER_CONSTRAINTS",
+]
+
+#: The Newton solver's controls, for every calibrator it fits.
+SOLVER_CONSTRAINTS: dict = {
+    "tol": [Interval(Real, 0, None, closed="neither")],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+}
+
+#: A Beta-family rule at a target prior, and the L2 penalty of the slopes.
+RULE_CONSTRAINTS: dict = {
+    "alpha": [Interval(Real, 0, None, closed="neither")],
+    "beta": [Interval(Real, 0, None, closed="neither")],
+    "p_target": [Interval(Real, 0, 1, closed="neither")],
+    "l2": [Interval(Real, 0, None, closed="left")],
+}
 
 
 class AffineCalibrator(BaseCalibrator):
@@ -42,6 +61,11 @@ class AffineCalibrator(BaseCalibrator):
     one data source of ``(scores, is_target, weights)`` chunks per column
     (:meth:`~skcalib._data._training.TrainingData.column`, in memory or on Dask).
     """
+
+    _parameter_constraints: dict = {
+        **BaseCalibrator._parameter_constraints,
+        **SOLVER_CONSTRAINTS,
+    }
 
     def _fit(self, data):
         sources = [data.column(j) for j in range(data.n_columns)]
@@ -229,13 +253,8 @@ class ProperScoringAffineCalibrator(AffineCalibrator):
     _output = "llr"
 
     _parameter_constraints: dict = {
-        **BaseCalibrator._parameter_constraints,
-        "alpha": [Interval(Real, 0, None, closed="neither")],
-        "beta": [Interval(Real, 0, None, closed="neither")],
-        "p_target": [Interval(Real, 0, 1, closed="neither")],
-        "l2": [Interval(Real, 0, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        **AffineCalibrator._parameter_constraints,
+        **RULE_CONSTRAINTS,
     }
 
     def __init__(

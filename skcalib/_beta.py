@@ -9,8 +9,6 @@ Filho and Flach's reference implementation but keeping the best face.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
 from scipy.special import log_expit
 
@@ -19,7 +17,7 @@ from ._base import BaseCalibrator
 from ._fusion import fit_linear_rule
 from ._kernel._solver import DEFAULT_L2, ArrayData, warn_convergence
 from ._kernel._special import prior_weighted_objective
-from .utils._sklearn_compat import Interval, StrOptions
+from .utils._sklearn_compat import StrOptions
 from .utils._validation import warn_if_probabilities
 
 __all__ = ["BetaCalibrator"]
@@ -193,8 +191,6 @@ class BetaCalibrator(BaseCalibrator):
     _parameter_constraints: dict = {
         **ProperScoringAffineCalibrator._parameter_constraints,
         "input_scale": [StrOptions({"log_odds", "probability"})],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "l2": [Interval(Real, 0, None, closed="left")],
     }
 
     def __init__(

@@ -9,12 +9,14 @@ live.
 from __future__ import annotations
 
 from functools import partial
-from numbers import Real
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._affine import ProperScoringAffineCalibrator
+from ._affine import (
+    RULE_CONSTRAINTS,
+    SOLVER_CONSTRAINTS,
+)
 from ._base import BaseCalibrator
 from ._dask import is_dask_collection
 from ._kernel._linear_rule import (
@@ -31,7 +33,6 @@ from ._kernel._solver import (
     warn_convergence,
 )
 from ._kernel._special import logit, rule_terms, scaled_affine, uninformative_objective
-from .utils._sklearn_compat import Interval
 from .utils._stats import class_totals
 
 __all__ = ["ProperScoringFusion"]
@@ -436,11 +437,8 @@ class ProperScoringFusion(BaseCalibrator):
     _parameter_constraints: dict = {
         **BaseCalibrator._parameter_constraints,  # prior
         # the rule and the solver's controls, as for one column
-        **{
-            key: ProperScoringAffineCalibrator._parameter_constraints[key]
-            for key in ("alpha", "beta", "l2", "tol", "max_iter")
-        },
-        "p_target": [Interval(Real, 0, 1, closed="neither")],
+        **RULE_CONSTRAINTS,
+        **SOLVER_CONSTRAINTS,
     }
 
     def __init__(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
 from scipy.special import expit, logit
 
@@ -11,7 +9,6 @@ from ._affine import AffineCalibrator
 from ._base import needs_single_column
 from ._dask import is_dask_collection
 from ._kernel._linear_rule import AffineRuleObjective
-from .utils._sklearn_compat import Interval
 
 __all__ = ["PlattCalibrator"]
 
@@ -125,8 +122,6 @@ class PlattCalibrator(AffineCalibrator):
     _parameter_constraints: dict = {
         **AffineCalibrator._parameter_constraints,
         "smooth_targets": ["boolean"],
-        "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
     }
 
     def __init__(self, *, smooth_targets=True, prior=None, tol=1e-8, max_iter=100):
