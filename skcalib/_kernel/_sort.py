@@ -133,15 +133,13 @@ def sorted_labelled(scores: np.ndarray, is_target: np.ndarray):
 
     Parameters
     ----------
-    scores : ndarray of shape (n_samples,), float64
-        Scores; +/-inf allowed, NaN not.
-    is_target : ndarray of shape (n_samples,), bool
+    scores, is_target : ndarray of shape (n_samples,)
+        The float64 scores (+/-inf allowed, NaN not) and their boolean labels.
 
     Returns
     -------
-    sorted_scores : ndarray of shape (n_samples,), float64
-    labels : ndarray of shape (n_samples,), bool
-        The label of each sorted score.
+    sorted_scores, labels : ndarray of shape (n_samples,)
+        The scores in increasing order, and the label of each.
     """
     n = scores.shape[0]
     if n <= SMALL_SORT:
@@ -237,21 +235,15 @@ def group_ties(s: np.ndarray, t: np.ndarray, new_score: np.ndarray) -> BlockSumm
     return BlockSummary(s[starts], s[ends], tar, (ends - starts + 1) - tar)
 
 
-def labelled_sort(
-    scores: np.ndarray,
-    is_target: np.ndarray,
-    sample_weight: np.ndarray | None = None,
-) -> BlockSummary:
+def labelled_sort(scores, is_target, sample_weight=None) -> BlockSummary:
     """The distinct scores, increasing, with the weight of each class at each.
 
     Parameters
     ----------
-    scores : ndarray of shape (n_samples,), float64
-        Scores; +/-inf allowed, NaN not.
-    is_target : ndarray of shape (n_samples,), bool
-    sample_weight : ndarray of shape (n_samples,) or None
-        Non-negative weights; zero-weight samples are dropped. None: every
-        sample counts 1 (and the scores are sorted by value only).
+    scores, is_target, sample_weight : ndarray of shape (n_samples,)
+        The float64 scores (+/-inf allowed, NaN not), their boolean labels,
+        and non-negative weights (zero-weight samples dropped) or None, for
+        which every sample counts 1 and the scores are sorted by value only.
 
     Returns
     -------
