@@ -21,8 +21,8 @@ peers, which take seconds at n = 1e7, at most ``--peer-repeats`` times):
   parameters minus that of ours (>= 0 when ours is the better optimum; the
   parameter differences are lbfgs' default tolerance, not ours);
 - the solver itself against ``scipy.optimize.minimize(method="trust-exact")``
-  on the same objective (``skcalib._affine.AffineRuleObjective`` on the same
-  standardized, prepared data; one fused pass gives value, gradient and
+  on the same objective (``skcalib._kernel._linear_rule.AffineRuleObjective``
+  on the same standardized, prepared data; one fused pass gives value, gradient and
   Hessian, cached between scipy's three callbacks) for the rules (1,1) and
   (2,2) at prior 0.01: seconds, full passes, and the objective difference
   (scipy's minus ours; ``gtol=1e-10``). Ours includes its warm start on a
@@ -50,11 +50,8 @@ from scipy.special import logit
 from sklearn.calibration import _sigmoid_calibration
 from sklearn.linear_model import LogisticRegression
 
-from skcalib._affine import (
-    AffineRuleObjective,
-    ProperScoringAffineCalibrator,
-    binary_summary,
-)
+from skcalib._affine import ProperScoringAffineCalibrator
+from skcalib._kernel._linear_rule import AffineRuleObjective, binary_summary
 from skcalib._kernel._solver import ArrayData, _Passes, fit_standardizer, minimize
 from skcalib._kernel._special import prior_weighted_objective
 from skcalib._platt import PlattCalibrator

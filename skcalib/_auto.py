@@ -26,7 +26,7 @@ from scipy.special import logit as _logit
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import BaseCalibrator, SingleColumnError, _single_column
+from ._base import BaseCalibrator, SingleColumnError, single_column
 from ._calibrations import MixtureCalibration as CalibratorMixture
 from ._calibrations import (
     OneVsRestCalibration,
@@ -593,13 +593,13 @@ def _llr_view(cal):
             f"{type(cal).__name__} was fitted on {len(cal.classes_)} classes: "
             "use predict_proba or transform."
         )
-    return _single_column(cal)
+    return single_column(cal)
 
 
 def _proba_view(cal):
     """``predict_proba`` and ``predict``: K classes, or one binary column."""
     check_is_fitted(cal)
-    return True if cal._multiclass else _single_column(cal)
+    return True if cal._multiclass else single_column(cal)
 
 
 class _available:

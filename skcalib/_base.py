@@ -35,7 +35,14 @@ from .utils._sklearn_compat import (
     validate_estimator_params,
 )
 
-__all__ = ["BaseCalibrator", "SingleColumnError", "set_dask_features"]
+__all__ = [
+    "BaseCalibrator",
+    "SingleColumnError",
+    "as_2d",
+    "needs_single_column",
+    "set_dask_features",
+    "single_column",
+]
 
 
 def set_dask_features(estimator, data):
@@ -48,7 +55,7 @@ def set_dask_features(estimator, data):
         del estimator.feature_names_in_
 
 
-def _as_2d(X):
+def as_2d(X):
     """Return ``(X, was_1d)``; a 1-D vector of scores becomes one column."""
     if hasattr(X, "shape"):
         ndim = len(X.shape)
@@ -73,7 +80,7 @@ class SingleColumnError(ValueError, AttributeError):
     """
 
 
-def _single_column(self):
+def single_column(self):
     """The LLR views need a fitted one-column model."""
     check_is_fitted(self)
     if self.n_features_in_ != 1:
@@ -85,8 +92,8 @@ def _single_column(self):
     return True
 
 
-class _needs_single_column:
-    """Method descriptor like scikit-learn's ``available_if(_single_column)``.
+class needs_single_column:
+    """Method descriptor like scikit-learn's ``available_if(single_column)``.
 
     Unlike ``available_if`` it lets the check's own error through unchanged,
     so a direct call raises the explanatory ``SingleColumnError`` (or
@@ -100,12 +107,12 @@ class _needs_single_column:
     def __get__(self, obj, owner=None):
         if obj is None:
             return self.fn
-        _single_column(obj)
+        single_column(obj)
         return MethodType(self.fn, obj)
 
 
-class _hidden_on_several_columns(_needs_single_column):
-    """Like :class:`_needs_single_column`, but present before ``fit``.
+class _hidden_on_several_columns(needs_single_column):
+    """Like :class:`needs_single_column`, but present before ``fit``.
 
     For ``score``: a ``Pipeline`` ending in an unfitted calibrator offers
     ``score`` only if the calibrator has it (``GridSearchCV`` asks before
@@ -212,7 +219,7 @@ class BaseCalibrator(
             data = DaskTrainingData(X, y, sample_weight, owner=owner)
             set_dask_features(self, data)
             return data
-        X, _ = _as_2d(X)
+        X, _ = as_2d(X)
         X, y = validate_data(
             self,
             X,
@@ -275,7 +282,7 @@ class BaseCalibrator(
         """
         return super().score(X, y, sample_weight=sample_weight)
 
-    @_needs_single_column
+    @needs_single_column
     def decision_function(self, X):
         """Calibrated log-likelihood-ratios (natural log).
 
@@ -300,7 +307,7 @@ class BaseCalibrator(
                 return _logit(out) - _logit(self.calibration_prior_)
         return out
 
-    @_needs_single_column
+    @needs_single_column
     def predict_proba(self, X):
         """Posterior probabilities at ``prior_``.
 
@@ -323,7 +330,7 @@ class BaseCalibrator(
         proba[:, 0] = expit(-log_odds)
         return proba
 
-    @_needs_single_column
+    @needs_single_column
     def predict(self, X):
         """Bayes decisions at ``prior_`` (equal costs).
 
@@ -365,7 +372,7 @@ class BaseCalibrator(
 
     def _validate_X(self, X):
         check_is_fitted(self)
-        X, was_1d = _as_2d(X)
+        X, was_1d = as_2d(X)
         if was_1d and self.n_features_in_ != 1:
             raise ValueError(
                 f"Expected 2D array with {self.n_features_in_} columns, got a 1D "

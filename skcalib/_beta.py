@@ -9,17 +9,15 @@ Filho and Flach's reference implementation but keeping the best face.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
 from scipy.special import log_expit
 
-from ._affine import ProperScoringAffineCalibrator, _warn_convergence
+from ._affine import ProperScoringAffineCalibrator
 from ._base import BaseCalibrator
 from ._fusion import fit_linear_rule
-from ._kernel._solver import DEFAULT_L2, ArrayData
+from ._kernel._solver import DEFAULT_L2, ArrayData, warn_convergence
 from ._kernel._special import prior_weighted_objective
-from .utils._sklearn_compat import Interval, StrOptions
+from .utils._sklearn_compat import StrOptions
 from .utils._validation import warn_if_probabilities
 
 __all__ = ["BetaCalibrator"]
@@ -193,8 +191,6 @@ class BetaCalibrator(BaseCalibrator):
     _parameter_constraints: dict = {
         **ProperScoringAffineCalibrator._parameter_constraints,
         "input_scale": [StrOptions({"log_odds", "probability"})],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "l2": [Interval(Real, 0, None, closed="left")],
     }
 
     def __init__(
@@ -251,7 +247,7 @@ class BetaCalibrator(BaseCalibrator):
                 features, is_target, sample_weight
             )
             if res.status != "converged":
-                _warn_convergence(self, j if k > 1 else None, res, self.max_iter)
+                warn_convergence(self, j if k > 1 else None, res, self.max_iter)
             n_iter = max(n_iter, int(res.n_iter))
         self.coef_ = coef
         self.intercept_ = intercept

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.special import logit as _logit
 from sklearn.base import clone
 
-from ._base import BaseCalibrator, _as_2d
+from ._base import BaseCalibrator, as_2d
 from ._platt import PlattCalibrator
 from .metrics._trials import ScoredTrials
 from .utils._sklearn_compat import (
@@ -137,7 +137,7 @@ class BoundedCalibrator(BaseCalibrator):
         self : object
             The fitted calibrator.
         """
-        X2, _ = _as_2d(X)
+        X2, _ = as_2d(X)
         X2, y = validate_data(
             self, X2, y, dtype=np.float64, ensure_all_finite=True, y_numeric=False
         )

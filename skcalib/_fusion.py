@@ -9,29 +9,30 @@ live.
 from __future__ import annotations
 
 from functools import partial
-from numbers import Real
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._affine import (
-    ProperScoringAffineCalibrator,
-    _chunk_class_extremes,
-    _RuleObjective,
-    _warn_convergence,
-    penalty_variance,
+    RULE_CONSTRAINTS,
+    SOLVER_CONSTRAINTS,
 )
 from ._base import BaseCalibrator
 from ._dask import is_dask_collection
+from ._kernel._linear_rule import (
+    RuleObjective,
+    chunk_class_extremes,
+    penalty_variance,
+)
 from ._kernel._solver import (
     DEFAULT_L2,
     MAX_LLR_RANGE,
     fit_standardizer,
     minimize,
     row_blocks,
+    warn_convergence,
 )
 from ._kernel._special import logit, rule_terms, scaled_affine, uninformative_objective
-from .utils._sklearn_compat import Interval
 from .utils._stats import class_totals
 
 __all__ = ["ProperScoringFusion"]
@@ -43,7 +44,7 @@ def _chunk_class_totals(chunk):
 
 def _llr_class_extremes(coef, intercept, chunk):
     X, t = chunk[:2]
-    return _chunk_class_extremes((X @ coef + intercept, t))
+    return chunk_class_extremes((X @ coef + intercept, t))
 
 
 def _separating_bound(data, coef, intercept):
@@ -79,7 +80,7 @@ def _weighted_gram(U, h):
     return out
 
 
-class FusionObjective(_RuleObjective):
+class FusionObjective(RuleObjective):
     """Prior-weighted Beta-rule objective of a fused LLR ``X @ coef + intercept``.
 
     With ``u_i`` the standardized scores of trial ``i`` (one column per
@@ -98,7 +99,7 @@ class FusionObjective(_RuleObjective):
     ``w_i (1 - \\pi) / N_{non}`` for non-targets, ``tau = logit(pi)``,
     ``coef`` the weights in the units of the raw scores and ``sigma_j`` 1 or,
     with ``l2_variance``, the standard deviation of column ``j``
-    (:func:`skcalib._affine.penalty_variance`). With
+    (:func:`skcalib._kernel._linear_rule.penalty_variance`). With
     ``U~ = [U, 1]`` the gradient is ``U~^T (v s G')`` (``s = +1`` for
     targets, ``-1`` for non-targets) and the Hessian ``U~^T diag(v G'') U~``.
 
@@ -203,7 +204,7 @@ class FusionObjective(_RuleObjective):
         shifted = np.array(theta, dtype=np.float64)
         shifted[-1] += self.tau
         out = [0.0, np.zeros(self.n_params), np.zeros((self.n_params,) * 2)]
-        # Blocks of rows keep every temporary in cache (see _RuleObjective);
+        # Blocks of rows keep every temporary in cache (see RuleObjective);
         # one errstate for all of them (a tenth of a block's time each).
         with np.errstate(over="ignore"):
             for start in range(0, Us.shape[0], self.chunk_size):
@@ -436,11 +437,8 @@ class ProperScoringFusion(BaseCalibrator):
     _parameter_constraints: dict = {
         **BaseCalibrator._parameter_constraints,  # prior
         # the rule and the solver's controls, as for one column
-        **{
-            key: ProperScoringAffineCalibrator._parameter_constraints[key]
-            for key in ("alpha", "beta", "l2", "tol", "max_iter")
-        },
-        "p_target": [Interval(Real, 0, 1, closed="neither")],
+        **RULE_CONSTRAINTS,
+        **SOLVER_CONSTRAINTS,
     }
 
     def __init__(
@@ -475,7 +473,7 @@ class ProperScoringFusion(BaseCalibrator):
             l2_units="std",
         )
         if res.status != "converged":
-            _warn_convergence(self, None, res, self.max_iter)
+            warn_convergence(self, None, res, self.max_iter)
         self.coef_ = coef
         self.intercept_ = intercept
         self.n_iter_ = int(res.n_iter)

@@ -46,11 +46,17 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted
 
-from ._affine import ProperScoringAffineCalibrator, _warn_convergence
+from ._affine import ProperScoringAffineCalibrator
 from ._base import set_dask_features
 from ._dask import any_dask_collection, is_dask_collection
 from ._data._training import ArrayClassTrainingData
-from ._kernel._solver import DEFAULT_L2, MAX_LLR_RANGE, ArrayData, minimize
+from ._kernel._solver import (
+    DEFAULT_L2,
+    MAX_LLR_RANGE,
+    ArrayData,
+    minimize,
+    warn_convergence,
+)
 from ._kernel._special import scaled_affine
 from .utils._sklearn_compat import (
     ClassifierTags,
@@ -869,7 +875,7 @@ default='matrix'
             start = _scale_coef(kind, start, d, K, START_SPAN / span)
         res = minimize(obj, source, start, tol=self.tol, max_iter=self.max_iter)
         if res.status != "converged":
-            _warn_convergence(self, None, res, self.max_iter)
+            warn_convergence(self, None, res, self.max_iter)
         return res
 
     def _scale_penalty(self, kind, source, d, K, factors, exponent):

@@ -10,13 +10,8 @@ from scipy.special import logit as _logit
 
 from ._base import BaseCalibrator
 from ._kernel._forensic import elub_from_values, invariance_from_values
-from ._kernel._pav import (
-    BlockSummary,
-    _pool,
-    _run_starts,
-    block_llr,
-    block_proba,
-)
+from ._kernel._pav import BlockSummary, block_llr, block_proba, pool_blocks
+from ._kernel._sort import run_starts
 from .utils._sklearn_compat import Interval, StrOptions
 
 __all__ = ["PAVCalibrator", "PAVLLRCalibrator"]
@@ -214,8 +209,8 @@ class _BasePAVCalibrator(BaseCalibrator):
             # strict=True tilts the whole step and leaves no tie.
             tied = values[1:] == values[:-1]
             if tied.any():
-                starts = _run_starts(~tied)
-                col_blocks, values = _pool(col_blocks, starts), values[starts]
+                starts = run_starts(~tied)
+                col_blocks, values = pool_blocks(col_blocks, starts), values[starts]
             self.blocks_.append(col_blocks)
             kx, kv, tilt = self._knots(col_blocks, values)
             self.X_thresholds_.append(kx)

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
 from scipy.special import expit, logit
 
-from ._affine import AffineRuleObjective, _AffineCalibrator
-from ._base import _needs_single_column
+from ._affine import AffineCalibrator
+from ._base import needs_single_column
 from ._dask import is_dask_collection
-from .utils._sklearn_compat import Interval
+from ._kernel._linear_rule import AffineRuleObjective
 
 __all__ = ["PlattCalibrator"]
 
 
-class PlattCalibrator(_AffineCalibrator):
+class PlattCalibrator(AffineCalibrator):
     """Platt scaling: a sigmoid of an affine map of the score.
 
     Fits ``p = sigmoid(a s + b)`` by maximum likelihood (Platt [1]_, Rakotomalala [2]_),
@@ -122,10 +120,8 @@ class PlattCalibrator(_AffineCalibrator):
     _proba_inputs = ("probability", "log_odds")
 
     _parameter_constraints: dict = {
-        **_AffineCalibrator._parameter_constraints,
+        **AffineCalibrator._parameter_constraints,
         "smooth_targets": ["boolean"],
-        "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
     }
 
     def __init__(self, *, smooth_targets=True, prior=None, tol=1e-8, max_iter=100):
@@ -154,7 +150,7 @@ class PlattCalibrator(_AffineCalibrator):
         logit_p = self._affine(X)
         return expit(logit_p, out=logit_p)
 
-    @_needs_single_column
+    @needs_single_column
     def decision_function(self, X):
         """Calibrated log-likelihood-ratios (natural log).
 

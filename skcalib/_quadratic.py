@@ -12,10 +12,9 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._affine import _warn_convergence
 from ._base import BaseCalibrator
 from ._fusion import fit_linear_rule
-from ._kernel._solver import DEFAULT_L2, ArrayData
+from ._kernel._solver import DEFAULT_L2, ArrayData, warn_convergence
 from .utils._sklearn_compat import Interval
 
 __all__ = ["QuadraticCalibrator"]
@@ -190,7 +189,7 @@ class QuadraticCalibrator(BaseCalibrator):
                 l2_units="std",
             )
             if res.status != "converged":
-                _warn_convergence(self, j if k > 1 else None, res, self.max_iter)
+                warn_convergence(self, j if k > 1 else None, res, self.max_iter)
             n_iter = max(n_iter, int(res.n_iter))
         # the map is on the scaled score, ldexp(s, -e); the intercept is the
         # LLR's (the objective adds logit(p) inside)

@@ -13,8 +13,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skcalib import ProperScoringAffineCalibrator, ProperScoringFusion
-from skcalib._affine import penalty_variance
 from skcalib._fusion import FusionObjective
+from skcalib._kernel._linear_rule import penalty_variance
 from skcalib._kernel._solver import ArrayData, Standardizer, _certified, minimize
 from skcalib._kernel._special import prior_weighted_objective
 

@@ -378,3 +378,43 @@ def test_private_scipy_and_sklearn_names_only_in_the_compat_modules():
 
 def test_the_compat_modules_exist():
     assert COMPAT_MODULES <= MODULES.keys()
+
+
+def _root_modules() -> list[str]:
+    """The modules at the package root (the estimators and the package face)."""
+    return sorted(
+        name
+        for name in MODULES
+        if name.count(".") == 1 and MODULES[name].name != "__init__.py"
+    )
+
+
+@pytest.mark.parametrize(
+    "source", [*_root_modules(), "skcalib._kernel", "skcalib._data"]
+)
+def test_no_underscore_name_leaves_an_estimator_module_or_the_kernel(source):
+    """An estimator module, the kernel and the training data share what they
+    share under public names of their private modules (their internal API):
+    no ``from ._affine import _helper`` between estimator modules, and no
+    ``from ._kernel._pav import _helper`` outside the kernel."""
+    found = {
+        (module, _imported_module(module, name), name)
+        for module, name in _private_names_imported_from(source)
+    }
+    assert found == set()
+
+
+def test_the_private_import_check_sees_them(tmp_path, monkeypatch):
+    # the walker behind the check finds a module-level and a lazy import
+    source = (
+        "from ._affine import _helper\ndef f():\n    from ._kernel._pav import _pool\n"
+    )
+    path = tmp_path / "_probe.py"
+    path.write_text(source)
+    monkeypatch.setitem(MODULES, "skcalib._probe", path)
+    assert ("skcalib._probe", "_helper") in _private_names_imported_from(
+        "skcalib._affine"
+    )
+    assert ("skcalib._probe", "_pool") in _private_names_imported_from(
+        "skcalib._kernel"
+    )

@@ -1,4 +1,4 @@
-"""Tests of VennAbersCalibrator and its kernel (skcalib._venn_abers)."""
+"""Tests of VennAbersCalibrator and its kernel (skcalib._kernel._venn_abers)."""
 
 import pickle
 
@@ -13,8 +13,8 @@ from sklearn.base import clone
 from sklearn.isotonic import IsotonicRegression
 
 from skcalib import PAVCalibrator, VennAbersCalibrator
-from skcalib._venn_abers import (
-    _sorted_labelled,
+from skcalib._kernel._sort import sorted_labelled
+from skcalib._kernel._venn_abers import (
     merge_p0p1,
     venn_abers_lookup,
     venn_abers_tables,
@@ -455,7 +455,7 @@ def test_scores_sorted_with_their_labels(kind):
     rng = np.random.default_rng(13)
     for s in (_scores(kind, rng, 40_000), -_scores(kind, rng, 40_000)):
         y = rng.random(s.shape[0]) < 0.3
-        got, labels = _sorted_labelled(s, y)
+        got, labels = sorted_labelled(s, y)
         expected = np.sort(s)
         np.testing.assert_array_equal(got, expected)
         # -0.0 before 0.0, non-targets before targets among equal scores

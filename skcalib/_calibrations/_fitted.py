@@ -33,7 +33,8 @@ from sklearn.utils import get_tags
 
 from .._base import BaseCalibrator
 from .._kernel._special import rule_cost
-from .._venn_abers import VennAbersCalibrator, merge_p0p1
+from .._kernel._venn_abers import merge_p0p1
+from .._venn_abers import VennAbersCalibrator
 from ..utils._response import class_response, response_scores
 
 __all__ = [

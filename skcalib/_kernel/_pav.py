@@ -31,14 +31,20 @@ runs of equal fitted value.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from scipy.optimize import isotonic_regression
 
 from ..utils._numpy_compat import count_nonzero
 from ..utils._scipy_compat import pava as _pava
-from ..utils._stats import drop_zero_weights
+from ._sort import (
+    BlockSummary,
+    group_ties,
+    labelled_sort,
+    run_edges,
+    run_ends,
+    run_starts,
+    sorted_labelled,
+)
 
 __all__ = [
     "BlockSummary",
@@ -50,58 +56,11 @@ __all__ = [
     "block_llr",
     "rocch_from_blocks",
     "pav_point_index",
+    "pool_blocks",
 ]
 
 
-class BlockSummary(NamedTuple):
-    """Ordered blocks of an isotonic (PAV) fit, or points before PAV.
-
-    Attributes
-    ----------
-    lo : ndarray of shape (n_blocks,) or None
-        Lowest score in each block; None from ``pav_blocks(ranges=False)``.
-    hi : ndarray of shape (n_blocks,) or None
-        Highest score in each block; None from ``pav_blocks(ranges=False)``.
-    tar : ndarray of shape (n_blocks,)
-        Total target weight in each block.
-    non : ndarray of shape (n_blocks,)
-        Total non-target weight in each block.
-    """
-
-    lo: np.ndarray | None
-    hi: np.ndarray | None
-    tar: np.ndarray
-    non: np.ndarray
-
-    @property
-    def n_blocks(self) -> int:
-        return int(self.tar.shape[0])
-
-
-def _run_edges(changed: np.ndarray) -> np.ndarray:
-    """Start index of every run, then the number of values: run ``i`` is
-    ``edges[i]:edges[i + 1]``, given ``changed[j] = (x[j+1] != x[j])``."""
-    n = changed.shape[0] + 1
-    edge = np.empty(n + 1, dtype=bool)
-    edge[0] = edge[n] = True
-    edge[1:n] = changed
-    return edge.nonzero()[0]
-
-
-def _run_starts(changed: np.ndarray) -> np.ndarray:
-    """Start indices of runs, given ``changed[i] = (x[i+1] != x[i])``."""
-    return _run_edges(changed)[:-1]
-
-
-def _run_ends(starts: np.ndarray, n: int) -> np.ndarray:
-    """Last index of each run, given the runs' ``starts`` in ``range(n)``."""
-    ends = np.empty_like(starts)
-    ends[:-1] = starts[1:] - 1
-    ends[-1] = n - 1
-    return ends
-
-
-def _pool(
+def pool_blocks(
     points: BlockSummary, starts: np.ndarray, ends: np.ndarray | None = None
 ) -> BlockSummary:
     """Pool the contiguous groups of points that begin at ``starts`` (and
@@ -110,7 +69,7 @@ def _pool(
     if starts.shape[0] == n:
         return points
     if ends is None:
-        ends = _run_ends(starts, n)
+        ends = run_ends(starts, n)
     return BlockSummary(
         points.lo[starts],
         points.hi[ends],
@@ -125,7 +84,7 @@ def _compress_pure_runs(points: BlockSummary) -> BlockSummary:
         return points
     kind = np.where(points.non == 0, 1, np.where(points.tar == 0, 0, 2))
     changed = (kind[1:] != kind[:-1]) | (kind[1:] == 2)
-    return _pool(points, _run_starts(changed))
+    return pool_blocks(points, run_starts(changed))
 
 
 def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
@@ -156,14 +115,14 @@ def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummar
     if count_nonzero(new_value) == nq - 1:
         uq, q_first = q, None
     else:
-        q_first = _run_starts(new_value)
+        q_first = run_starts(new_value)
         uq = q[q_first]
     # left[i]: majority samples below uq[i]. A run of consecutive minority
     # values with equal `left` has no majority sample between its values;
     # only its last value can be tied with majority samples (at b[left]).
     m = uq.shape[0]
     left = _searchsorted_sorted(b, uq, work[n : n + m].view(np.int64))
-    edges = _run_edges(np.not_equal(left[1:], left[:-1], out=flags[: m - 1]))
+    edges = run_edges(np.not_equal(left[1:], left[:-1], out=flags[: m - 1]))
     run_left = work[n + nq : n + nq + edges.shape[0] - 1].view(np.int64)
     left.take(edges[:-1], out=run_left, mode="clip")
     # the first majority sample at or above each run (clip: a run above
@@ -403,7 +362,7 @@ def _points_small(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
     3000 Gaussian scores, 10% targets; 10000 with ties)."""
     s, t, new_score = _sorted_small(scores, is_target)
     if new_score is not None:
-        return _compress_pure_runs(_tie_points(s, t, new_score))
+        return _compress_pure_runs(group_ties(s, t, new_score))
     bounds = _label_runs(t)
     starts = bounds[:-1]
     count = np.subtract(bounds[1:], starts, dtype=np.float64)
@@ -414,9 +373,7 @@ def _points_small(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
 def _sorted_small(scores, is_target):
     """``(s, t, new_score)``: the sorted scores and their labels, and where
     the score changes (``s[1:] != s[:-1]``) if some scores tie, else None."""
-    order = scores.argsort()  # the method: a third of np.argsort's overhead
-    s = scores[order]
-    t = is_target[order]
+    s, t = sorted_labelled(scores, is_target)
     new_score = s[1:] != s[:-1]
     if count_nonzero(new_score) < new_score.shape[0]:
         return s, t, new_score
@@ -426,7 +383,7 @@ def _sorted_small(scores, is_target):
 def _label_runs(t: np.ndarray) -> np.ndarray:
     """Start of every run of equal labels in ``t``, then ``len(t)``."""
     # no labels: [0] alone (one empty run would be [0, 1])
-    return _run_edges(t[1:] != t[:-1])[: t.shape[0] + 1]
+    return run_edges(t[1:] != t[:-1])[: t.shape[0] + 1]
 
 
 def _blocks_small(
@@ -454,7 +411,7 @@ def _blocks_small(
         edges = None
     else:
         # the groups of tied scores: edges[g] to edges[g + 1]
-        edges = _run_edges(new_score)
+        edges = run_edges(new_score)
         counts = np.add.reduceat(t, edges[:-1], dtype=np.float64)
         weight = np.subtract(edges[1:], edges[:-1], dtype=np.float64)
         y = counts / weight
@@ -482,36 +439,8 @@ def _without_ranges(blocks: BlockSummary) -> BlockSummary:
     return BlockSummary(None, None, blocks.tar, blocks.non)
 
 
-def _tie_points(s: np.ndarray, t: np.ndarray, new_score: np.ndarray) -> BlockSummary:
-    """One point per run of tied scores ``s`` (sorted), labels ``t``."""
-    starts = _run_starts(new_score)
-    ends = _run_ends(starts, s.shape[0])
-    tar = np.add.reduceat(t, starts, dtype=np.float64)
-    return BlockSummary(s[starts], s[ends], tar, (ends - starts + 1) - tar)
-
-
 #: Unweighted inputs up to this many scores take :func:`_points_small`.
 _SMALL_N = 2000
-
-
-def _points_weighted(
-    scores: np.ndarray, is_target: np.ndarray, sample_weight: np.ndarray
-) -> BlockSummary:
-    scores, is_target, sample_weight = drop_zero_weights(
-        sample_weight, scores, is_target
-    )
-    order = np.argsort(scores)
-    s = scores[order]
-    t = is_target[order]
-    w = sample_weight[order]
-    starts = _run_starts(s[1:] != s[:-1])
-    ends = _run_ends(starts, s.shape[0])
-    return BlockSummary(
-        s[starts],
-        s[ends],
-        np.add.reduceat(np.where(t, w, 0.0), starts),
-        np.add.reduceat(np.where(t, 0.0, w), starts),
-    )
 
 
 def pav_points(
@@ -539,7 +468,7 @@ def pav_points(
             return _points_small(scores, is_target)
         # built run-compressed
         return _points_unweighted(scores, is_target)
-    return _compress_pure_runs(_points_weighted(scores, is_target, sample_weight))
+    return _compress_pure_runs(labelled_sort(scores, is_target, sample_weight))
 
 
 def pav_merge(points: BlockSummary) -> BlockSummary:
@@ -561,7 +490,7 @@ def pav_merge(points: BlockSummary) -> BlockSummary:
         return points
     total = points.tar + points.non
     r, b, _ = _isotonic_blocks(points.tar / total, total)
-    return _pool_violators(_pool(points, r[:b], r[1 : b + 1] - 1))
+    return _pool_violators(pool_blocks(points, r[:b], r[1 : b + 1] - 1))
 
 
 def _pool_violators(blocks: BlockSummary) -> BlockSummary:
@@ -573,7 +502,7 @@ def _pool_violators(blocks: BlockSummary) -> BlockSummary:
         not_increasing = ratio[1:] <= ratio[:-1]
         if not np.count_nonzero(not_increasing):
             break
-        blocks = _pool(blocks, _run_starts(~not_increasing))
+        blocks = pool_blocks(blocks, run_starts(~not_increasing))
     return blocks
 
 

@@ -56,17 +56,19 @@ to the units of the input at the end. The fitted map is therefore the same
 for scores in any units, from 1e-300 to 1e300. An L2 penalty is either on
 the slopes in the units of the input (inputs with units of their own,
 log-probabilities) or, to keep that invariance, on the slopes per
-standard deviation of the input (:func:`skcalib._affine.penalty_variance`).
+standard deviation of the input (:func:`skcalib._kernel._linear_rule.penalty_variance`).
 """
 
 from __future__ import annotations
 
 import math
 import operator
+import warnings
 from functools import partial
 from functools import reduce as _fold
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 __all__ = [
     "DEFAULT_L2",
@@ -78,6 +80,7 @@ __all__ = [
     "minimize",
     "fit_standardizer",
     "row_blocks",
+    "warn_convergence",
 ]
 
 #: The default ``l2`` of the calibrators on the shared solver
@@ -89,7 +92,7 @@ __all__ = [
 #: nats for inputs that are log-probabilities (Beta) and per standard
 #: deviation of the scores for scores in any units (multiclass; affine and
 #: fusion, whose penalty is also relative to the normalized objective:
-#: :func:`skcalib._affine.penalty_variance`). Small enough to cost nothing
+#: :func:`skcalib._kernel._linear_rule.penalty_variance`). Small enough to cost nothing
 #: on data that pin the fit down, large enough that no fit on a finite
 #: sample returns posteriors of 0 or 1 (separable calibration sets), chosen
 #: on a panel of scikit-learn data sets (user guide: *Regularized
@@ -840,3 +843,31 @@ def _minimize(objective, data, theta0, tol, max_iter, presolve):
         n_evals += res.n_evals
     res.n_iter, res.n_evals, res.n_sub_evals = n_iter, n_evals, sub_evals
     return res
+
+
+def warn_convergence(estimator, j, res, max_iter):
+    """A ``ConvergenceWarning`` for a fit that ended with ``res.status``.
+
+    ``j`` is the column of a per-column fit, or None for a model of all
+    columns at once (fusion, multiclass).
+    """
+    name = type(estimator).__name__
+    where = "" if j is None else f" on column {j}"
+    if res.status == "max_iter":
+        msg = (
+            f"{name}: Newton's method did not converge in max_iter={max_iter} "
+            f"iterations{where}. Increase max_iter or tol."
+        )
+    elif res.status == "unbounded":
+        msg = (
+            f"{name}: the objective has no finite minimizer{where} (the "
+            "classes are (nearly) separable): the fit stopped where the "
+            f"calibrated LLRs span {MAX_LLR_RANGE:g} nats over the training "
+            "scores. Set l2 > 0 for a well-posed problem."
+        )
+    else:
+        msg = (
+            f"{name}: the line search could not decrease the objective{where}; "
+            "the result may not be optimal."
+        )
+    warnings.warn(msg, ConvergenceWarning, stacklevel=3)

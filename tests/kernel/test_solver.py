@@ -6,7 +6,7 @@ import pytest
 from _scores import make_scores
 from scipy.special import logit
 
-from skcalib._affine import AffineRuleObjective, binary_summary
+from skcalib._kernel._linear_rule import AffineRuleObjective, binary_summary
 from skcalib._kernel._solver import (
     ArrayData,
     Standardizer,

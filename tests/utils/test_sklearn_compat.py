@@ -11,6 +11,7 @@ values, and skip validation (configured or nested) alike.
 import sys
 import threading
 import types
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -21,10 +22,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import BaseEstimator
 from sklearn.base import _fit_context as sklearn_fit_context
+from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold
-from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils._param_validation import (
+    InvalidParameterError,
+    validate_parameter_constraints,
+)
 from sklearn.utils._param_validation import validate_params as sklearn_validate_params
 
+from skcalib.metrics import cllr as cllr_metric
 from skcalib.utils import _scipy_compat
 from skcalib.utils import _sklearn_compat as compat
 from skcalib.utils._sklearn_compat import (
@@ -555,3 +561,220 @@ def test_scipy_pava_falls_back_when_moved_or_changed(monkeypatch):
 
     moved.pava = changed
     assert _scipy_compat._load_pava("moved") is None
+
+
+# ------------------------------------- skcalib's own functions and estimators
+def _public_validated_functions():
+    """``(name, function)`` of every public function of skcalib decorated by
+    the shim's ``validate_params``."""
+    import inspect
+
+    import skcalib
+    import skcalib.datasets
+    import skcalib.metrics
+
+    out = {}
+    for module in (skcalib, skcalib.metrics, skcalib.datasets):
+        for name in module.__all__:
+            f = getattr(module, name)
+            if (
+                inspect.isfunction(f)
+                and hasattr(f, "_skl_parameter_constraints")
+                and hasattr(f, "__wrapped__")
+            ):
+                out[f"{module.__name__}.{name}"] = f
+    return sorted(out.items())
+
+
+FUNCTIONS = _public_validated_functions()
+
+#: Values tried for every constrained parameter: each constraint kind of
+#: skcalib meets valid and invalid ones among them.
+PROBES = [
+    -1, 0, 1, 2, 10, -1.0, 0.0, 0.5, 1.0, 2.0, np.nan, np.inf, -np.inf,
+    np.float64(0.5), np.int64(3), True, False, np.bool_(True), None, "auto",
+    "bad", "linear", "log_odds", "elub", "raw", "percentile", "l1",
+    np.array([0.5, 0.5]), [0.5, 0.5], (0.2, 0.8), np.zeros((2, 2)), len,
+    LogisticRegression(), KFold(3), np.random.RandomState(0),
+]  # fmt: skip
+
+
+def _twins(f):
+    """The function undecorated, with the same signature and qualified name,
+    decorated by the shim and by scikit-learn with the same constraints and
+    nested-validation preference; it returns the nested-validation switch
+    it sees (no body runs: what is compared is the validation)."""
+    import inspect
+
+    raw = f.__wrapped__
+    prefer = inspect.getclosurevars(f).nonlocals["prefer_skip_nested_validation"]
+
+    def stub(*args, **kwargs):
+        return sklearn.get_config()["skip_parameter_validation"]
+
+    stub.__signature__ = inspect.signature(raw)
+    stub.__qualname__ = raw.__qualname__
+    constraints = f._skl_parameter_constraints
+    return (
+        compat.validate_params(constraints, prefer_skip_nested_validation=prefer)(stub),
+        sklearn_validate_params(constraints, prefer_skip_nested_validation=prefer)(
+            stub
+        ),
+    )
+
+
+def _valid_value(name, constraints):
+    """A value the constraints of ``name`` accept (for the other arguments)."""
+    labels, scores = np.array([0, 1, 0, 1]), np.array([-1.0, 2.0, 0.5, 1.5])
+    for value in [labels, scores, *PROBES, cllr_metric]:
+        try:
+            validate_parameter_constraints(
+                {name: constraints}, {name: value}, caller_name="f"
+            )
+        except InvalidParameterError:
+            continue
+        return value
+    raise AssertionError(f"no valid value for {name}")  # pragma: no cover
+
+
+def _call(f, kwargs):
+    try:
+        return "ok", f(**kwargs)
+    except Exception as e:  # noqa: BLE001 - the type is compared
+        return type(e), str(e)
+
+
+@pytest.mark.parametrize("name, f", FUNCTIONS, ids=[n for n, _ in FUNCTIONS])
+def test_public_functions_validate_as_sklearn_decorators_do(name, f):
+    """Every public function's constraints and signature, under the shim and
+    under scikit-learn's ``validate_params``: the same outcome (error type
+    and message, or the nested-validation switch seen inside) for every
+    probe of every parameter, called again once the shim may remember it,
+    and with validation skipped by the global configuration."""
+    import inspect
+
+    shim, ref = _twins(f)
+    constraints = f._skl_parameter_constraints
+    base = {
+        p.name: _valid_value(p.name, constraints.get(p.name, "no_validation"))
+        for p in inspect.signature(f.__wrapped__).parameters.values()
+        if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    }
+    prefer = inspect.getclosurevars(f).nonlocals["prefer_skip_nested_validation"]
+    # the stub sees the nested-validation switch each decorator sets
+    assert _call(shim, base) == _call(ref, base) == ("ok", prefer)
+    outcomes = set()
+    for param, constraint in constraints.items():
+        if constraint == "no_validation":
+            continue
+        for value in PROBES:
+            kwargs = {**base, param: value}
+            expected = _call(ref, kwargs)
+            assert _call(shim, kwargs) == expected, (param, value)
+            assert _call(shim, kwargs) == expected, (param, value)  # remembered
+            outcomes.add(expected[0])
+            with sklearn.config_context(skip_parameter_validation=True):
+                assert _call(shim, kwargs) == _call(ref, kwargs) == ("ok", True)
+    # the comparison is not vacuous: probes both pass and fail
+    assert outcomes == {"ok", InvalidParameterError}
+
+
+def test_the_public_functions_are_found():
+    names = [n for n, _ in FUNCTIONS]
+    assert "skcalib.metrics.cllr" in names and "skcalib.metrics.bootstrap_ci" in names
+    assert len(names) >= 20
+
+
+def _public_estimators():
+    import inspect
+
+    import skcalib
+
+    return [
+        getattr(skcalib, name)
+        for name in skcalib.__all__
+        if inspect.isclass(getattr(skcalib, name))
+        and issubclass(getattr(skcalib, name), BaseEstimator)
+        and getattr(skcalib, name) is not skcalib.BaseCalibrator
+    ]
+
+
+ESTIMATORS = _public_estimators()
+
+
+def _with_sklearn_fit_context(cls):
+    """``cls`` with scikit-learn's own ``_fit_context`` on the undecorated
+    ``fit`` (same nested-validation preference) and scikit-learn's own
+    ``BaseEstimator._validate_params``; same class name, so same messages."""
+    import inspect
+
+    prefer = inspect.getclosurevars(cls.fit).nonlocals["prefer_skip_nested_validation"]
+    return type(
+        cls.__name__,
+        (cls,),
+        {
+            "fit": sklearn_fit_context(prefer_skip_nested_validation=prefer)(
+                cls.fit.__wrapped__
+            ),
+            "_validate_params": BaseEstimator._validate_params,
+            "__module__": cls.__module__,
+        },
+    )
+
+
+def _fit_data(cls):
+    rng = np.random.default_rng(0)
+    y = np.tile([0, 1], 30)
+    X = rng.normal(size=(60, 1)) + y[:, None]
+    if cls.__name__ == "MulticlassAffineCalibrator":
+        X = np.c_[X, -X]
+    return X, y
+
+
+def _defaults(cls):
+    return (
+        {"estimator": LogisticRegression()}
+        if cls.__name__ == "ScoreTransformer"
+        else {}
+    )
+
+
+def _fit_result(cls, params, X, y):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cls(**params).fit(X, y)
+    except Exception as e:  # noqa: BLE001 - the type is compared
+        return type(e), str(e)
+    return "ok"
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_public_estimators_validate_as_sklearn_fit_context_does(cls):
+    """Every public estimator fitted with each probe of each parameter: the
+    shim's ``_fit_context`` with skcalib's remembered-values check, and
+    scikit-learn's ``_fit_context`` with ``BaseEstimator._validate_params``,
+    give the same outcome (error type and message); with validation skipped
+    by the configuration, an invalid value reaches ``fit`` unchecked in
+    both."""
+    ref = _with_sklearn_fit_context(cls)
+    X, y = _fit_data(cls)
+    base = _defaults(cls)
+    assert _fit_result(cls, base, X, y) == _fit_result(ref, base, X, y) == "ok"
+    outcomes = set()
+    for param in cls._parameter_constraints:
+        # workers other than this process cost seconds a fit to start
+        probes = [None, 1, 0.5, "bad", True] if param == "n_jobs" else PROBES
+        for value in probes:
+            params = {**base, param: value}
+            expected = _fit_result(ref, params, X, y)
+            assert _fit_result(cls, params, X, y) == expected, (param, value)
+            assert _fit_result(cls, params, X, y) == expected, (param, value)
+            outcomes.add(expected if expected == "ok" else expected[0])
+    assert {"ok", InvalidParameterError} <= outcomes
+    with sklearn.config_context(skip_parameter_validation=True):
+        bad = {**base, next(iter(cls._parameter_constraints)): "bad"}
+        # unvalidated, "bad" fails (or not) in the fit itself, alike
+        expected = _fit_result(ref, bad, X, y)
+        assert _fit_result(cls, bad, X, y) == expected
+        assert expected == "ok" or expected[0] is not InvalidParameterError
