@@ -22,7 +22,7 @@ from ._affine import (
     penalty_variance,
 )
 from ._base import BaseCalibrator
-from ._dask import is_dask_collection
+from ._dask import blockwise
 from ._kernel._solver import (
     DEFAULT_L2,
     MAX_LLR_RANGE,
@@ -487,6 +487,7 @@ class ProperScoringFusion(BaseCalibrator):
         with np.errstate(over="ignore"):  # an LLR past 1.8e308 is infinite
             return np.ldexp(Z, e[:, None])
 
+    @blockwise(n_out=1)
     def transform(self, X):
         """Fused log-likelihood-ratios as one column.
 
@@ -500,11 +501,10 @@ class ProperScoringFusion(BaseCalibrator):
         llr : ndarray of shape (n_samples, 1)
             ``X @ coef_ + intercept_`` (natural log).
         """
-        if is_dask_collection(X):
-            return self._dask_apply("decision_function", X)[:, None]
         X, _ = self._validate_X(X)
         return self._transform(X)
 
+    @blockwise
     def decision_function(self, X):
         """Fused log-likelihood-ratios (natural log).
 
@@ -518,8 +518,6 @@ class ProperScoringFusion(BaseCalibrator):
         llr : ndarray of shape (n_samples,)
             ``X @ coef_ + intercept_``.
         """
-        if is_dask_collection(X):
-            return self._dask_apply("decision_function", X)
         X, _ = self._validate_X(X)
         return self._transform(X)[:, 0]
 

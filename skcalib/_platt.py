@@ -9,7 +9,7 @@ from scipy.special import expit, logit
 
 from ._affine import AffineRuleObjective, _AffineCalibrator
 from ._base import _needs_single_column
-from ._dask import is_dask_collection
+from ._dask import blockwise
 from .utils._sklearn_compat import Interval
 
 __all__ = ["PlattCalibrator"]
@@ -155,6 +155,7 @@ class PlattCalibrator(_AffineCalibrator):
         return expit(logit_p, out=logit_p)
 
     @_needs_single_column
+    @blockwise
     def decision_function(self, X):
         """Calibrated log-likelihood-ratios (natural log).
 
@@ -169,7 +170,5 @@ class PlattCalibrator(_AffineCalibrator):
             ``a s + b - logit(calibration_prior_)``: the log-odds of the
             fitted probability minus the calibration prior log-odds.
         """
-        if is_dask_collection(X):
-            return self._dask_apply("decision_function", X)
         X, _ = self._validate_X(X)
         return self._affine(X)[:, 0] - logit(self.calibration_prior_)

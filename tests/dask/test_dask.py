@@ -718,7 +718,7 @@ def test_public_metric_dask_errors(client):
         metrics.actual_dcf(chunked(np.zeros(4, int), [2, 2]), llr, p_target=0.5)
 
 
-# -------------------------------------------------- one pass for fit and metrics
+# ------------------------------------------ one handle for a fit and its metrics
 class _ComputeCounter(dask.callbacks.Callback):
     """Counts the graphs the (local) scheduler runs."""
 
@@ -731,50 +731,59 @@ class _ComputeCounter(dask.callbacks.Callback):
 
 
 @SYNCHRONOUS
-def test_fit_then_metrics_on_the_same_columns_pass_over_the_data_once():
-    """Fitting PAV-LLR and then min_dcf, eer and min_cllr on the same Dask
-    columns reuses the fit's range blocks: no second pass, the same values
-    as a fresh computation and as in memory."""
-    from skcalib._dask._blocks import clear_block_cache
-    from skcalib.metrics import eer, min_cllr, min_dcf
+def test_fit_on_trials_shares_their_block_summary():
+    """A PAV-LLR fit on ScoredTrials of Dask columns and the trials' min_dcf,
+    eer and min_cllr read one block summary, kept on the trials' data
+    handle: computed once, the same object afterwards, the same values as
+    in memory; fresh trials on the same columns compute it again."""
+    from skcalib.metrics import ScoredTrials, eer, min_cllr, min_dcf
 
     s, y, _ = make_data(3000, seed=11, decimals=2)
     ds, dy = chunked(s, [1000] * 3), chunked(y.astype(int), [1000] * 3)
-    clear_block_cache()
+    trials = ScoredTrials(dy, ds)
+    handle = trials._data
     counter = _ComputeCounter()
     with dask.config.set(scheduler="synchronous"), counter:
-        cal = PAVLLRCalibrator().fit(ds, dy)
+        cal = PAVLLRCalibrator().fit(trials)
         fitted = counter.runs
-        values = [min_dcf(dy, ds, p_target=0.01), eer(dy, ds), min_cllr(dy, ds)]
+        ranges = handle.ranges
+        values = [trials.min_dcf(0.01), trials.eer(), trials.min_cllr()]
         assert counter.runs == fitted  # no graph ran for the metrics
-        clear_block_cache()
-        fresh = [min_dcf(dy, ds, p_target=0.01), eer(dy, ds), min_cllr(dy, ds)]
-    assert fitted >= 1 and counter.runs > fitted
-    assert values == fresh
+        assert handle.ranges is ranges  # read off the handle, not recomputed
+        fresh = ScoredTrials(dy, ds)
+        again = [fresh.min_dcf(0.01), fresh.eer(), fresh.min_cllr()]
+    assert fitted >= 1 and counter.runs > fitted  # no cache between objects
+    assert fresh._data.ranges is not ranges
+    assert values == again
     np.testing.assert_allclose(
         values, [min_dcf(y, s, p_target=0.01), eer(y, s), min_cllr(y, s)], rtol=1e-12
     )
     ref = PAVLLRCalibrator().fit(s, y)
-    np.testing.assert_allclose(cal.transform(s), ref.transform(s), rtol=1e-12)
+    np.testing.assert_array_equal(cal.transform(s), ref.transform(s))
+    np.testing.assert_array_equal(cal.classes_, ref.classes_)
+    assert cal.calibration_prior_ == pytest.approx(ref.calibration_prior_, rel=1e-15)
 
 
 @SYNCHRONOUS
-def test_kept_blocks_never_skip_a_check():
-    """A metric accepts +/-inf scores, a fit does not: blocks kept from the
-    metric are not reused by the fit, which raises; another target label
-    is computed afresh."""
-    from skcalib._dask._blocks import clear_block_cache
-    from skcalib.metrics import min_dcf
+def test_fit_on_trials_checks_as_a_fit():
+    """The trials accept +/-inf scores and any target label, a fit does
+    not: fitting on such trials raises the fit's messages, and the trials'
+    metrics are unaffected."""
+    from skcalib.metrics import ScoredTrials, min_dcf
 
     s, y, _ = make_data(600, seed=12, inf=True)
     ds, dy = chunked(s, [200] * 3), chunked(y.astype(int), [200] * 3)
-    clear_block_cache()
     with dask.config.set(scheduler="synchronous"):
-        assert np.isclose(min_dcf(dy, ds, p_target=0.1), min_dcf(y, s, p_target=0.1))
+        trials = ScoredTrials(dy, ds)
+        assert np.isclose(trials.min_dcf(0.1), min_dcf(y, s, p_target=0.1))
         with pytest.raises(ValueError, match="infinity"):
-            PAVLLRCalibrator().fit(ds, dy)
-        flipped = min_dcf(dy, ds, p_target=0.1, pos_label=0)
-    assert np.isclose(flipped, min_dcf(y, s, p_target=0.1, pos_label=0))
+            PAVLLRCalibrator().fit(trials)
+        finite = chunked(np.where(np.isfinite(s), s, 0.0), [200] * 3)
+        flipped = ScoredTrials(dy, finite, pos_label=0)
+        with pytest.raises(ValueError, match="not the larger of their labels"):
+            PAVLLRCalibrator().fit(flipped)
+        with pytest.raises(ValueError, match="takes no `y`"):
+            PAVLLRCalibrator().fit(trials, dy)
 
 
 # --------------------------------------------- multiclass affine: K classes on Dask
