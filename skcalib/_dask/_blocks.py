@@ -48,7 +48,6 @@ from ._partitions import (
 )
 
 __all__ = [
-    "block_partitions",
     "dask_block_summary",
     "range_blocks",
     "validated_ranges",
@@ -126,6 +125,28 @@ def _range_blocks(parts, summary: DaskInputSummary) -> list[BlockSummary]:
 
 
 def dask_block_summary(
+    y_true, y_score, sample_weight=None, *, pseudo_count: float = 0.0, **checks
+) -> tuple[BlockSummary, DaskInputSummary]:
+    """Validate Dask inputs and compute their PAV block summary, distributed.
+
+    The Dask counterpart of ``check_metric_inputs`` followed by
+    :func:`~skcalib._kernel._pav.pav_blocks`: the same checks and messages, and the
+    same blocks: :func:`range_blocks` (``checks`` are its keyword
+    arguments), finished with ``pseudo_count`` (as in
+    :func:`~skcalib._kernel._pav.pav_blocks`).
+
+    Returns
+    -------
+    blocks : BlockSummary
+        Equal to ``pav_blocks`` of the same data (weights to rounding).
+    summary : DaskInputSummary
+        Labels, class totals and the range boundaries used.
+    """
+    ranges, summary = range_blocks(y_true, y_score, sample_weight, **checks)
+    return pav_finish(ranges, pseudo_count), summary
+
+
+def range_blocks(
     y_true,
     y_score,
     sample_weight=None,
@@ -135,14 +156,10 @@ def dask_block_summary(
     y_name: str = "y_true",
     require_both: bool = True,
     allow_inf: bool = True,
-    pseudo_count: float = 0.0,
     n_ranges: int | None = None,
 ) -> tuple[BlockSummary, DaskInputSummary]:
-    """Validate Dask inputs and compute their PAV block summary, distributed.
-
-    The Dask counterpart of ``check_metric_inputs`` followed by
-    :func:`~skcalib._kernel._pav.pav_blocks`: the same checks and messages, and the
-    same blocks.
+    """The two passes over Dask inputs: validate and sample, then the blocks
+    of every score range.
 
     Parameters
     ----------
@@ -162,58 +179,23 @@ def dask_block_summary(
         Whether both classes must be present with non-zero weight.
     allow_inf : bool, default=True
         Whether +/-inf scores are allowed (the estimators reject them).
-    pseudo_count : float, default=0.0
-        As in :func:`~skcalib._kernel._pav.pav_blocks`.
     n_ranges : int or None, default=None
         Number of score ranges solved in parallel; ``None`` means the number
         of partitions of ``y_score``, at most 64.
 
     Returns
     -------
-    blocks : BlockSummary
-        Equal to ``pav_blocks`` of the same data (weights to rounding).
+    ranges : BlockSummary
+        The blocks of every score range in score order; ``pav_finish`` of
+        them is the block summary.
     summary : DaskInputSummary
-        Labels, class totals and the range boundaries used.
+        What the first pass found.
     """
-    parts = block_partitions(y_true, y_score, sample_weight, score_name, y_name)
-    ranges, summary = range_blocks(
-        parts,
-        pos_label=pos_label,
-        score_name=score_name,
-        y_name=y_name,
-        require_both=require_both,
-        allow_inf=allow_inf,
-        n_ranges=n_ranges,
-        weighted=sample_weight is not None,
-    )
-    return pav_finish(ranges, pseudo_count), summary
-
-
-def block_partitions(y_true, y_score, sample_weight, score_name, y_name) -> list:
-    """The aligned ``(y, scores, weights)`` partitions of one score column
-    (the scores are the reference for chunking)."""
+    # the scores are the reference for chunking
     parts = _partitions(
         {score_name: y_score, y_name: y_true, "sample_weight": sample_weight}
     )
-    return [(y, s, w) for s, y, w in parts]
-
-
-def range_blocks(
-    parts,
-    *,
-    pos_label,
-    score_name,
-    y_name,
-    require_both,
-    allow_inf,
-    n_ranges=None,
-    weighted,
-) -> tuple[BlockSummary, DaskInputSummary]:
-    """The two passes: validate and sample, then the range blocks.
-
-    Returns ``(ranges, summary)``: the blocks of every score range in score
-    order (``pav_finish`` of them is the block summary) and the first pass.
-    """
+    parts = [(y, s, w) for s, y, w in parts]
     summary, _ = _first_pass(
         parts,
         pos_label=pos_label,
@@ -221,7 +203,7 @@ def range_blocks(
         y_name=y_name,
         require_both=require_both,
         n_ranges=n_ranges,
-        weighted=weighted,
+        weighted=sample_weight is not None,
         allow_inf=allow_inf,
     )
     return validated_ranges(parts, summary), summary

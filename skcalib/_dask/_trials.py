@@ -27,7 +27,7 @@ from functools import cached_property
 from .._data._trials import ArrayTrials
 from .._kernel._pav import BlockSummary, pav_finish
 from .._kernel._special import uninformative_objective
-from ._blocks import block_partitions, range_blocks
+from ._blocks import range_blocks
 from ._metrics import dask_cllr_sums, dask_error_rates, dask_prior_weighted_objective
 
 __all__ = ["DaskTrials"]
@@ -42,14 +42,10 @@ class DaskTrials:
 
     Parameters
     ----------
-    y_true : Dask array or Dask Series of shape (n_samples,)
-        Labels (two distinct values).
-    y_score : Dask array or Dask Series of shape (n_samples,)
-        Scores; +/-inf allowed, NaN not.
-    sample_weight : Dask array, Dask Series, array-like or None, default=None
-        Non-negative weights; zero-weight trials are ignored.
-    pos_label : int, float, bool or str, default=None
-        The target label (as for the metrics).
+    y_true, y_score, sample_weight, pos_label
+        The trials as the metrics take them (see
+        :func:`~skcalib._dask._blocks.range_blocks`), as Dask collections
+        (the weights may be in memory); held, not read.
     score_name : str, default="y_score"
         Name of the scores in error messages.
 
@@ -87,18 +83,10 @@ class DaskTrials:
     # ------------------------------------------------------ the block summary
     @cached_property
     def _passes(self) -> tuple[BlockSummary, object]:
-        parts = block_partitions(
-            self.y_true, self.y_score, self.sample_weight, self.score_name, "y_true"
-        )
-        return range_blocks(
-            parts,
-            pos_label=self.pos_label,
-            score_name=self.score_name,
-            y_name="y_true",
-            require_both=True,
-            allow_inf=True,
-            weighted=self.sample_weight is not None,
-        )
+        # the metrics' checks: +/-inf allowed, both classes required
+        trials = (self.y_true, self.y_score, self.sample_weight)
+        name = self.score_name
+        return range_blocks(*trials, pos_label=self.pos_label, score_name=name)
 
     @property
     def summary(self):
