@@ -786,6 +786,74 @@ def test_fit_on_trials_checks_as_a_fit():
             PAVLLRCalibrator().fit(trials, dy)
 
 
+# ------------------------------------------- predictions: one decorator, blockwise
+@SYNCHRONOUS
+def test_every_prediction_method_maps_over_dask_blocks():
+    """transform, decision_function, predict_proba and predict of fitted
+    calibrators take a Dask X through the one decorator: lazy, and bit for
+    bit the in-memory result."""
+    from sklearn.exceptions import NotFittedError
+
+    from skcalib import (
+        AutoCalibrator,
+        MulticlassAffineCalibrator,
+        PlattCalibrator,
+        ProperScoringFusion,
+    )
+
+    rng = np.random.default_rng(5)
+    s, y, _ = make_data(900, seed=5)
+    X2 = np.column_stack([s, s + rng.normal(size=900)])
+    K = rng.integers(0, 3, 900)
+    X3 = 2.0 * (np.eye(3)[K] + rng.normal(0, 0.8, (900, 3)))
+    cases = [
+        (PAVLLRCalibrator().fit(s, y), s),
+        (PlattCalibrator().fit(s, y), s),
+        (AutoCalibrator().fit(s, y), s),
+        (ProperScoringFusion().fit(X2, y), X2),
+        (MulticlassAffineCalibrator().fit(X3, K), X3),
+    ]
+    methods = ("transform", "decision_function", "predict_proba", "predict")
+    with dask.config.set(scheduler="synchronous"):
+        for cal, X in cases:
+            dX = da.from_array(X, chunks=(300,) + X.shape[1:])
+            for method in methods:
+                if not hasattr(cal, method):
+                    continue
+                lazy = getattr(cal, method)(dX)
+                assert is_dask_collection(lazy), (cal, method)
+                ref = getattr(cal, method)(X)
+                assert lazy.shape == ref.shape, (cal, method)
+                np.testing.assert_array_equal(lazy.compute(), ref)
+        with pytest.raises(NotFittedError):
+            PlattCalibrator().transform(da.from_array(s, chunks=300))
+
+
+def test_blockwise_takes_a_function_not_an_estimator():
+    """The decorator knows no estimator class: it wraps the method of any
+    fitted object (here a bare scikit-learn estimator)."""
+    from sklearn.base import BaseEstimator
+
+    from skcalib._dask import blockwise
+
+    class Doubler(BaseEstimator):
+        def fit(self):
+            self.classes_ = np.array([0, 1])
+            return self
+
+        @blockwise(n_out=lambda obj: 2)
+        def predict_proba(self, X):
+            X = np.asarray(X, dtype=float)
+            return np.column_stack([X, 2 * X])
+
+    x = np.arange(7.0)
+    doubler = Doubler().fit()
+    lazy = doubler.predict_proba(da.from_array(x, chunks=3))
+    assert lazy.shape == (7, 2)
+    with dask.config.set(scheduler="synchronous"):
+        np.testing.assert_array_equal(lazy.compute(), doubler.predict_proba(x))
+
+
 # --------------------------------------------- multiclass affine: K classes on Dask
 
 
