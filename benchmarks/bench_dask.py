@@ -5,7 +5,8 @@ What is measured against what
 * Dask: ``n`` scores (default 1e8) written as Parquet partitions, read with
   ``dask.dataframe.read_parquet`` on a 2-worker ``LocalCluster`` (one thread
   each, loopback); wall time of ``PAVLLRCalibrator().fit`` plus
-  ``min_dcf(p_target=0.01)`` on the Dask columns, and the peak resident
+  ``min_dcf(p_target=0.01)`` on one ``ScoredTrials`` of the Dask columns
+  (the metric reads the fit's range blocks off it), and the peak resident
   memory of every worker process (``ru_maxrss``; workers start empty, the
   data are generated and written by this process before the cluster starts).
 * In memory: the same two calls on NumPy arrays of ``n_memory`` scores
@@ -149,7 +150,7 @@ def main(argv=None):
     from distributed import Client, LocalCluster
 
     from skcalib import PAVLLRCalibrator
-    from skcalib.metrics import min_dcf
+    from skcalib.metrics import ScoredTrials, min_dcf
 
     cluster = LocalCluster(
         n_workers=args.workers,
@@ -182,9 +183,11 @@ def main(argv=None):
 
         ddf = dd.read_parquet(path)
         t0 = time.perf_counter()
-        cal = PAVLLRCalibrator().fit(ddf["score"], ddf["y"])
+        # one handle: the fit computes the range blocks, min_dcf reads them
+        trials = ScoredTrials(ddf["y"], ddf["score"])
+        cal = PAVLLRCalibrator().fit(trials)
         t_fit = time.perf_counter() - t0
-        dcf = min_dcf(ddf["y"], ddf["score"], p_target=0.01)
+        dcf = trials.min_dcf(0.01)
         t_dask = time.perf_counter() - t0
         peaks = sorted(client.run(peak_rss_bytes).values())
     finally:

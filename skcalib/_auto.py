@@ -26,7 +26,7 @@ from scipy.special import logit as _logit
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import BaseCalibrator, SingleColumnError, single_column
+from ._base import BaseCalibrator, SingleColumnError, single_column, training_data
 from ._calibrations import MixtureCalibration as CalibratorMixture
 from ._calibrations import (
     OneVsRestCalibration,
@@ -50,7 +50,7 @@ from .utils._sklearn_compat import (
     validate_data,
 )
 from .utils._stats import class_totals
-from .utils._validation import check_class_y, check_weights
+from .utils._validation import check_class_y
 
 __all__ = [
     "AutoCalibrator",
@@ -1104,8 +1104,10 @@ class AutoCalibrator(BaseCalibrator):
         return self._fit_multiclass(X, y, sample_weight)
 
     def _fit_multiclass(self, X, y, sample_weight):
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
-        y, classes, y_index = check_class_y(y, owner=type(self).__name__)
+        # the class training data, as MulticlassAffineCalibrator's fit
+        data = training_data(self, X, y, sample_weight, classes=True)
+        X, y_index, sample_weight = data.arrays()
+        classes = data.classes
         K = classes.shape[0]
         if X.shape[1] != K:
             raise ValueError(
@@ -1113,11 +1115,10 @@ class AutoCalibrator(BaseCalibrator):
                 f"has {K} classes but `X` has {X.shape[1]} columns. Only binary "
                 "classification is supported on other score layouts."
             )
-        sample_weight = check_weights(sample_weight, X.shape[0])
         n_samples = _total_weight(y_index, sample_weight)
         candidates = self._candidates(True, n_samples)
         share = self._uninformative_share(n_samples)
-        class_totals = np.bincount(y_index, weights=sample_weight, minlength=K)
+        class_totals = data.totals
         self._log_proba_input = _is_log_proba(X)
         ovr = self._ovr_scores(X)
         folds = self._folds(X, y_index, K, sample_weight)

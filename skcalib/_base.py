@@ -25,8 +25,13 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted
 
-from ._dask import any_dask_collection, is_dask_collection
-from ._data._training import ArrayTrainingData
+from ._dask import any_dask_collection, blockwise
+from ._data._training import (
+    ArrayClassTrainingData,
+    ArrayTrainingData,
+    check_trials_target,
+)
+from .metrics._trials import ScoredTrials, fit_inputs
 from .utils._sklearn_compat import (
     ClassifierTags,
     Interval,
@@ -40,12 +45,12 @@ __all__ = [
     "SingleColumnError",
     "as_2d",
     "needs_single_column",
-    "set_dask_features",
     "single_column",
+    "training_data",
 ]
 
 
-def set_dask_features(estimator, data):
+def _set_dask_features(estimator, data):
     """``n_features_in_`` and ``feature_names_in_`` of a fit on Dask
     ``data``, as ``validate_data`` sets them in memory."""
     estimator.n_features_in_ = data.n_columns
@@ -53,6 +58,52 @@ def set_dask_features(estimator, data):
         estimator.feature_names_in_ = np.asarray(data.feature_names, dtype=object)
     elif hasattr(estimator, "feature_names_in_"):
         del estimator.feature_names_in_
+
+
+def training_data(estimator, X, y, sample_weight, *, classes=False, order=None):
+    """The validated training data of ``estimator.fit(X, y, sample_weight)``.
+
+    The one place that tells Dask inputs from in-memory ones, for binary
+    calibrators (:class:`~skcalib._data._training.TrainingData`) and for
+    ``K``-class ones (``classes=True``:
+    :class:`~skcalib._data._training.ClassTrainingData`). Dask inputs are
+    validated lazily, in one distributed pass over all columns when the fit
+    first asks for their contents; in memory ``validate_data`` runs here
+    (``order``: the memory order of the validated scores). ``X`` may be a
+    :class:`~skcalib.metrics.ScoredTrials` (binary, ``y`` and
+    ``sample_weight`` None): the fit then reads the trials' labels and
+    weights, and on Dask shares their block summary.
+    """
+    owner = type(estimator).__name__
+    handle = pos_label = None
+    if isinstance(X, ScoredTrials) and not classes:
+        X, y, sample_weight, pos_label, handle = fit_inputs(X, y, sample_weight)
+    if any_dask_collection(X, y, sample_weight):
+        from ._dask._training import DaskClassTrainingData, DaskTrainingData
+
+        if classes:
+            data = DaskClassTrainingData(X, y, sample_weight, owner=owner)
+        else:
+            data = DaskTrainingData(X, y, sample_weight, owner=owner, trials=handle)
+        _set_dask_features(estimator, data)
+        return data
+    if classes:
+        X, y = validate_data(estimator, X, y, dtype=np.float64, ensure_all_finite=True)
+        return ArrayClassTrainingData(X, y, sample_weight, owner=owner)
+    X, _ = as_2d(X)
+    X, y = validate_data(
+        estimator,
+        X,
+        y,
+        dtype=np.float64,
+        ensure_all_finite=True,
+        y_numeric=False,
+        order=order,
+    )
+    data = ArrayTrainingData(X, y, sample_weight, owner=owner)
+    if pos_label is not None:
+        check_trials_target(pos_label, data.classes)
+    return data
 
 
 def as_2d(X):
@@ -179,15 +230,21 @@ class BaseCalibrator(
 
     # -------------------------------------------------------------- public API
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Fit the calibrator.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples,) or (n_samples, n_columns)
-            Uncalibrated scores; each column is calibrated independently.
+        X : array-like of shape (n_samples,) or (n_samples, n_columns), or ScoredTrials
+            Uncalibrated scores; each column is calibrated independently. A
+            :class:`~skcalib.metrics.ScoredTrials` of one system holds the
+            scores, labels and weights (``y`` and ``sample_weight`` None;
+            its target label must be the larger label); on Dask the fit
+            and the trials' minimum metrics then share one distributed
+            block summary.
         y : array-like of shape (n_samples,)
             Binary labels (any two values); ``classes_[1]`` is the target.
+            Required unless ``X`` is a ``ScoredTrials``.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; fitting with integer weights equals fitting
             on repeated rows.
@@ -206,30 +263,9 @@ class BaseCalibrator(
         return self
 
     def _training_data(self, X, y, sample_weight):
-        """The validated :class:`~skcalib._data._training.TrainingData` of ``fit``.
-
-        The one place that tells Dask inputs from in-memory ones. Dask inputs
-        are validated lazily, in one distributed pass over all columns when
-        the calibrator first asks for their contents.
-        """
-        owner = type(self).__name__
-        if any_dask_collection(X, y, sample_weight):
-            from ._dask._training import DaskTrainingData
-
-            data = DaskTrainingData(X, y, sample_weight, owner=owner)
-            set_dask_features(self, data)
-            return data
-        X, _ = as_2d(X)
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            dtype=np.float64,
-            ensure_all_finite=True,
-            y_numeric=False,
-            order=self._fit_order,
-        )
-        return ArrayTrainingData(X, y, sample_weight, owner=owner)
+        """The validated :class:`~skcalib._data._training.TrainingData` of
+        ``fit`` (see :func:`training_data`)."""
+        return training_data(self, X, y, sample_weight, order=self._fit_order)
 
     def _set_classes(self, classes, n_tar, n_non):
         """``classes_``, ``calibration_prior_`` and ``prior_``, in memory and on
@@ -238,6 +274,7 @@ class BaseCalibrator(
         self.calibration_prior_ = n_tar / (n_tar + n_non)
         self.prior_ = self.calibration_prior_ if self.prior is None else self.prior
 
+    @blockwise
     def transform(self, X):
         """Calibrate scores.
 
@@ -251,8 +288,6 @@ class BaseCalibrator(
         X_calibrated : ndarray of the same shape as ``X``
             Calibrated probabilities or LLRs, depending on the calibrator.
         """
-        if is_dask_collection(X):
-            return self._dask_apply("transform", X)
         X, was_1d = self._validate_X(X)
         out = self._transform(X)
         return out.reshape(-1) if was_1d else out
@@ -283,6 +318,7 @@ class BaseCalibrator(
         return super().score(X, y, sample_weight=sample_weight)
 
     @needs_single_column
+    @blockwise
     def decision_function(self, X):
         """Calibrated log-likelihood-ratios (natural log).
 
@@ -298,8 +334,6 @@ class BaseCalibrator(
             calibrator that outputs probabilities ``p`` this is
             ``logit(p) - logit(calibration_prior_)``.
         """
-        if is_dask_collection(X):
-            return self._dask_apply("decision_function", X)
         X, _ = self._validate_X(X)
         out = self._transform(X)[:, 0]
         if self._output == "proba":
@@ -308,6 +342,7 @@ class BaseCalibrator(
         return out
 
     @needs_single_column
+    @blockwise
     def predict_proba(self, X):
         """Posterior probabilities at ``prior_``.
 
@@ -322,8 +357,6 @@ class BaseCalibrator(
             Columns in the order of ``classes_``:
             ``sigmoid(llr + logit(prior_))`` for ``classes_[1]``.
         """
-        if is_dask_collection(X):
-            return self._dask_apply("predict_proba", X)
         log_odds = self.decision_function(X) + _logit(self.prior_)
         proba = np.empty((log_odds.shape[0], 2))
         proba[:, 1] = expit(log_odds)
@@ -331,6 +364,7 @@ class BaseCalibrator(
         return proba
 
     @needs_single_column
+    @blockwise
     def predict(self, X):
         """Bayes decisions at ``prior_`` (equal costs).
 
@@ -347,8 +381,6 @@ class BaseCalibrator(
         y_pred : ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
-        if is_dask_collection(X):
-            return self._dask_apply("predict", X)
         accept = self.decision_function(X) >= -_logit(self.prior_)
         return self.classes_[accept.astype(np.intp)]
 
@@ -362,13 +394,6 @@ class BaseCalibrator(
     def _virtual_trial_weight(self) -> float:
         """Weight of one virtual trial in the units of the weights ``_fit`` got."""
         return float(np.ldexp(1.0, -getattr(self, "_weight_exponent", 0)))
-
-    def _dask_apply(self, method, X):
-        """Lazy ``map_blocks`` of ``method`` over a Dask collection."""
-        from ._dask._fit import dask_apply
-
-        check_is_fitted(self)
-        return dask_apply(self, method, X)
 
     def _validate_X(self, X):
         check_is_fitted(self)

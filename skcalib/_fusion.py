@@ -18,7 +18,7 @@ from ._affine import (
     SOLVER_CONSTRAINTS,
 )
 from ._base import BaseCalibrator
-from ._dask import is_dask_collection
+from ._dask import blockwise
 from ._kernel._linear_rule import (
     RuleObjective,
     chunk_class_extremes,
@@ -485,6 +485,7 @@ class ProperScoringFusion(BaseCalibrator):
         with np.errstate(over="ignore"):  # an LLR past 1.8e308 is infinite
             return np.ldexp(Z, e[:, None])
 
+    @blockwise(n_out=1)
     def transform(self, X):
         """Fused log-likelihood-ratios as one column.
 
@@ -498,11 +499,10 @@ class ProperScoringFusion(BaseCalibrator):
         llr : ndarray of shape (n_samples, 1)
             ``X @ coef_ + intercept_`` (natural log).
         """
-        if is_dask_collection(X):
-            return self._dask_apply("decision_function", X)[:, None]
         X, _ = self._validate_X(X)
         return self._transform(X)
 
+    @blockwise
     def decision_function(self, X):
         """Fused log-likelihood-ratios (natural log).
 
@@ -516,8 +516,6 @@ class ProperScoringFusion(BaseCalibrator):
         llr : ndarray of shape (n_samples,)
             ``X @ coef_ + intercept_``.
         """
-        if is_dask_collection(X):
-            return self._dask_apply("decision_function", X)
         X, _ = self._validate_X(X)
         return self._transform(X)[:, 0]
 

@@ -47,9 +47,8 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted
 
 from ._affine import ProperScoringAffineCalibrator
-from ._base import set_dask_features
-from ._dask import any_dask_collection, is_dask_collection
-from ._data._training import ArrayClassTrainingData
+from ._base import training_data
+from ._dask import blockwise
 from ._kernel._solver import (
     DEFAULT_L2,
     MAX_LLR_RANGE,
@@ -557,6 +556,11 @@ def _identity_start(kind, d, K):
     return Wb.ravel()
 
 
+def _n_classes(estimator):
+    """Columns of ``transform`` and ``predict_proba``: one per class."""
+    return estimator.classes_.shape[0]
+
+
 class MulticlassAffineCalibrator(
     ClassifierMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 ):
@@ -913,15 +917,7 @@ default='matrix'
         """The validated :class:`~skcalib._data._training.ClassTrainingData` of
         ``fit``: in memory, or on Dask (validated in one distributed pass
         when ``fit`` first asks for the classes)."""
-        owner = type(self).__name__
-        if any_dask_collection(X, y, sample_weight):
-            from ._dask._training import DaskClassTrainingData
-
-            data = DaskClassTrainingData(X, y, sample_weight, owner=owner)
-            set_dask_features(self, data)
-            return data
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
-        return ArrayClassTrainingData(X, y, sample_weight, owner=owner)
+        return training_data(self, X, y, sample_weight, classes=True)
 
     def _check_p_classes(self, K, totals):
         if self.p_classes is None:
@@ -962,6 +958,7 @@ default='matrix'
             L, self._scaled_coef, self.intercept_, self._exponent
         )
 
+    @blockwise(n_out=_n_classes)
     def transform(self, X):
         """Calibrated log-posteriors.
 
@@ -976,10 +973,9 @@ default='matrix'
             The logarithms of :meth:`predict_proba`, columns in the order of
             ``classes_``; a lazy Dask array for a Dask ``X``.
         """
-        if is_dask_collection(X):
-            return self._dask_apply("transform", X)
         return self._log_posteriors(X)
 
+    @blockwise(n_out=_n_classes)
     def predict_proba(self, X):
         """Calibrated posterior probabilities.
 
@@ -995,10 +991,9 @@ default='matrix'
             and ``'sms'`` of ``log q``), columns in the order of
             ``classes_``; rows sum to 1. A lazy Dask array for a Dask ``X``.
         """
-        if is_dask_collection(X):
-            return self._dask_apply("predict_proba", X)
         return np.exp(self._log_posteriors(X))
 
+    @blockwise
     def predict(self, X):
         """The most probable class of each sample.
 
@@ -1012,17 +1007,8 @@ default='matrix'
         y_pred : ndarray of shape (n_samples,)
             Labels from ``classes_``; a lazy Dask array for a Dask ``X``.
         """
-        if is_dask_collection(X):
-            return self._dask_apply("predict", X)
         log_proba = self._log_posteriors(X)  # checks that it is fitted
         return self.classes_[np.argmax(log_proba, axis=1)]
-
-    def _dask_apply(self, method, X):
-        """Lazy ``map_blocks`` of ``method`` over a Dask collection."""
-        from ._dask._fit import dask_apply
-
-        check_is_fitted(self)
-        return dask_apply(self, method, X, n_out=self.classes_.shape[0])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

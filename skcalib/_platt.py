@@ -7,7 +7,7 @@ from scipy.special import expit, logit
 
 from ._affine import AffineCalibrator
 from ._base import needs_single_column
-from ._dask import is_dask_collection
+from ._dask import blockwise
 from ._kernel._linear_rule import AffineRuleObjective
 
 __all__ = ["PlattCalibrator"]
@@ -151,6 +151,7 @@ class PlattCalibrator(AffineCalibrator):
         return expit(logit_p, out=logit_p)
 
     @needs_single_column
+    @blockwise
     def decision_function(self, X):
         """Calibrated log-likelihood-ratios (natural log).
 
@@ -165,7 +166,5 @@ class PlattCalibrator(AffineCalibrator):
             ``a s + b - logit(calibration_prior_)``: the log-odds of the
             fitted probability minus the calibration prior log-odds.
         """
-        if is_dask_collection(X):
-            return self._dask_apply("decision_function", X)
         X, _ = self._validate_X(X)
         return self._affine(X)[:, 0] - logit(self.calibration_prior_)

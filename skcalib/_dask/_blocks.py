@@ -29,90 +29,30 @@ split, so a range holds at least all samples tied at one score.
 
 Computed once per data set
 --------------------------
-A Dask collection's name is a token of its whole graph: two collections
-of the same name hold the same data (the distributed scheduler shares
-their results on the same assumption). The range blocks of the last few
-``(y_true, y_score, sample_weight)`` collections are therefore kept, keyed
-by their names, so that fitting a PAV calibrator and then evaluating
-``min_dcf`` or ``eer`` on the same columns makes the two passes over the
-data once, not twice. A later call reuses them when its checks are no
-stricter (a fit rejects +/-inf scores, a metric does not) and its target
-label is the same; the result is the one a fresh computation gives, bit
-for bit. The kept blocks are small next to the data (a few per score
-range); :func:`clear_block_cache` drops them.
+Nothing is kept between calls here: the range blocks of one data set are
+kept by the object that owns the data, the Dask trials handle
+:class:`~skcalib._dask._trials.DaskTrials` (its ``ranges``), which a fit
+and the metrics on the same columns share explicitly.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import numpy as np
 
 from .._kernel._pav import BlockSummary, pav_finish, pav_merge, pav_points
-from ._detect import is_dask_collection
 from ._partitions import (
     DaskInputSummary,
     _first_pass,
     _partitions,
     clean_partition,
-    resolve_pos_label,
 )
 
 __all__ = [
-    "cache_key",
-    "clear_block_cache",
     "dask_block_summary",
-    "kept_ranges",
+    "range_blocks",
     "validated_ranges",
-    "dask_validated_blocks",
     "dask_pav_blocks",
 ]
-
-#: Data sets whose range blocks are kept (see "Computed once per data set").
-BLOCK_CACHE_SIZE = 4
-_BLOCK_CACHE: OrderedDict = OrderedDict()
-
-
-def clear_block_cache() -> None:
-    """Forget the kept range blocks of earlier Dask inputs."""
-    _BLOCK_CACHE.clear()
-
-
-def cache_key(y_true, y_score, sample_weight, n_ranges=None):
-    """The names of the three collections, or None if one is in memory."""
-    if not all(
-        is_dask_collection(x) for x in (y_true, y_score, sample_weight) if x is not None
-    ):
-        return None
-    from dask.base import tokenize
-
-    return (
-        tokenize(y_true),
-        tokenize(y_score),
-        None if sample_weight is None else tokenize(sample_weight),
-        n_ranges,
-    )
-
-
-def kept_ranges(key, pos_label, y_name, require_both, allow_inf):
-    """``(range blocks, summary)`` kept for ``key`` if they answer this call.
-
-    The range blocks are a copy: the caller may own what ``pav_finish``
-    returns.
-    """
-    entry = _BLOCK_CACHE.get(key) if key is not None else None
-    if entry is None:
-        return None
-    blocks, summary, checked_inf, checked_both = entry
-    if (allow_inf or checked_inf) and (checked_both or not require_both):
-        try:
-            same = resolve_pos_label(summary.classes, pos_label, y_name)
-        except ValueError:
-            return None  # computed afresh, to raise with this call's message
-        if same == summary.pos_label:
-            _BLOCK_CACHE.move_to_end(key)
-            return BlockSummary(*(a.copy() for a in blocks)), summary
-    return None
 
 
 def _split_partition(y, s, w, pos_label, boundaries):
@@ -185,6 +125,28 @@ def _range_blocks(parts, summary: DaskInputSummary) -> list[BlockSummary]:
 
 
 def dask_block_summary(
+    y_true, y_score, sample_weight=None, *, pseudo_count: float = 0.0, **checks
+) -> tuple[BlockSummary, DaskInputSummary]:
+    """Validate Dask inputs and compute their PAV block summary, distributed.
+
+    The Dask counterpart of ``check_metric_inputs`` followed by
+    :func:`~skcalib._kernel._pav.pav_blocks`: the same checks and messages, and the
+    same blocks: :func:`range_blocks` (``checks`` are its keyword
+    arguments), finished with ``pseudo_count`` (as in
+    :func:`~skcalib._kernel._pav.pav_blocks`).
+
+    Returns
+    -------
+    blocks : BlockSummary
+        Equal to ``pav_blocks`` of the same data (weights to rounding).
+    summary : DaskInputSummary
+        Labels, class totals and the range boundaries used.
+    """
+    ranges, summary = range_blocks(y_true, y_score, sample_weight, **checks)
+    return pav_finish(ranges, pseudo_count), summary
+
+
+def range_blocks(
     y_true,
     y_score,
     sample_weight=None,
@@ -194,14 +156,10 @@ def dask_block_summary(
     y_name: str = "y_true",
     require_both: bool = True,
     allow_inf: bool = True,
-    pseudo_count: float = 0.0,
     n_ranges: int | None = None,
 ) -> tuple[BlockSummary, DaskInputSummary]:
-    """Validate Dask inputs and compute their PAV block summary, distributed.
-
-    The Dask counterpart of ``check_metric_inputs`` followed by
-    :func:`~skcalib._kernel._pav.pav_blocks`: the same checks and messages, and the
-    same blocks.
+    """The two passes over Dask inputs: validate and sample, then the blocks
+    of every score range.
 
     Parameters
     ----------
@@ -221,25 +179,19 @@ def dask_block_summary(
         Whether both classes must be present with non-zero weight.
     allow_inf : bool, default=True
         Whether +/-inf scores are allowed (the estimators reject them).
-    pseudo_count : float, default=0.0
-        As in :func:`~skcalib._kernel._pav.pav_blocks`.
     n_ranges : int or None, default=None
         Number of score ranges solved in parallel; ``None`` means the number
         of partitions of ``y_score``, at most 64.
 
     Returns
     -------
-    blocks : BlockSummary
-        Equal to ``pav_blocks`` of the same data (weights to rounding).
+    ranges : BlockSummary
+        The blocks of every score range in score order; ``pav_finish`` of
+        them is the block summary.
     summary : DaskInputSummary
-        Labels, class totals and the range boundaries used.
+        What the first pass found.
     """
-    key = cache_key(y_true, y_score, sample_weight, n_ranges)
-    kept = kept_ranges(key, pos_label, y_name, require_both, allow_inf)
-    if kept is not None:
-        ranges, summary = kept
-        return pav_finish(ranges, pseudo_count), summary
-    # The scores are the reference for chunking.
+    # the scores are the reference for chunking
     parts = _partitions(
         {score_name: y_score, y_name: y_true, "sample_weight": sample_weight}
     )
@@ -254,42 +206,17 @@ def dask_block_summary(
         weighted=sample_weight is not None,
         allow_inf=allow_inf,
     )
-    ranges = validated_ranges(
-        parts, summary, key, allow_inf=allow_inf, require_both=require_both
-    )
-    return pav_finish(ranges, pseudo_count), summary
+    return validated_ranges(parts, summary), summary
 
 
-def validated_ranges(parts, summary, key=None, *, allow_inf, require_both):
+def validated_ranges(parts, summary) -> BlockSummary:
     """The range blocks of validated ``(y, scores, weights)`` partitions.
 
     ``summary`` comes from the first pass over them (its ``boundaries`` are
-    those of these scores), run with ``allow_inf`` and ``require_both``;
-    the blocks are kept for ``key`` (:func:`cache_key`). ``pav_finish`` of
-    them is the block summary.
+    those of these scores); ``pav_finish`` of the result is the block
+    summary.
     """
-    ranges = _concat(_range_blocks(parts, summary))
-    if key is not None:
-        _BLOCK_CACHE[key] = (ranges, summary, not allow_inf, require_both)
-        _BLOCK_CACHE.move_to_end(key)
-        while len(_BLOCK_CACHE) > BLOCK_CACHE_SIZE:
-            _BLOCK_CACHE.popitem(last=False)
-    return ranges
-
-
-def dask_validated_blocks(
-    y_true, scores, sample_weight, pos_label, *, score_name: str = "scores"
-) -> tuple[BlockSummary, float, float]:
-    """Block summary of Dask metric inputs, for ``skcalib.metrics.ScoredTrials``.
-
-    Returns ``(blocks, n_tar, n_non)``: the distributed block
-    summary (equal to ``pav_blocks`` of the validated data) and the class
-    totals as block sums.
-    """
-    blocks, _ = dask_block_summary(
-        y_true, scores, sample_weight, pos_label=pos_label, score_name=score_name
-    )
-    return blocks, float(blocks.tar.sum()), float(blocks.non.sum())
+    return _concat(_range_blocks(parts, summary))
 
 
 def dask_pav_blocks(

@@ -1,15 +1,69 @@
 """Apply fitted calibrators lazily to Dask collections.
 
-Knows no estimator: it calls the methods of the fitted estimator it is given
-on every block. (Fitting on Dask collections goes through
+Knows no estimator: :func:`blockwise` decorates a prediction method (a
+function of ``(self, X)``) so that a Dask ``X`` gets the lazy map of that
+same method over its blocks, and :func:`dask_apply` is that map. (Fitting
+on Dask collections goes through
 :class:`~skcalib._dask._training.DaskTrainingData`.)
 """
 
 from __future__ import annotations
 
-import numpy as np
+from functools import wraps
 
-__all__ = ["dask_apply"]
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from ._detect import is_dask_collection
+
+__all__ = ["blockwise", "dask_apply"]
+
+
+def blockwise(method=None, *, n_out=None):
+    """Decorate a prediction method so that a Dask ``X`` is mapped over its blocks.
+
+    The one Dask path of every ``transform``, ``decision_function``,
+    ``predict_proba`` and ``predict``: for a Dask collection ``X`` the
+    decorated ``method(self, X)`` checks that ``self`` is fitted and returns
+    the lazy :func:`dask_apply` of the same method (which, on each in-memory
+    block, runs the undecorated body); any other ``X`` goes to the body.
+
+    Parameters
+    ----------
+    method : callable, default=None
+        The method ``method(self, X)``; omitted when the decorator is called
+        with ``n_out``.
+    n_out : int, callable or None, default=None
+        Number of output columns (see :func:`dask_apply`), or a function of
+        the fitted object that gives it (e.g. its number of classes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib._dask._fit import blockwise
+    >>> class Doubler:
+    ...     classes_ = np.array([0, 1])
+    ...     @blockwise
+    ...     def transform(self, X):
+    ...         return 2 * np.asarray(X, dtype=float)
+    >>> Doubler().transform([1.0, 2.0]).tolist()   # in memory: the body
+    [2.0, 4.0]
+    """
+
+    def decorate(method):
+        name = method.__name__
+
+        @wraps(method)
+        def wrapper(self, X, *args, **kwargs):
+            if is_dask_collection(X):
+                check_is_fitted(self)
+                k = n_out(self) if callable(n_out) else n_out
+                return dask_apply(self, name, X, n_out=k)
+            return method(self, X, *args, **kwargs)
+
+        return wrapper
+
+    return decorate if method is None else decorate(method)
 
 
 def _apply_in_memory(estimator, method, block, n_out, columns=None):

@@ -24,6 +24,7 @@ __all__ = [
     "ESTIMATOR_LABELS",
     "clean_partition",
     "class_totals_pass",
+    "raise_infinite",
 ]
 
 # Scores sampled per partition for the range boundaries (pass 1).
@@ -243,6 +244,8 @@ class DaskInputSummary(NamedTuple):
         the first score column.
     column_boundaries : tuple of ndarray
         The range boundaries of every score column.
+    has_inf : bool
+        Whether a score is +/-inf (allowed by the metrics, not by a fit).
     """
 
     pos_label: Any
@@ -252,6 +255,7 @@ class DaskInputSummary(NamedTuple):
     n_non: float
     boundaries: np.ndarray
     column_boundaries: tuple = ()
+    has_inf: bool = False
 
 
 def _weighted_quantiles(samples, weights, n_ranges):
@@ -293,6 +297,14 @@ def resolve_pos_label(classes, pos_label, y_name: str):
     return pos_label
 
 
+def raise_infinite(score_name):
+    """The in-memory message of a fit's scores holding +/-inf."""
+    raise ValueError(
+        f"Input {score_name} contains infinity or a value too large for "
+        "dtype('float64')."
+    )
+
+
 def _check_summaries(summaries, score_name, y_name, weighted, allow_inf) -> int:
     """The in-memory checks of values and lengths on the partition summaries
     of :func:`_summarize_partition`; returns the number of samples."""
@@ -300,10 +312,7 @@ def _check_summaries(summaries, score_name, y_name, weighted, allow_inf) -> int:
     if any(p["nan"] for p in summaries):
         raise ValueError(f"Input {score_name} contains NaN.")
     if not allow_inf and any(p["inf"] for p in summaries):
-        raise ValueError(
-            f"Input {score_name} contains infinity or a value too large for "
-            "dtype('float64')."
-        )
+        raise_infinite(score_name)
     if n == 0:
         raise ValueError(f"`{score_name}` is empty; at least one sample is required.")
     n_y = sum(p["n_y"] for p in summaries)
@@ -370,6 +379,7 @@ def _first_pass(
     ]
     (summaries,) = dask.compute(tasks)
     n = _check_summaries(summaries, score_name, y_name, weighted, allow_inf)
+    has_inf = any(p["inf"] for p in summaries)
 
     present = [p for p in summaries if "classes" in p]
     classes = np.unique(np.concatenate([p["classes"] for p in present]))
@@ -398,7 +408,10 @@ def _first_pass(
         n_ranges = min(len(parts), _MAX_RANGES)
     if reduce is not None:
         reduced = sum(p["reduced"] for p in present)
-        return DaskInputSummary(pos_label, classes, n, n_tar, n_non, None), reduced
+        summary = DaskInputSummary(
+            pos_label, classes, n, n_tar, n_non, None, has_inf=has_inf
+        )
+        return summary, reduced
     boundaries = tuple(
         _weighted_quantiles(
             [p["samples"][j] for p in present if p["samples"][j].shape[0]],
@@ -408,7 +421,7 @@ def _first_pass(
         for j in range(len(present[0]["samples"]))
     )
     summary = DaskInputSummary(
-        pos_label, classes, n, n_tar, n_non, boundaries[0], boundaries
+        pos_label, classes, n, n_tar, n_non, boundaries[0], boundaries, has_inf
     )
     return summary, None
 

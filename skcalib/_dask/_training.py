@@ -12,9 +12,12 @@ it computed where the data live:
   client);
 * ``blocks(j)``: the distributed PAV block summary of column ``j``
   (:mod:`skcalib._dask._blocks`), equal to the in-memory kernel's; only the
-  blocks reach the client. They are kept (by the names of the collections)
-  for the metrics on the same columns, and a later fit on the same data
-  reuses them without a pass.
+  blocks reach the client, and the object keeps them.
+
+Built on a :class:`~skcalib._dask._trials.DaskTrials` handle (``trials=``,
+the data of a :class:`~skcalib.metrics.ScoredTrials` that a calibrator is
+fitted on), it validates nothing again and reads its block summary off the
+handle: the metrics of those trials and the fit share one computation.
 
 It knows no estimator: a fit that needs the data in memory (``arrays()``)
 gets a ``TypeError``.
@@ -32,11 +35,16 @@ from functools import cached_property
 
 import numpy as np
 
-from .._data._training import ClassTrainingData, TrainingData, check_class_totals
-from .._kernel._pav import pav_finish
+from .._data._training import (
+    ClassTrainingData,
+    TrainingData,
+    check_class_totals,
+    check_trials_target,
+)
+from .._kernel._pav import BlockSummary, pav_finish
 from ..utils._stats import drop_zero_weights
 from ..utils._validation import check_class_y
-from ._blocks import cache_key, kept_ranges, validated_ranges
+from ._blocks import validated_ranges
 from ._detect import is_dask_collection
 from ._partitions import (
     ESTIMATOR_LABELS,
@@ -46,6 +54,7 @@ from ._partitions import (
     _partitions,
     class_totals_pass,
     clean_partition,
+    raise_infinite,
 )
 from ._source import DaskData
 
@@ -104,6 +113,10 @@ class DaskTrainingData(TrainingData):
         Non-negative weights (not rescaled: ``weight_exponent`` is 0).
     owner : str
         Name of the estimator, for error messages.
+    trials : DaskTrials or None, default=None
+        The handle of the one score column ``X`` with labels ``y`` and
+        weights ``sample_weight``: its first pass and range blocks are
+        this object's (computed once, for the fit and the metrics alike).
 
     Attributes
     ----------
@@ -111,19 +124,12 @@ class DaskTrainingData(TrainingData):
         The column names of a Dask DataFrame ``X`` (if all are strings).
     """
 
-    def __init__(self, X, y, sample_weight, *, owner: str):
+    def __init__(self, X, y, sample_weight, *, owner: str, trials=None):
         self._columns, self.feature_names = _columns(X)
         self._y, self._w = y, sample_weight
+        self._trials = trials
+        self._ranges = {}
         super().__init__(n_columns=len(self._columns), weight_exponent=0, owner=owner)
-
-    @cached_property
-    def _keys(self):
-        """The block-cache key of every column (see :mod:`._blocks`)."""
-        return [cache_key(self._y, c, self._w) for c in self._columns]
-
-    def _kept(self, j):
-        """Range blocks and first pass kept from a fit on column ``j``, or None."""
-        return kept_ranges(self._keys[j], ESTIMATOR_LABELS, "y", True, False)
 
     @cached_property
     def _parts(self):
@@ -132,13 +138,10 @@ class DaskTrainingData(TrainingData):
 
     @cached_property
     def _summary(self):
-        """The first pass over all columns, labels and weights (one pass; none
-        if every column was validated by an earlier fit on the same data)."""
-        kept = [self._kept(j) for j in range(self.n_columns)]
-        if all(k is not None for k in kept):
-            summary = kept[0][1]
-            bounds = tuple(k[1].boundaries for k in kept)
-            return summary._replace(column_boundaries=bounds)
+        """The first pass over all columns, labels and weights (one pass;
+        the handle's, if built on one)."""
+        if self._trials is not None:
+            return _fit_summary(self._trials.summary, self._trials.score_name)
         summary, _ = _first_pass(
             self._parts,
             pos_label=ESTIMATOR_LABELS,
@@ -184,19 +187,26 @@ class DaskTrainingData(TrainingData):
 
     def blocks(self, j: int, pseudo_count: float = 0.0):
         summary = self._summary
-        kept = self._kept(j)
-        if kept is not None:
-            ranges = kept[0]
-        else:
+        if self._trials is not None:
+            return self._trials.finished_ranges(pseudo_count)
+        if j not in self._ranges:
             summary = summary._replace(boundaries=summary.column_boundaries[j])
-            ranges = validated_ranges(
-                [(y, s[j], w) for y, s, w in self._parts],
-                summary,
-                self._keys[j],
-                allow_inf=False,
-                require_both=True,
+            self._ranges[j] = validated_ranges(
+                [(y, s[j], w) for y, s, w in self._parts], summary
             )
-        return pav_finish(ranges, pseudo_count)
+        # a copy: pav_finish may hand its input back, and the caller owns it
+        return pav_finish(
+            BlockSummary(*(a.copy() for a in self._ranges[j])), pseudo_count
+        )
+
+
+def _fit_summary(summary, score_name):
+    """The first pass of metric trials, checked as a fit checks its data:
+    finite scores, and the target the larger of the two labels."""
+    if summary.has_inf:
+        raise_infinite(score_name)
+    check_trials_target(summary.pos_label, summary.classes)
+    return summary._replace(column_boundaries=(summary.boundaries,))
 
 
 def _class_partition(y, columns, w, classes):

@@ -30,6 +30,7 @@ __all__ = [
     "ClassTrainingData",
     "ArrayClassTrainingData",
     "check_class_totals",
+    "check_trials_target",
 ]
 
 
@@ -162,6 +163,25 @@ class ArrayTrainingData(TrainingData):
         return pav_blocks(X[:, j], is_target, sample_weight, pseudo_count=pseudo_count)
 
 
+def check_trials_target(pos_label, classes):
+    """A calibrator fitted on scored trials needs their target label to be
+    the larger of the two (its ``classes_[1]``).
+
+    Parameters
+    ----------
+    pos_label : object
+        The trials' target label (resolved).
+    classes : ndarray of shape (2,)
+        The sorted labels.
+    """
+    if pos_label != classes[-1]:
+        raise ValueError(
+            f"The trials' target label {pos_label!r} is not the larger of "
+            f"their labels {classes.tolist()}; a calibrator's target is "
+            "classes_[1]."
+        )
+
+
 def check_class_totals(classes, totals):
     """Every class needs a positive total weight (as the in-memory fit checks).
 
@@ -207,6 +227,14 @@ class ClassTrainingData:
         solver (``class_index`` of dtype intp), zero-weight rows dropped."""
         raise NotImplementedError
 
+    def arrays(self):
+        """``(X, class_index, sample_weight)`` as NumPy arrays, every row
+        (zero weights kept; ``sample_weight`` None if unweighted)."""
+        raise TypeError(
+            f"{self.owner} cannot be fitted on Dask collections; compute the "
+            "data first."
+        )
+
 
 class ArrayClassTrainingData(ClassTrainingData):
     """:class:`ClassTrainingData` of in-memory arrays.
@@ -248,3 +276,6 @@ class ArrayClassTrainingData(ClassTrainingData):
     def source(self):
         X, y_index, sample_weight = self._arrays
         return ArrayData(*drop_zero_weights(sample_weight, X, y_index))
+
+    def arrays(self):
+        return self._arrays

@@ -19,6 +19,7 @@ import numpy as np
 from scipy.special import expit, logit
 
 from .._dask import any_dask_collection
+from .._data._trials import ArrayTrials, log_loss_ratio
 from .._kernel._forensic import (
     devpav_from_blocks,
     elub_bounds_unsorted,
@@ -35,7 +36,6 @@ from .._kernel._pav import (
     BlockSummary,
     block_llr,
     block_proba,
-    pav_blocks,
     pav_merge,
     pav_point_index,
     pav_points,
@@ -44,24 +44,23 @@ from .._kernel._pav import (
 from .._kernel._special import (
     beta_rule_costs,
     log1pexp,
-    prior_weighted_objective,
     uninformative_objective,
 )
 from ..utils._numpy_compat import count_nonzero, einsum
 from ..utils._sklearn_compat import Interval, validate_parameter_constraints
-from ..utils._validation import check_metric_inputs, warn_if_probabilities
 from ._application import Application, as_applications, normalized_dcf
-from ._common import _cllr_bits, _error_rates, _log_loss_ratio, _normalized_log_loss
 
-__all__ = ["ScoredTrials", "Resampler", "ResamplingUnits", "check_prior_log_odds"]
+__all__ = [
+    "ScoredTrials",
+    "Resampler",
+    "ResamplingUnits",
+    "check_prior_log_odds",
+    "fit_inputs",
+]
 
 _POS_LABEL = [Real, str, "boolean", None]
 _PROB = Interval(Real, 0, 1, closed="neither")
 _POSITIVE = Interval(Real, 0, None, closed="neither")
-
-#: Unweighted trials up to this many take the kernel's one-call path to the
-#: blocks (faster on few trials than forming the ordered points first).
-_FEW = 2000
 
 _LOG2 = math.log(2.0)
 
@@ -179,15 +178,9 @@ class ScoredTrials:
         """
         trials = cls.__new__(cls)
         trials._setup(y_true, y_score, sample_weight, pos_label, score_name)
-        if instead is not None and trials._arrays is not None:
+        if instead is not None:
             # caller -> validate_params -> metric -> here -> the check
-            warn_if_probabilities(
-                trials._arrays[1],
-                name=score_name,
-                expected="log-likelihood-ratios",
-                instead=instead,
-                stacklevel=5,
-            )
+            trials._data.warn_if_probabilities(score_name, instead, stacklevel=5)
         return trials
 
     @classmethod
@@ -198,80 +191,61 @@ class ScoredTrials:
         replicate's weighted sums over per-trial terms."""
         trials = cls.__new__(cls)
         trials._reset()
-        trials._score_name = "y_score"
-        trials._dask = None
-        trials._arrays = arrays
-        trials._positive = None
+        trials._data = None if arrays is None else ArrayTrials(*arrays)
         trials._replicate = replicate
         return trials
 
     def _reset(self):
-        self._points = None
         self._blocks = None
         self._ranged = None
         self._hull = None
         self._block_llr = None
 
     def _setup(self, y_true, y_score, sample_weight, pos_label, score_name):
+        """Choose the data object once: the trials in memory, or on Dask
+        (validated by the distributed passes, which also read the data)."""
         self._reset()
         self._replicate = None
-        self._score_name = score_name
         if any_dask_collection(y_true, y_score, sample_weight):
-            # validated by the distributed passes, which also read the data
-            self._dask = (y_true, y_score, sample_weight, pos_label)
-            self._arrays = self._positive = None
-            return
-        self._dask = None
-        is_target, scores, w = check_metric_inputs(
-            y_true, y_score, sample_weight, pos_label=pos_label, score_name=score_name
-        )
-        self._arrays = (is_target, scores, w)
-        self._positive = None
+            from .._dask._trials import DaskTrials
+
+            self._data = DaskTrials(
+                y_true,
+                y_score,
+                sample_weight,
+                pos_label=pos_label,
+                score_name=score_name,
+            )
+        else:
+            self._data = ArrayTrials.validate(
+                y_true, y_score, sample_weight, pos_label, score_name
+            )
 
     # ------------------------------------------------------------ summaries
     def _trial_arrays(self):
         """``(is_target, scores, sample_weight)`` without zero-weight trials.
 
-        Dropped here once, so that no actual metric forms ``0 * inf`` for an
+        Dropped once, so that no actual metric forms ``0 * inf`` for an
         infinite LLR of a trial that should not count.
         """
-        if self._positive is None:
-            is_target, x, w = self._require_arrays("This metric")
-            if w is not None:
-                positive = w > 0
-                if not positive.all():
-                    is_target, x, w = is_target[positive], x[positive], w[positive]
-            self._positive = (is_target, x, w)
-        return self._positive
+        return self._trial_data("This metric").positive()
 
     def _kernel_points(self):
         """The kernel's ordered points (ties and runs of one class pooled,
         score ranges kept): the one sort of these trials."""
-        if self._points is None:
-            is_target, x, w = self._trial_arrays()
-            self._points = pav_points(x, is_target, w)
-        return self._points
+        return self._trial_data("This metric").points()
 
     def _summary(self):
         """The PAV block summary: the one kernel run of these trials."""
         if self._blocks is None:
-            if self._replicate is not None:
-                blocks = self._replicate.blocks()
-            elif self._points is None and self._dask is not None:
-                from .._dask._blocks import dask_validated_blocks
-
-                y, s, w, pos_label = self._dask
-                blocks = dask_validated_blocks(
-                    y, s, w, pos_label, score_name=self._score_name
-                )[0]
-            else:
-                is_target, x, w = self._trial_arrays()
-                if self._points is None and w is None and x.shape[0] <= _FEW:
-                    blocks = pav_blocks(x, is_target, ranges=False)
-                else:  # what pav_blocks does, the points kept for later
-                    blocks = pav_merge(self._kernel_points())
-            self._blocks = blocks
+            source = self._data if self._replicate is None else self._replicate
+            self._blocks = source.blocks()
         return self._blocks
+
+    def _sums(self):
+        """What answers the actual metrics: the trials' data object, or the
+        weighted sums of a bootstrap resample that holds no trials."""
+        return self._data if self._data is not None else self._replicate
 
     def _ranged_blocks(self):
         """The block summary with each block's score range."""
@@ -306,20 +280,17 @@ class ScoredTrials:
             self._block_llr = block_llr(blocks, n_tar, n_non)
         return self._block_llr
 
-    def _require_arrays(self, what):
-        if self._arrays is None and self._dask is not None:
-            # a drawing needs every trial in memory (as before this object,
-            # when the displays validated Dask inputs as arrays): computed once
-            y, s, w, pos_label = self._dask
-            self._arrays = check_metric_inputs(
-                y, s, w, pos_label=pos_label, score_name=self._score_name
-            )
-        if self._arrays is None:
+    def _trial_data(self, what):
+        if self._data is None:
             raise ValueError(
                 f"{what} needs the trials themselves; a bootstrap resample "
                 "holds only their weights over the sorted trials."
             )
-        return self._arrays
+        return self._data
+
+    def _require_arrays(self, what):
+        # a drawing needs every trial in memory (Dask trials: computed once)
+        return self._trial_data(what).arrays()
 
     def as_arrays(self):
         """The validated trials: labels, scores and weights as arrays.
@@ -572,17 +543,7 @@ class ScoredTrials:
     def _error_rates(self, thresholds):
         """``(P_miss, P_fa)`` of the decisions ``score >= t`` at each threshold."""
         thresholds = np.asarray(thresholds, dtype=np.float64)
-        if self._dask is not None:
-            from .._dask._metrics import dask_error_rates
-
-            y, s, w, pos_label = self._dask
-            return dask_error_rates(
-                y, s, thresholds, sample_weight=w, pos_label=pos_label
-            )
-        if self._arrays is None and self._replicate is not None:
-            return self._replicate.error_rates(thresholds)
-        is_target, x, w = self._trial_arrays()
-        return _error_rates(is_target, x, w, thresholds)
+        return self._sums().error_rates(thresholds)
 
     def cllr(self, p_target=None):
         """Cllr of the scores read as LLRs, in bits.
@@ -600,22 +561,7 @@ class ScoredTrials:
             0 for a perfect system; ``inf`` for a confidently wrong trial.
         """
         p_target = _prior(p_target, "cllr")
-        if self._dask is not None:
-            from .._dask._metrics import dask_cllr_sums
-
-            if p_target is not None:
-                return self._rule_loss(1.0, 1.0, p_target, True)
-            y, s, w, pos_label = self._dask
-            loss_tar, loss_non, n_tar, n_non = dask_cllr_sums(
-                y, s, w, pos_label=pos_label
-            )
-            return float(0.5 * (loss_tar / n_tar + loss_non / n_non))
-        if self._arrays is None and self._replicate is not None:
-            return self._replicate.cllr(p_target)
-        is_target, x, w = self._trial_arrays()
-        if p_target is not None:
-            return _normalized_log_loss(x, is_target, w, p_target)
-        return float(_cllr_bits(x, is_target, w))
+        return self._sums().cllr(p_target)
 
     def beta_rule_loss(self, alpha, beta, *, p_target=0.5, normalize=True):
         """Prior-weighted cost of the scores as LLRs under a Beta-family rule.
@@ -676,20 +622,7 @@ class ScoredTrials:
         return self.beta_rule_loss(2.0, 2.0, p_target=p_target, normalize=normalize)
 
     def _rule_loss(self, alpha, beta, p_target, normalize):
-        if self._dask is not None:  # per-partition sums
-            from .._dask._metrics import dask_prior_weighted_objective
-
-            y, s, w, pos_label = self._dask
-            loss = dask_prior_weighted_objective(
-                y, s, w, alpha=alpha, beta=beta, prior=p_target, pos_label=pos_label
-            )
-        elif self._arrays is None and self._replicate is not None:
-            loss = self._replicate.rule_loss(alpha, beta, p_target)
-        else:
-            is_target, x, w = self._trial_arrays()
-            loss = prior_weighted_objective(
-                x, is_target, w, alpha=alpha, beta=beta, prior=p_target
-            )
+        loss = self._sums().rule_loss(alpha, beta, p_target)
         if normalize:
             loss /= uninformative_objective(alpha, beta, p_target)
         return float(loss)
@@ -1150,7 +1083,7 @@ class _ArrangedReplicate(_Replicate):
         loss_tar, loss_non = self._class_sums(("log", shift), _log_losses(shift))
         if p_target is None:
             return float(0.5 * (loss_tar / self.n_tar + loss_non / self.n_non))
-        return _log_loss_ratio(
+        return log_loss_ratio(
             loss_tar / self.n_tar, loss_non / self.n_non, p_target, shift
         )
 
@@ -1234,6 +1167,21 @@ class _RowReplicate(_Replicate):
         return layout.is_target, layout.x, self.w
 
     weighted_arrays = arrays
+
+
+def fit_inputs(trials: ScoredTrials, y=None, sample_weight=None):
+    """What a calibrator's ``fit(trials)`` fits on.
+
+    Returns ``(X, y, sample_weight, pos_label, handle)``: the trials' own
+    inputs, their target label, and the Dask data handle whose block
+    summary the fit shares with the trials' metrics (None in memory).
+    """
+    if y is not None or sample_weight is not None:
+        raise ValueError(
+            "Fitting on ScoredTrials takes no `y` or `sample_weight`: the "
+            "trials hold their labels and weights."
+        )
+    return trials._trial_data("Fitting a calibrator").fit_inputs()
 
 
 def check_prior_log_odds(prior_log_odds) -> np.ndarray:

@@ -718,7 +718,7 @@ def test_public_metric_dask_errors(client):
         metrics.actual_dcf(chunked(np.zeros(4, int), [2, 2]), llr, p_target=0.5)
 
 
-# -------------------------------------------------- one pass for fit and metrics
+# ------------------------------------------ one handle for a fit and its metrics
 class _ComputeCounter(dask.callbacks.Callback):
     """Counts the graphs the (local) scheduler runs."""
 
@@ -731,50 +731,127 @@ class _ComputeCounter(dask.callbacks.Callback):
 
 
 @SYNCHRONOUS
-def test_fit_then_metrics_on_the_same_columns_pass_over_the_data_once():
-    """Fitting PAV-LLR and then min_dcf, eer and min_cllr on the same Dask
-    columns reuses the fit's range blocks: no second pass, the same values
-    as a fresh computation and as in memory."""
-    from skcalib._dask._blocks import clear_block_cache
-    from skcalib.metrics import eer, min_cllr, min_dcf
+def test_fit_on_trials_shares_their_block_summary():
+    """A PAV-LLR fit on ScoredTrials of Dask columns and the trials' min_dcf,
+    eer and min_cllr read one block summary, kept on the trials' data
+    handle: computed once, the same object afterwards, the same values as
+    in memory; fresh trials on the same columns compute it again."""
+    from skcalib.metrics import ScoredTrials, eer, min_cllr, min_dcf
 
     s, y, _ = make_data(3000, seed=11, decimals=2)
     ds, dy = chunked(s, [1000] * 3), chunked(y.astype(int), [1000] * 3)
-    clear_block_cache()
+    trials = ScoredTrials(dy, ds)
+    handle = trials._data
     counter = _ComputeCounter()
     with dask.config.set(scheduler="synchronous"), counter:
-        cal = PAVLLRCalibrator().fit(ds, dy)
+        cal = PAVLLRCalibrator().fit(trials)
         fitted = counter.runs
-        values = [min_dcf(dy, ds, p_target=0.01), eer(dy, ds), min_cllr(dy, ds)]
+        ranges = handle.ranges
+        values = [trials.min_dcf(0.01), trials.eer(), trials.min_cllr()]
         assert counter.runs == fitted  # no graph ran for the metrics
-        clear_block_cache()
-        fresh = [min_dcf(dy, ds, p_target=0.01), eer(dy, ds), min_cllr(dy, ds)]
-    assert fitted >= 1 and counter.runs > fitted
-    assert values == fresh
+        assert handle.ranges is ranges  # read off the handle, not recomputed
+        fresh = ScoredTrials(dy, ds)
+        again = [fresh.min_dcf(0.01), fresh.eer(), fresh.min_cllr()]
+    assert fitted >= 1 and counter.runs > fitted  # no cache between objects
+    assert fresh._data.ranges is not ranges
+    assert values == again
     np.testing.assert_allclose(
         values, [min_dcf(y, s, p_target=0.01), eer(y, s), min_cllr(y, s)], rtol=1e-12
     )
     ref = PAVLLRCalibrator().fit(s, y)
-    np.testing.assert_allclose(cal.transform(s), ref.transform(s), rtol=1e-12)
+    np.testing.assert_array_equal(cal.transform(s), ref.transform(s))
+    np.testing.assert_array_equal(cal.classes_, ref.classes_)
+    assert cal.calibration_prior_ == pytest.approx(ref.calibration_prior_, rel=1e-15)
 
 
 @SYNCHRONOUS
-def test_kept_blocks_never_skip_a_check():
-    """A metric accepts +/-inf scores, a fit does not: blocks kept from the
-    metric are not reused by the fit, which raises; another target label
-    is computed afresh."""
-    from skcalib._dask._blocks import clear_block_cache
-    from skcalib.metrics import min_dcf
+def test_fit_on_trials_checks_as_a_fit():
+    """The trials accept +/-inf scores and any target label, a fit does
+    not: fitting on such trials raises the fit's messages, and the trials'
+    metrics are unaffected."""
+    from skcalib.metrics import ScoredTrials, min_dcf
 
     s, y, _ = make_data(600, seed=12, inf=True)
     ds, dy = chunked(s, [200] * 3), chunked(y.astype(int), [200] * 3)
-    clear_block_cache()
     with dask.config.set(scheduler="synchronous"):
-        assert np.isclose(min_dcf(dy, ds, p_target=0.1), min_dcf(y, s, p_target=0.1))
+        trials = ScoredTrials(dy, ds)
+        assert np.isclose(trials.min_dcf(0.1), min_dcf(y, s, p_target=0.1))
         with pytest.raises(ValueError, match="infinity"):
-            PAVLLRCalibrator().fit(ds, dy)
-        flipped = min_dcf(dy, ds, p_target=0.1, pos_label=0)
-    assert np.isclose(flipped, min_dcf(y, s, p_target=0.1, pos_label=0))
+            PAVLLRCalibrator().fit(trials)
+        finite = chunked(np.where(np.isfinite(s), s, 0.0), [200] * 3)
+        flipped = ScoredTrials(dy, finite, pos_label=0)
+        with pytest.raises(ValueError, match="not the larger of their labels"):
+            PAVLLRCalibrator().fit(flipped)
+        with pytest.raises(ValueError, match="takes no `y`"):
+            PAVLLRCalibrator().fit(trials, dy)
+
+
+# ------------------------------------------- predictions: one decorator, blockwise
+@SYNCHRONOUS
+def test_every_prediction_method_maps_over_dask_blocks():
+    """transform, decision_function, predict_proba and predict of fitted
+    calibrators take a Dask X through the one decorator: lazy, and bit for
+    bit the in-memory result."""
+    from sklearn.exceptions import NotFittedError
+
+    from skcalib import (
+        AutoCalibrator,
+        MulticlassAffineCalibrator,
+        PlattCalibrator,
+        ProperScoringFusion,
+    )
+
+    rng = np.random.default_rng(5)
+    s, y, _ = make_data(900, seed=5)
+    X2 = np.column_stack([s, s + rng.normal(size=900)])
+    K = rng.integers(0, 3, 900)
+    X3 = 2.0 * (np.eye(3)[K] + rng.normal(0, 0.8, (900, 3)))
+    cases = [
+        (PAVLLRCalibrator().fit(s, y), s),
+        (PlattCalibrator().fit(s, y), s),
+        (AutoCalibrator().fit(s, y), s),
+        (ProperScoringFusion().fit(X2, y), X2),
+        (MulticlassAffineCalibrator().fit(X3, K), X3),
+    ]
+    methods = ("transform", "decision_function", "predict_proba", "predict")
+    with dask.config.set(scheduler="synchronous"):
+        for cal, X in cases:
+            dX = da.from_array(X, chunks=(300,) + X.shape[1:])
+            for method in methods:
+                if not hasattr(cal, method):
+                    continue
+                lazy = getattr(cal, method)(dX)
+                assert is_dask_collection(lazy), (cal, method)
+                ref = getattr(cal, method)(X)
+                assert lazy.shape == ref.shape, (cal, method)
+                np.testing.assert_array_equal(lazy.compute(), ref)
+        with pytest.raises(NotFittedError):
+            PlattCalibrator().transform(da.from_array(s, chunks=300))
+
+
+def test_blockwise_takes_a_function_not_an_estimator():
+    """The decorator knows no estimator class: it wraps the method of any
+    fitted object (here a bare scikit-learn estimator)."""
+    from sklearn.base import BaseEstimator
+
+    from skcalib._dask import blockwise
+
+    class Doubler(BaseEstimator):
+        def fit(self):
+            self.classes_ = np.array([0, 1])
+            return self
+
+        @blockwise(n_out=lambda obj: 2)
+        def predict_proba(self, X):
+            X = np.asarray(X, dtype=float)
+            return np.column_stack([X, 2 * X])
+
+    x = np.arange(7.0)
+    doubler = Doubler().fit()
+    lazy = doubler.predict_proba(da.from_array(x, chunks=3))
+    assert lazy.shape == (7, 2)
+    with dask.config.set(scheduler="synchronous"):
+        np.testing.assert_array_equal(lazy.compute(), doubler.predict_proba(x))
 
 
 # --------------------------------------------- multiclass affine: K classes on Dask
