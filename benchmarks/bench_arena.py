@@ -715,7 +715,9 @@ def main(argv=None):
     )
     parser.add_argument("--tasks", nargs="+", help="task names (default: all)")
     parser.add_argument("--classifiers", nargs="+", help="default: all installed")
-    parser.add_argument("--methods", nargs="+", help="default: all")
+    parser.add_argument(
+        "--methods", nargs="+", help="default: all (--peers adds the peers)"
+    )
     parser.add_argument("--repeats", type=int, default=5, help="default: 5")
     parser.add_argument("--peers", action="store_true", help="add installed peers")
     parser.add_argument(
@@ -775,7 +777,7 @@ def main(argv=None):
                 f"peers not installed (skipped): {', '.join(missing)}", file=sys.stderr
             )
         registry.update(peers)
-    method_names = args.methods or list(registry)
+    method_names = bq.method_names_of(args.methods, registry, peers)
     files = [
         cell_path(args.cache, t, k, r)
         for t in tasks

@@ -162,3 +162,18 @@ def test_merge_json_joins_method_sets(tmp_path):
     # a cell some method did not run in is left out
     meta, cells = ba.merge_json([core, p1])
     assert [c["task"] for c in cells] == ["t1"]
+
+
+def test_peers_added_to_named_methods():
+    registry = {"temperature": None, "default": None, "p1": None, "p2": None}
+    peers = {"p1": None, "p2": None}
+    # --methods default --peers: the peers join the named method
+    assert bq.method_names_of(["default"], registry, peers) == ["default", "p1", "p2"]
+    # a peer named in --methods is not repeated
+    assert bq.method_names_of(["p2", "default"], registry, peers) == [
+        "p2",
+        "default",
+        "p1",
+    ]
+    assert bq.method_names_of(None, registry, {}) == list(registry)
+    assert bq.method_names_of(["default"], registry, {}) == ["default"]
