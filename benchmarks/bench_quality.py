@@ -354,6 +354,9 @@ def build_methods():
     for short, name in (("beta", "BetaCalibrator"), ("venn", "VennAbersCalibrator")):
         if hasattr(skcalib, name):
             methods[short] = _skcalib(_skcalib_class(name))
+    # cross-fitting of fewer folds (the default's at large n)
+    for k in (2, 3, 5):
+        methods[f"auto-f{k}"] = _skcalib(partial(skcalib.AutoCalibrator, n_folds=k))
     for short, (binary, multiclass) in _AUTO_VARIANTS.items():
         methods[short] = _skcalib(partial(_auto_variant, binary, multiclass))
     return methods

@@ -32,7 +32,11 @@ from ._dask import any_dask_collection
 from ._data._training import ArrayTrainingData, TrainingData
 from ._kernel._solver import ArrayData
 from ._kernel._special import rule_cost
-from ._multiclass_affine import MulticlassAffineCalibrator, scale_variances
+from ._multiclass_affine import (
+    MulticlassAffineCalibrator,
+    one_step_refits,
+    scale_variances,
+)
 from ._pav_calibrators import PAVLLRCalibrator
 from ._platt import PlattCalibrator
 from ._quadratic import QuadraticCalibrator
@@ -643,6 +647,14 @@ MAX_CV_PAIRS = 65536
 UNINFORMATIVE_PRIOR = 0.05
 
 
+#: Least calibration weight from which the K-class affine candidates
+#: (temperature scaling, SMS) are cross-validated by one Newton step per
+#: fold from their fit on all the rows (:func:`one_step_refits`) instead of
+#: a fit per fold: the fit on all the rows is the one kept, and the folds
+#: cost one pass over the data.
+ONE_STEP_MIN_SAMPLES = 1000
+
+
 def _temperature_l2(n_samples: float) -> float:
     return TEMPERATURE_PRIOR / max(float(n_samples), 1.0)
 
@@ -1060,12 +1072,16 @@ class AutoCalibrator(BaseCalibrator):
         fold = fold[used]
         return [(used[fold != k], used[fold == k]) for k in range(n_splits)]
 
-    def _select(self, fit_score, candidates, folds, sample_weight):
+    def _select(self, fit_score, candidates, folds, sample_weight, cross_fit=None):
         """Out-of-fold log loss of each candidate, and their weights.
 
         ``fit_score(cal, train, test)`` returns the per-sample log loss of
-        the test rows. A candidate's loss is the weighted mean over all the
-        rows. ``combine='select'``: weight 1 on the lowest (the earlier one
+        the test rows. ``cross_fit(cal, folds)``, where given, returns the
+        candidate fitted on all the rows and the out-of-fold losses of its
+        approximate refits (:func:`one_step_refits`), or None where it does
+        not apply; the fits on all the rows are kept in ``self._full_fits``
+        (by candidate index) for the refit. A candidate's loss is the
+        weighted mean over all the rows. ``combine='select'``: weight 1 on the lowest (the earlier one
         on a tie); ``'stack'``: :func:`stacking_weights` of the out-of-fold
         probabilities of the true classes. Without folds, or if every
         candidate failed: weight 1 on the fallback candidate.
@@ -1079,11 +1095,18 @@ class AutoCalibrator(BaseCalibrator):
         oof = np.full((len(candidates), tested.shape[0]), np.inf)
         position = np.empty(tested.max() + 1, dtype=np.intp)
         position[tested] = np.arange(tested.shape[0])
+        self._full_fits = {}
         for c, (_, cal) in enumerate(candidates):
             try:
                 with warnings.catch_warnings():
                     # a fold is a small data set: its fits' warnings are noise
                     warnings.simplefilter("ignore")
+                    crossed = None if cross_fit is None else cross_fit(cal, folds)
+                    if crossed is not None:
+                        self._full_fits[c], losses_of_folds = crossed
+                        for (_, test), loss in zip(folds, losses_of_folds, strict=True):
+                            oof[c, position[test]] = loss
+                        continue
                     if _fits_quickly(cal):  # checked once, not at every fold
                         cal = copy.copy(cal)  # clone inspects signatures
                         cal._validate_params()
@@ -1124,7 +1147,9 @@ class AutoCalibrator(BaseCalibrator):
     def _combined(self, candidates, weights, fit_one, share, class_prior=None):
         """The fitted calibration (one candidate or a mixture) and its name."""
         used = np.flatnonzero(weights > 0)
-        fitted = [fit_one(candidates[c][1]) for c in used]
+        full = getattr(self, "_full_fits", {})
+        fitted = [full[c] if c in full else fit_one(candidates[c][1]) for c in used]
+        self.__dict__.pop("_full_fits", None)
         name = candidates[used[np.argmax(weights[used])]][0]
         if used.shape[0] == 1 and share == 0:
             return fitted[0], name
@@ -1237,8 +1262,39 @@ class AutoCalibrator(BaseCalibrator):
             proba = self._proba(fitted, X[test], ovr[test])
             return _multiclass_log_loss(proba, y_index[test])
 
+        beaten = None  # rows outscored on their own class
+
+        def cross_fit(cal, folds):
+            # one Newton step per fold from the fit on all the rows, for the
+            # affine candidates on large calibration sets
+            nonlocal beaten
+            if n_samples < ONE_STEP_MIN_SAMPLES or not isinstance(
+                cal, MulticlassAffineCalibrator
+            ):
+                return None
+            if isinstance(cal, _SeparationTemperature):
+                # unpenalized on every fold's training rows only if some row
+                # there is outscored on its own class (else smoothed targets)
+                if beaten is None:
+                    own = X[np.arange(X.shape[0]), y_index]
+                    beaten = (X > own[:, None]).any(axis=1)
+                    if sample_weight is not None:
+                        beaten &= sample_weight > 0
+                if not all(beaten[train].any() for train, _ in folds):
+                    return None
+            full = fit_one(cal, slice(None))
+            refits = one_step_refits(full, X, y_index, folds, sample_weight)
+            if refits is None:
+                return None
+            return full, [
+                _multiclass_log_loss(r.predict_proba(X[test]), y_index[test])
+                for r, (_, test) in zip(refits, folds, strict=True)
+            ]
+
         self.candidate_names_ = [name for name, _ in candidates]
-        loss, weights = self._select(fit_score, candidates, folds, sample_weight)
+        loss, weights = self._select(
+            fit_score, candidates, folds, sample_weight, cross_fit
+        )
         cal, name = self._combined(
             candidates,
             weights,
