@@ -876,3 +876,39 @@ def test_multiclass_stacking_mixes_the_probabilities():
     assert_allclose(cal.predict_proba(X).sum(axis=1), 1.0)
     again = pickle.loads(pickle.dumps(cal))
     assert_allclose(again.predict_proba(X), cal.predict_proba(X))
+
+
+def test_multiclass_affine_candidates_cross_validated_by_one_step(monkeypatch):
+    """From ONE_STEP_MIN_SAMPLES on, the affine candidates' out-of-fold
+    losses are those of one Newton step per fold from their fit on all the
+    rows: close to the exact refits', the same weights to rounding, and the
+    kept fit is the one on all the rows."""
+    from skcalib import _auto
+    from skcalib._multiclass_affine import one_step_refits
+
+    X, y = _multiclass(1500, K=4, seed=2)
+    assert outscored_somewhere(X, y)
+    approx = AutoCalibrator().fit(X, y)
+    monkeypatch.setattr(_auto, "ONE_STEP_MIN_SAMPLES", np.inf)
+    exact = AutoCalibrator().fit(X, y)
+    names = approx.candidate_names_
+    assert names == exact.candidate_names_ == [
+        "temperature",
+        "ovr-sigmoid",
+        "sms",
+        "ovr-pav",
+    ]
+    # the candidates not cross-fitted: the same losses; the affine ones: close
+    for c, name in enumerate(names):
+        rtol = 1e-3 if name in ("temperature", "sms") else 1e-12
+        assert_allclose(approx.cv_log_loss_[0, c], exact.cv_log_loss_[0, c], rtol=rtol)
+    assert_allclose(approx.weights_, exact.weights_, atol=0.02)
+    assert_allclose(approx.predict_proba(X), exact.predict_proba(X), atol=2e-3)
+    # the affine candidates kept are the fits on all the rows
+    mixture = approx.calibrators_[0]
+    kept = [c for c in mixture.calibrators if isinstance(c, MulticlassAffineCalibrator)]
+    assert kept
+    for cal in kept:
+        fresh = clone(cal).fit(X, y)
+        assert_allclose(cal.coef_, fresh.coef_, rtol=1e-9, atol=1e-12)
+        assert one_step_refits(fresh, X, y, _folds(X, y)) is not None
