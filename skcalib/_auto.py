@@ -647,6 +647,18 @@ MAX_CV_PAIRS = 65536
 UNINFORMATIVE_PRIOR = 0.05
 
 
+#: ``n_folds='auto'``: the number of folds below ``LARGE_CV_SAMPLES``
+#: calibration samples (their total weight), and from there on. On the
+#: arena panel's tuning half (calibration parts of 142 to 12,000 samples)
+#: 2 folds from 500 samples gave the same geometric mean log loss as 5
+#: within 0.5 % in each range of sizes, binary and multiclass (0.9990 to
+#: 1.0045 of it), at about half the cost; on a few dozen samples 5 folds
+#: keep the training folds large enough for every candidate.
+SMALL_N_FOLDS = 5
+LARGE_N_FOLDS = 2
+LARGE_CV_SAMPLES = 500
+
+
 #: Least calibration weight from which the K-class affine candidates
 #: (temperature scaling, SMS) are cross-validated by one Newton step per
 #: fold from their fit on all the rows (:func:`one_step_refits`) instead of
@@ -735,7 +747,8 @@ class AutoCalibrator(BaseCalibrator):
     """A few calibrators stacked (or one selected) by cross-validated log loss.
 
     Each candidate is fitted on ``n_folds`` folds of the calibration
-    scores (fixed folds: the result is deterministic) and its posteriors on
+    scores (5, or 2 from 500 samples; fixed folds: the result is
+    deterministic) and its posteriors on
     the held-out folds are scored by the log loss. By default
     (``combine='stack'``) the candidates' posteriors are then mixed with the
     weights of least out-of-fold log loss (stacking, Wolpert, 1992;
@@ -744,7 +757,11 @@ class AutoCalibrator(BaseCalibrator):
     simplex); ``combine='select'`` keeps the one candidate of
     lowest out-of-fold log loss instead. The candidates of non-zero weight
     are refitted on all the scores. They fit in milliseconds, so the whole
-    costs about ``n_folds + 1`` fits of each.
+    costs about ``n_folds + 1`` fits of each; with K > 2 classes and from
+    1,000 samples, the affine candidates (temperature scaling, SMS) are
+    fitted once on all the scores and cross-validated by one Newton step
+    per fold from that fit (approximate leave-fold-out refits, Beirami et
+    al., 2017; Rad and Maleki, 2020), which costs one more pass over them.
 
     Binary ``y`` (scores of shape ``(n_samples,)``, or several columns each
     calibrated on its own as by every skcalib calibrator): by default
@@ -810,8 +827,12 @@ class AutoCalibrator(BaseCalibrator):
         natively multiclass ones (classifier tag ``multi_class=True``, e.g.
         :class:`MulticlassAffineCalibrator`) only K > 2 classes. ``None``
         means the defaults above.
-    n_folds : int, default=5
-        Number of folds of the selection, stratified: each holds about
+    n_folds : int or 'auto', default='auto'
+        Number of folds of the selection. ``'auto'``: 5 below 500
+        calibration samples (their total weight), 2 from 500 on (on the
+        arena panel's tuning half, 2 folds from 500 samples gave the same
+        log loss as 5 within 0.5 % in every size range, at less than half
+        the cost). The folds are stratified: each holds about
         ``1 / n_folds`` of each class's weight (the distinct score rows of
         each class, in a fixed pseudo-random order, dealt round-robin), the
         same for integer weights as for repeated rows. Lowered to the number
@@ -948,7 +969,7 @@ class AutoCalibrator(BaseCalibrator):
     _parameter_constraints: dict = {
         **BaseCalibrator._parameter_constraints,
         "candidates": [list, None],
-        "n_folds": [Interval(Integral, 2, None, closed="left")],
+        "n_folds": [Interval(Integral, 2, None, closed="left"), StrOptions({"auto"})],
         "combine": [StrOptions({"stack", "select"})],
         "uninformative_weight": [
             StrOptions({"auto"}),
@@ -960,7 +981,7 @@ class AutoCalibrator(BaseCalibrator):
         self,
         *,
         candidates=None,
-        n_folds=5,
+        n_folds="auto",
         combine="stack",
         uninformative_weight="auto",
         prior=None,
@@ -1051,7 +1072,7 @@ class AutoCalibrator(BaseCalibrator):
             w = None if sample_weight is None else sample_weight[rows]
             classes.append((rows, pair, np.bincount(pair, weights=w)))
         counts = [weights.shape[0] for _, _, weights in classes]
-        n_splits = min(int(self.n_folds), min(counts))
+        n_splits = min(self._n_folds(_total_weight(y_index, sample_weight)), min(counts))
         if n_splits < 2:
             return None
         groups = -(-sum(counts) // MAX_CV_PAIRS)
@@ -1071,6 +1092,13 @@ class AutoCalibrator(BaseCalibrator):
         used = np.flatnonzero(fold != -2) if groups > 1 else np.arange(n)
         fold = fold[used]
         return [(used[fold != k], used[fold == k]) for k in range(n_splits)]
+
+    def _n_folds(self, n_samples):
+        """The number of folds asked for (``'auto'``: by the calibration
+        weight)."""
+        if self.n_folds != "auto":
+            return int(self.n_folds)
+        return SMALL_N_FOLDS if n_samples < LARGE_CV_SAMPLES else LARGE_N_FOLDS
 
     def _select(self, fit_score, candidates, folds, sample_weight, cross_fit=None):
         """Out-of-fold log loss of each candidate, and their weights.
