@@ -303,7 +303,7 @@ def test_folds_are_stratified(weighted):
     y[y == 3] = np.r_[3, 3, 3, 3, 3, 3, 3, np.zeros((y == 3).sum() - 7, int)]
     w = np.random.default_rng(2).uniform(0, 3, 500) if weighted else np.ones(500)
     w[:5] = 0 if weighted else 1
-    folds = AutoCalibrator()._folds(X, y, 4, w if weighted else None)
+    folds = AutoCalibrator(n_folds=5)._folds(X, y, 4, w if weighted else None)
     assert len(folds) == 5
     tested = np.sort(np.concatenate([test for _, test in folds]))
     assert_allclose(tested, np.flatnonzero(w > 0))
@@ -912,3 +912,15 @@ def test_multiclass_affine_candidates_cross_validated_by_one_step(monkeypatch):
         fresh = clone(cal).fit(X, y)
         assert_allclose(cal.coef_, fresh.coef_, rtol=1e-9, atol=1e-12)
         assert one_step_refits(fresh, X, y, _folds(X, y)) is not None
+
+
+@pytest.mark.parametrize(
+    "n, weight, expected", [(499, None, 5), (500, None, 2), (250, 2.0, 2), (600, 0.5, 5)]
+)
+def test_auto_folds_by_calibration_weight(n, weight, expected):
+    """``n_folds='auto'``: 5 folds below 500 samples (total weight), 2 from
+    500 on; an integer ``n_folds`` is kept."""
+    X, y = _multiclass(n, K=3, seed=5)
+    w = None if weight is None else np.full(n, weight)
+    assert len(AutoCalibrator()._folds(X, y, 3, w)) == expected
+    assert len(AutoCalibrator(n_folds=3)._folds(X, y, 3, w)) == 3
