@@ -660,10 +660,13 @@ LARGE_CV_SAMPLES = 500
 
 
 #: Least calibration weight from which the K-class affine candidates
-#: (temperature scaling, SMS) are cross-validated by one Newton step per
-#: fold from their fit on all the rows (:func:`one_step_refits`) instead of
-#: a fit per fold: the fit on all the rows is the one kept, and the folds
-#: cost one pass over the data.
+#: with more than one parameter (SMS) are cross-validated by one Newton
+#: step per fold from their fit on all the rows (:func:`one_step_refits`)
+#: instead of a fit per fold: the fit on all the rows is the one kept, and
+#: the folds cost one pass over the data. Temperature scaling (one
+#: parameter, where the step is exact to ~1e-4 in probability on hundreds
+#: of samples) is cross-validated so at any size where every training fold
+#: has a sample outscored on its own class (its unpenalized fit).
 ONE_STEP_MIN_SAMPLES = 1000
 
 
@@ -757,10 +760,10 @@ class AutoCalibrator(BaseCalibrator):
     simplex); ``combine='select'`` keeps the one candidate of
     lowest out-of-fold log loss instead. The candidates of non-zero weight
     are refitted on all the scores. They fit in milliseconds, so the whole
-    costs about ``n_folds + 1`` fits of each; with K > 2 classes and from
-    1,000 samples, the affine candidates (temperature scaling, SMS) are
-    fitted once on all the scores and cross-validated by one Newton step
-    per fold from that fit (approximate leave-fold-out refits, Beirami et
+    costs about ``n_folds + 1`` fits of each; with K > 2 classes,
+    temperature scaling (and from 1,000 samples SMS) is fitted once on all
+    the scores and cross-validated by one Newton step per fold from that
+    fit (approximate leave-fold-out refits, Beirami et
     al., 2017; Rad and Maleki, 2020), which costs one more pass over them.
 
     Binary ``y`` (scores of shape ``(n_samples,)``, or several columns each
@@ -1296,9 +1299,7 @@ class AutoCalibrator(BaseCalibrator):
             # one Newton step per fold from the fit on all the rows, for the
             # affine candidates on large calibration sets
             nonlocal beaten
-            if n_samples < ONE_STEP_MIN_SAMPLES or not isinstance(
-                cal, MulticlassAffineCalibrator
-            ):
+            if not isinstance(cal, MulticlassAffineCalibrator):
                 return None
             if isinstance(cal, _SeparationTemperature):
                 # unpenalized on every fold's training rows only if some row
@@ -1310,6 +1311,8 @@ class AutoCalibrator(BaseCalibrator):
                         beaten &= sample_weight > 0
                 if not all(beaten[train].any() for train, _ in folds):
                     return None
+            elif n_samples < ONE_STEP_MIN_SAMPLES:
+                return None
             full = fit_one(cal, slice(None))
             refits = one_step_refits(full, X, y_index, folds, sample_weight)
             if refits is None:
