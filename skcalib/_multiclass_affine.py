@@ -1065,7 +1065,10 @@ def one_step_refits(fitted, X, y_index, folds, sample_weight=None):
     S = X
     if structured:
         S = _ts_mix_chunk(
-            fitted._ts_coef[0, 0], fitted._ts_exponent, fitted.mix_weight_, (X, None, None)
+            fitted._ts_coef[0, 0],
+            fitted._ts_exponent,
+            fitted.mix_weight_,
+            (X, None, None),
         )[0]
     obj = MulticlassObjective(
         map_kind, d, K, class_factors=np.ones(K), exponent=fitted._exponent

@@ -141,7 +141,7 @@ def test_binary_selection_is_the_cv_argmin(weighted):
         ("affine", ProperScoringAffineCalibrator(l2=1e-3)),
     ]
     cal = AutoCalibrator(
-        candidates=candidates, combine="select", uninformative_weight=0
+        candidates=candidates, combine="select", uninformative_weight=0, n_folds=5
     ).fit(s, y, sample_weight=w)
     oof = np.array([_binary_oof(c, s, y, w) for _, c in candidates])
     expected, best = _one_se_choice(oof, w)
@@ -155,10 +155,14 @@ def test_binary_selection_is_the_cv_argmin(weighted):
     assert_allclose(cal.predict_proba(grid), ref.predict_proba(grid))
 
 
-def test_multiclass_selection_is_the_cv_argmin():
+def test_multiclass_selection_is_the_cv_argmin(monkeypatch):
+    from skcalib import _auto
+
+    # exact refits in every fold (no one-step cross-validation)
+    monkeypatch.setattr(_auto, "one_step_refits", lambda *args, **kwargs: None)
     X, y = _multiclass(300, K=3, seed=1)
     K = 3
-    cal = AutoCalibrator(combine="select", uninformative_weight=0).fit(X, y)
+    cal = AutoCalibrator(n_folds=5, combine="select", uninformative_weight=0).fit(X, y)
     ovr = one_vs_rest_log_odds(X)  # the columns are log-probabilities
 
     def proba(name, c, train, rows):
@@ -683,7 +687,9 @@ def test_stacking_weights_are_the_minimizer_of_the_issue():
     assert_allclose(w, _simplex_reference(P, u), atol=1e-8)
     assert_allclose(w, [0.465, 0, 0.535], atol=1e-3)
     assert w[1] == 0 and _kkt_holds(w, P, u)
-    cal = AutoCalibrator(candidates=candidates, uninformative_weight=0).fit(s, y)
+    cal = AutoCalibrator(n_folds=5, candidates=candidates, uninformative_weight=0).fit(
+        s, y
+    )
     oof = np.array([_binary_oof(c, s, y) for _, c in candidates])
     assert_allclose(cal.weights_[0], _simplex_reference(np.exp(-oof), u), atol=1e-8)
 
@@ -772,7 +778,7 @@ def test_binary_stacking_mixes_the_refitted_candidates(weighted):
         ("sigmoid", PlattCalibrator()),
         ("affine", ProperScoringAffineCalibrator(l2=1e-3)),
     ]
-    cal = AutoCalibrator(candidates=candidates, uninformative_weight=0).fit(
+    cal = AutoCalibrator(n_folds=5, candidates=candidates, uninformative_weight=0).fit(
         s, y, sample_weight=w
     )
     oof = np.array([_binary_oof(c, s, y, w) for _, c in candidates])
@@ -800,7 +806,9 @@ def test_binary_stacking_llrs_stay_exact_far_out():
         ("a", ProperScoringAffineCalibrator(l2=1e-3)),
         ("b", PlattCalibrator()),
     ]
-    cal = AutoCalibrator(candidates=candidates, uninformative_weight=0).fit(s, y)
+    cal = AutoCalibrator(n_folds=5, candidates=candidates, uninformative_weight=0).fit(
+        s, y
+    )
     assert (cal.weights_ > 0).all()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -892,12 +900,16 @@ def test_multiclass_affine_candidates_cross_validated_by_one_step(monkeypatch):
     monkeypatch.setattr(_auto, "ONE_STEP_MIN_SAMPLES", np.inf)
     exact = AutoCalibrator().fit(X, y)
     names = approx.candidate_names_
-    assert names == exact.candidate_names_ == [
-        "temperature",
-        "ovr-sigmoid",
-        "sms",
-        "ovr-pav",
-    ]
+    assert (
+        names
+        == exact.candidate_names_
+        == [
+            "temperature",
+            "ovr-sigmoid",
+            "sms",
+            "ovr-pav",
+        ]
+    )
     # the candidates not cross-fitted: the same losses; the affine ones: close
     for c, name in enumerate(names):
         rtol = 1e-3 if name in ("temperature", "sms") else 1e-12
@@ -915,11 +927,12 @@ def test_multiclass_affine_candidates_cross_validated_by_one_step(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "n, weight, expected", [(499, None, 5), (500, None, 2), (250, 2.0, 2), (600, 0.5, 5)]
+    "n, weight, expected",
+    [(199, None, 5), (200, None, 2), (150, 2.0, 2), (300, 0.5, 5)],
 )
 def test_auto_folds_by_calibration_weight(n, weight, expected):
-    """``n_folds='auto'``: 5 folds below 500 samples (total weight), 2 from
-    500 on; an integer ``n_folds`` is kept."""
+    """``n_folds='auto'``: 5 folds below 200 samples (total weight), 2 from
+    200 on; an integer ``n_folds`` is kept."""
     X, y = _multiclass(n, K=3, seed=5)
     w = None if weight is None else np.full(n, weight)
     assert len(AutoCalibrator()._folds(X, y, 3, w)) == expected

@@ -742,7 +742,7 @@ def test_one_step_refits_are_a_newton_step_on_the_training_rows(
     X, y, folds = _one_step_problem()
     w = np.random.default_rng(4).uniform(0.2, 2.0, y.shape[0]) if weighted else None
     l2 = 0.0 if kind in ("matrix", "temperature") else 1e-5
-    params = dict(kind=kind, l2=l2, p_classes=p_classes)
+    params = {"kind": kind, "l2": l2, "p_classes": p_classes}
     full = MulticlassAffineCalibrator(**params).fit(X, y, w)
     refits = one_step_refits(full, X, y, folds, w)
     K = 4
