@@ -510,8 +510,23 @@ def all_statistics(cells, method_names, halves=("tune", "heldout")):
                 "n_tasks": len({c["task"] for c in sub}),
                 "n_cal": [int(min(ncal)), int(np.median(ncal)), int(max(ncal))],
                 "stats": statistics(sub, method_names),
+                "oracle_sk3": oracle_sk3(sub, method_names),
             }
     return out
+
+
+def oracle_sk3(cells, method_names):
+    """The geometric mean over the cells of the all-method per-cell oracle
+    (the least log-loss of any method run but ``uncalibrated``) over the
+    sk3 oracle: the least ``gm/sk3`` a method could reach on these cells."""
+    ratios = []
+    for c in cells:
+        sk3 = [_ll(c, m) for m in SK3]
+        if any(v is None for v in sk3):
+            continue
+        best = [_ll(c, m) for m in method_names if m != "uncalibrated"]
+        ratios.append(min(v for v in best if v is not None) / min(sk3))
+    return _gm(ratios)
 
 
 # --------------------------------------------------------------------------
@@ -574,6 +589,8 @@ def print_report(allstats, repeats, out=sys.stdout):
         for g, block in groups.items():
             p("\n== " + _caption(h, g, block, repeats))
             print_table(block, out)
+            if block.get("oracle_sk3") is not None:
+                p(f"   all-method per-cell oracle: gm/sk3 {block['oracle_sk3']:.4f}")
             d = block["stats"].get("default")
             if d and d["worst_sk3"]:
                 w = d["worst_sk3"]
@@ -640,6 +657,55 @@ def update_docs(root, allstats, meta):
     text = _replace_block(text, "tasks", _rst_table(*tasks_table()))
     with open(path, "w") as fh:
         fh.write(text)
+
+
+README = "README.md"
+README_BEGIN, README_END = "<!-- arena-table:begin -->", "<!-- arena-table:end -->"
+#: The README's rows: the default, scikit-learn's three, and the peers of
+#: best mean rank (``README_PEERS`` of them) in each block.
+README_PEERS = 3
+
+
+def readme_table(allstats, half="heldout"):
+    """The README's markdown tables of one half: per group, the default,
+    scikit-learn's three and the best peers, with the all-method oracle."""
+    peers = set(peer_registry())
+    parts = []
+    for g, block in allstats.get(half, {}).items():
+        header, rows = table_rows(block)
+        by_name = {r[0]: r for r in rows}
+        best_peers = [r[0] for r in rows if r[0] in peers][:README_PEERS]
+        keep = ["default", *SK3, *best_peers]
+        picked = [r for r in rows if r[0] in keep]  # in the order of mean rank
+        lo, med, hi = block["n_cal"]
+        parts.append(
+            f"**{g}**: {block['n_cells']} cells ({block['n_tasks']} tasks x "
+            f"classifiers), calibration parts of {lo} to {hi} samples (median "
+            f"{med}); the all-method per-cell oracle is at gm/sk3 "
+            f"{block['oracle_sk3']:.4f}; mean ranks among all "
+            f"{len(rows)} methods run.\n\n"
+            + bq._markdown(header[:-1], [r[:-1] for r in picked])
+        )
+        assert all(name in by_name for name in ("default", *SK3))
+    return "\n\n".join(parts)
+
+
+def update_readme(root, allstats, meta):
+    path = os.path.join(root, README)
+    with open(path) as fh:
+        text = fh.read()
+    if README_BEGIN not in text or README_END not in text:
+        raise SystemExit(f"{README}: markers {README_BEGIN!r} ... not found")
+    head, rest = text.split(README_BEGIN, 1)
+    _, tail = rest.split(README_END, 1)
+    stamp = (
+        f"Held-out half, {meta['repeats']} repeat(s); skcalib commit "
+        f"{meta['commit'][:10] or '?'}, {meta['date'][:10]}; regenerate with "
+        "`python benchmarks/bench_arena.py --update-docs`."
+    )
+    body = readme_table(allstats) + "\n\n" + stamp
+    with open(path, "w") as fh:
+        fh.write(f"{head}{README_BEGIN}\n\n{body}\n\n{README_END}{tail}")
 
 
 def merge_json(paths):
@@ -770,6 +836,7 @@ def main(argv=None):
         print_report(allstats, meta["repeats"])
         if args.update_docs:
             update_docs(root, allstats, meta)
+            update_readme(root, allstats, meta)
         return 0
 
     classifiers = args.classifiers or list(available_classifiers())
@@ -848,6 +915,7 @@ def main(argv=None):
         write_json(args.json, {"meta": meta, "cells": cells})
     if args.update_docs:
         update_docs(root, allstats, meta)
+        update_readme(root, allstats, meta)
     return 0
 
 
