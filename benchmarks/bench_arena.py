@@ -602,6 +602,7 @@ def _rst_table(header, rows):
 
 
 DOC_PAGE = os.path.join("docs", "user_guide", "arena.rst")
+WHICH_PAGE = os.path.join("docs", "user_guide", "which_calibrator.rst")
 BEGIN, END = ".. arena-{}:begin", ".. arena-{}:end"
 
 
@@ -657,6 +658,13 @@ def update_docs(root, allstats, meta):
     text = _replace_block(text, "tasks", _rst_table(*tasks_table()))
     with open(path, "w") as fh:
         fh.write(text)
+    # the summary on the user guide's "Which calibrator?" page
+    path = os.path.join(root, WHICH_PAGE)
+    with open(path) as fh:
+        text = fh.read()
+    body = readme_table(allstats, table=_rst_table) + "\n\n" + stamp
+    with open(path, "w") as fh:
+        fh.write(_replace_block(text, "which", body))
 
 
 README = "README.md"
@@ -666,9 +674,10 @@ README_BEGIN, README_END = "<!-- arena-table:begin -->", "<!-- arena-table:end -
 README_PEERS = 3
 
 
-def readme_table(allstats, half="heldout"):
-    """The README's markdown tables of one half: per group, the default,
-    scikit-learn's three and the best peers, with the all-method oracle."""
+def readme_table(allstats, half="heldout", table=None):
+    """The README's markdown tables of one half (``table``: another
+    formatter of ``(header, rows)``): per group, the default, scikit-learn's
+    three and the best peers, with the all-method oracle."""
     peers = set(peer_registry())
     parts = []
     for g, block in allstats.get(half, {}).items():
@@ -684,7 +693,7 @@ def readme_table(allstats, half="heldout"):
             f"{med}); the all-method per-cell oracle is at gm/sk3 "
             f"{block['oracle_sk3']:.4f}; mean ranks among all "
             f"{len(rows)} methods run.\n\n"
-            + bq._markdown(header[:-1], [r[:-1] for r in picked])
+            + (table or bq._markdown)(header[:-1], [r[:-1] for r in picked])
         )
         assert all(name in by_name for name in ("default", *SK3))
     return "\n\n".join(parts)
