@@ -648,10 +648,17 @@ def update_docs(root, allstats, meta):
     for h in ("tune", "heldout"):
         parts = []
         for g, block in allstats.get(h, {}).items():
+            oracle = block.get("oracle_sk3")
             parts.append(
                 "**"
                 + _caption(h, g, block, meta["repeats"])
-                + "**\n\n"
+                + "**"
+                + (
+                    ""
+                    if oracle is None
+                    else f" (the all-method per-cell oracle: gm/sk3 {oracle:.4f})"
+                )
+                + "\n\n"
                 + _rst_table(*table_rows(block))
             )
         text = _replace_block(text, h, "\n\n".join(parts + [stamp]))

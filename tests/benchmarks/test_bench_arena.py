@@ -177,3 +177,42 @@ def test_peers_added_to_named_methods():
     ]
     assert bq.method_names_of(None, registry, {}) == list(registry)
     assert bq.method_names_of(["default"], registry, {}) == ["default"]
+
+
+def test_oracle_and_readme_table():
+    names = ["temperature", "sigmoid", "isotonic", "default", "betacal", "venn_abers"]
+    cells = [
+        {
+            **_cell(
+                "t1",
+                temperature=0.5,
+                sigmoid=0.4,
+                isotonic=0.6,
+                default=0.38,
+                betacal=0.36,
+                venn_abers=0.45,
+            ),
+            "half": "heldout",
+        },
+        {
+            **_cell(
+                "t2",
+                temperature=0.2,
+                sigmoid=0.25,
+                isotonic=0.21,
+                default=0.2,
+                betacal=0.3,
+                venn_abers=0.22,
+            ),
+            "half": "heldout",
+        },
+    ]
+    # per cell: best of all 0.36 / sk3 0.4, 0.2 / 0.2
+    assert ba.oracle_sk3(cells, names) == pytest.approx(np.sqrt(0.9 * 1.0))
+    stats = ba.all_statistics(cells, names)
+    text = ba.readme_table(stats)
+    assert "gm/sk3 0.9487" in text
+    rows = [line.split(" | ")[0] for line in text.splitlines() if line.startswith("| ")]
+    # the default, scikit-learn's three and the peers, by mean rank
+    assert rows[0] == "| method"
+    assert set(rows[1:]) == {f"| {m}" for m in names}
