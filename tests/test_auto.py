@@ -927,13 +927,22 @@ def test_multiclass_affine_candidates_cross_validated_by_one_step(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "n, weight, expected",
-    [(199, None, 5), (200, None, 2), (150, 2.0, 2), (300, 0.5, 5)],
+    "K, n, weight, expected",
+    [
+        (2, 199, None, 5),
+        (2, 200, None, 2),
+        (2, 150, 2.0, 2),
+        (2, 300, 0.5, 5),
+        (3, 999, None, 5),
+        (3, 1000, None, 2),
+        (3, 600, 2.0, 2),
+    ],
 )
-def test_auto_folds_by_calibration_weight(n, weight, expected):
-    """``n_folds='auto'``: 5 folds below 200 samples (total weight), 2 from
-    200 on; an integer ``n_folds`` is kept."""
-    X, y = _multiclass(n, K=3, seed=5)
+def test_auto_folds_by_calibration_weight(K, n, weight, expected):
+    """``n_folds='auto'``: 5 folds below 200 samples (total weight; 1,000
+    with K > 2 classes), 2 from there on; an integer ``n_folds`` is kept."""
+    X, y = _multiclass(n, K=K, seed=5)
+    X = X[:, 1:] - X[:, :1] if K == 2 else X  # binary: one score column
     w = None if weight is None else np.full(n, weight)
-    assert len(AutoCalibrator()._folds(X, y, 3, w)) == expected
-    assert len(AutoCalibrator(n_folds=3)._folds(X, y, 3, w)) == 3
+    assert len(AutoCalibrator()._folds(X, y, K, w)) == expected
+    assert len(AutoCalibrator(n_folds=3)._folds(X, y, K, w)) == 3
