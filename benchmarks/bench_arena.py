@@ -732,7 +732,8 @@ def merge_json(paths):
     for path in paths:
         with open(path) as fh:
             runs.append(json.load(fh))
-    meta = dict(runs[0]["meta"])
+    # the stamp of the newest run (later files override earlier ones per cell)
+    meta = dict(max(runs, key=lambda r: r["meta"].get("date", ""))["meta"])
     meta["methods"] = list(dict.fromkeys(m for r in runs for m in r["meta"]["methods"]))
     merged = {}
     for r in runs:

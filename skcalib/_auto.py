@@ -674,7 +674,7 @@ MULTICLASS_LARGE_CV_SAMPLES = 1000
 #: parameter, where the step is exact to ~1e-4 in probability on hundreds
 #: of samples) is cross-validated so at any size where every training fold
 #: has a sample outscored on its own class (its unpenalized fit).
-ONE_STEP_MIN_SAMPLES = 1000
+ONE_STEP_MIN_SAMPLES = 200
 
 
 def _temperature_l2(n_samples: float) -> float:
@@ -769,7 +769,7 @@ class AutoCalibrator(BaseCalibrator):
     lowest out-of-fold log loss instead. The candidates of non-zero weight
     are refitted on all the scores. They fit in milliseconds, so the whole
     costs about ``n_folds + 1`` fits of each; with K > 2 classes,
-    temperature scaling (and from 1,000 samples SMS) is fitted once on all
+    temperature scaling (and from 200 samples SMS) is fitted once on all
     the scores and cross-validated by one Newton step per fold from that
     fit (approximate leave-fold-out refits, Beirami et
     al., 2017; Rad and Maleki, 2020), which costs one more pass over them.
