@@ -41,7 +41,9 @@ mean test log-loss over its repeats), as CalArena reports them:
 - ``rank``: the mean rank of the method's log-loss within the cell (1 =
   best; a method that fails a cell is ranked last there);
 - ``fit ms``: the median time of calibrating (fit and predict on the test
-  part), over the (cell, repeat) pairs.
+  part), over the (cell, repeat) pairs: wall-clock time; the CPU time of
+  the process (one BLAS thread, less sensitive to other load on a shared
+  machine) is saved beside it in ``--json`` (``cpu_times``).
 
 Halves. Every task is either in the *tuning* half or the *held-out* half by
 the first hex digit of the SHA-256 of its name (``_arena_tasks.half``):
@@ -320,12 +322,13 @@ def run_file(path, method_names, peers):
     out = {}
     with threadpool_limits(1):
         for name in method_names:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 try:
                     proba = methods[name].run(ctx)
                     elapsed = time.perf_counter() - t0
+                    cpu = time.process_time() - c0
                     ll = bq.scores(y_te, proba, K)[0]
                     res = {"status": "ok", "log_loss": ll}
                 except bq.NotApplicable:
@@ -335,7 +338,11 @@ def run_file(path, method_names, peers):
                 except Exception as exc:  # noqa: BLE001 (reported, run goes on)
                     msg = f"{type(exc).__name__}: {exc}"[:160]
                     res = {"status": "error", "message": msg}
-            res["time"] = elapsed if res["status"] == "ok" else time.perf_counter() - t0
+            if res["status"] == "ok":
+                res["time"], res["cpu"] = elapsed, cpu
+            else:
+                res["time"] = time.perf_counter() - t0
+                res["cpu"] = time.process_time() - c0
             out[name] = res
     task, clf, rep = os.path.basename(path)[: -len(".npz")].split("__")
     return {
@@ -373,7 +380,10 @@ def aggregate(runs, method_names):
         for m in method_names:
             recs = [rep[m] for rep in cell["reps"]]
             bad = [x for x in recs if x["status"] != "ok"]
-            entry = {"times": [x["time"] for x in recs]}
+            entry = {
+                "times": [x["time"] for x in recs],
+                "cpu_times": [x["cpu"] for x in recs],
+            }
             if bad:
                 entry["status"] = bad[0]["status"]
                 entry["message"] = bad[0].get("message", "")
@@ -500,8 +510,23 @@ def all_statistics(cells, method_names, halves=("tune", "heldout")):
                 "n_tasks": len({c["task"] for c in sub}),
                 "n_cal": [int(min(ncal)), int(np.median(ncal)), int(max(ncal))],
                 "stats": statistics(sub, method_names),
+                "oracle_sk3": oracle_sk3(sub, method_names),
             }
     return out
+
+
+def oracle_sk3(cells, method_names):
+    """The geometric mean over the cells of the all-method per-cell oracle
+    (the least log-loss of any method run but ``uncalibrated``) over the
+    sk3 oracle: the least ``gm/sk3`` a method could reach on these cells."""
+    ratios = []
+    for c in cells:
+        sk3 = [_ll(c, m) for m in SK3]
+        if any(v is None for v in sk3):
+            continue
+        best = [_ll(c, m) for m in method_names if m != "uncalibrated"]
+        ratios.append(min(v for v in best if v is not None) / min(sk3))
+    return _gm(ratios)
 
 
 # --------------------------------------------------------------------------
@@ -564,6 +589,8 @@ def print_report(allstats, repeats, out=sys.stdout):
         for g, block in groups.items():
             p("\n== " + _caption(h, g, block, repeats))
             print_table(block, out)
+            if block.get("oracle_sk3") is not None:
+                p(f"   all-method per-cell oracle: gm/sk3 {block['oracle_sk3']:.4f}")
             d = block["stats"].get("default")
             if d and d["worst_sk3"]:
                 w = d["worst_sk3"]
@@ -575,6 +602,7 @@ def _rst_table(header, rows):
 
 
 DOC_PAGE = os.path.join("docs", "user_guide", "arena.rst")
+WHICH_PAGE = os.path.join("docs", "user_guide", "which_calibrator.rst")
 BEGIN, END = ".. arena-{}:begin", ".. arena-{}:end"
 
 
@@ -620,16 +648,80 @@ def update_docs(root, allstats, meta):
     for h in ("tune", "heldout"):
         parts = []
         for g, block in allstats.get(h, {}).items():
+            oracle = block.get("oracle_sk3")
             parts.append(
                 "**"
                 + _caption(h, g, block, meta["repeats"])
-                + "**\n\n"
+                + "**"
+                + (
+                    ""
+                    if oracle is None
+                    else f" (the all-method per-cell oracle: gm/sk3 {oracle:.4f})"
+                )
+                + "\n\n"
                 + _rst_table(*table_rows(block))
             )
         text = _replace_block(text, h, "\n\n".join(parts + [stamp]))
     text = _replace_block(text, "tasks", _rst_table(*tasks_table()))
     with open(path, "w") as fh:
         fh.write(text)
+    # the summary on the user guide's "Which calibrator?" page
+    path = os.path.join(root, WHICH_PAGE)
+    with open(path) as fh:
+        text = fh.read()
+    body = readme_table(allstats, table=_rst_table) + "\n\n" + stamp
+    with open(path, "w") as fh:
+        fh.write(_replace_block(text, "which", body))
+
+
+README = "README.md"
+README_BEGIN, README_END = "<!-- arena-table:begin -->", "<!-- arena-table:end -->"
+#: The README's rows: the default, scikit-learn's three, and the peers of
+#: best mean rank (``README_PEERS`` of them) in each block.
+README_PEERS = 3
+
+
+def readme_table(allstats, half="heldout", table=None):
+    """The README's markdown tables of one half (``table``: another
+    formatter of ``(header, rows)``): per group, the default, scikit-learn's
+    three and the best peers, with the all-method oracle."""
+    peers = set(peer_registry())
+    parts = []
+    for g, block in allstats.get(half, {}).items():
+        header, rows = table_rows(block)
+        by_name = {r[0]: r for r in rows}
+        best_peers = [r[0] for r in rows if r[0] in peers][:README_PEERS]
+        keep = ["default", *SK3, *best_peers]
+        picked = [r for r in rows if r[0] in keep]  # in the order of mean rank
+        lo, med, hi = block["n_cal"]
+        parts.append(
+            f"**{g}**: {block['n_cells']} cells ({block['n_tasks']} tasks x "
+            f"classifiers), calibration parts of {lo} to {hi} samples (median "
+            f"{med}); the all-method per-cell oracle is at gm/sk3 "
+            f"{block['oracle_sk3']:.4f}; mean ranks among all "
+            f"{len(rows)} methods run.\n\n"
+            + (table or bq._markdown)(header[:-1], [r[:-1] for r in picked])
+        )
+        assert all(name in by_name for name in ("default", *SK3))
+    return "\n\n".join(parts)
+
+
+def update_readme(root, allstats, meta):
+    path = os.path.join(root, README)
+    with open(path) as fh:
+        text = fh.read()
+    if README_BEGIN not in text or README_END not in text:
+        raise SystemExit(f"{README}: markers {README_BEGIN!r} ... not found")
+    head, rest = text.split(README_BEGIN, 1)
+    _, tail = rest.split(README_END, 1)
+    stamp = (
+        f"Held-out half, {meta['repeats']} repeat(s); skcalib commit "
+        f"{meta['commit'][:10] or '?'}, {meta['date'][:10]}; regenerate with "
+        "`python benchmarks/bench_arena.py --update-docs`."
+    )
+    body = readme_table(allstats) + "\n\n" + stamp
+    with open(path, "w") as fh:
+        fh.write(f"{head}{README_BEGIN}\n\n{body}\n\n{README_END}{tail}")
 
 
 def merge_json(paths):
@@ -640,7 +732,8 @@ def merge_json(paths):
     for path in paths:
         with open(path) as fh:
             runs.append(json.load(fh))
-    meta = dict(runs[0]["meta"])
+    # the stamp of the newest run (later files override earlier ones per cell)
+    meta = dict(max(runs, key=lambda r: r["meta"].get("date", ""))["meta"])
     meta["methods"] = list(dict.fromkeys(m for r in runs for m in r["meta"]["methods"]))
     merged = {}
     for r in runs:
@@ -715,7 +808,9 @@ def main(argv=None):
     )
     parser.add_argument("--tasks", nargs="+", help="task names (default: all)")
     parser.add_argument("--classifiers", nargs="+", help="default: all installed")
-    parser.add_argument("--methods", nargs="+", help="default: all")
+    parser.add_argument(
+        "--methods", nargs="+", help="default: all (--peers adds the peers)"
+    )
     parser.add_argument("--repeats", type=int, default=5, help="default: 5")
     parser.add_argument("--peers", action="store_true", help="add installed peers")
     parser.add_argument(
@@ -758,6 +853,7 @@ def main(argv=None):
         print_report(allstats, meta["repeats"])
         if args.update_docs:
             update_docs(root, allstats, meta)
+            update_readme(root, allstats, meta)
         return 0
 
     classifiers = args.classifiers or list(available_classifiers())
@@ -775,7 +871,7 @@ def main(argv=None):
                 f"peers not installed (skipped): {', '.join(missing)}", file=sys.stderr
             )
         registry.update(peers)
-    method_names = args.methods or list(registry)
+    method_names = bq.method_names_of(args.methods, registry, peers)
     files = [
         cell_path(args.cache, t, k, r)
         for t in tasks
@@ -836,6 +932,7 @@ def main(argv=None):
         write_json(args.json, {"meta": meta, "cells": cells})
     if args.update_docs:
         update_docs(root, allstats, meta)
+        update_readme(root, allstats, meta)
     return 0
 
 

@@ -354,6 +354,9 @@ def build_methods():
     for short, name in (("beta", "BetaCalibrator"), ("venn", "VennAbersCalibrator")):
         if hasattr(skcalib, name):
             methods[short] = _skcalib(_skcalib_class(name))
+    # cross-fitting of fewer folds (the default's at large n)
+    for k in (2, 3, 5):
+        methods[f"auto-f{k}"] = _skcalib(partial(skcalib.AutoCalibrator, n_folds=k))
     for short, (binary, multiclass) in _AUTO_VARIANTS.items():
         methods[short] = _skcalib(partial(_auto_variant, binary, multiclass))
     return methods
@@ -1029,6 +1032,14 @@ def _resolve(names, known, groups, what):
     return list(dict.fromkeys(out))
 
 
+def method_names_of(named, registry, peers):
+    """The methods to run: those ``named`` (``--methods``; all of the
+    registry when None) and, with ``--peers``, every installed peer of
+    ``peers`` not named (``--peers`` adds them to the named methods)."""
+    names = _resolve(named or list(registry), registry, {}, "method")
+    return names + [name for name in peers if name not in names]
+
+
 def _output(args, meta, cells, pairs, rank_summary, registry):
     method_names, repeats = meta["methods"], meta["repeats"]
     if args.markdown:
@@ -1066,7 +1077,9 @@ def main(argv=None):
         "--datasets", nargs="+", help="names or groups (default: panel)"
     )
     parser.add_argument("--classifiers", nargs="+", help="default: all")
-    parser.add_argument("--methods", nargs="+", help="default: all")
+    parser.add_argument(
+        "--methods", nargs="+", help="default: all (--peers adds the peers)"
+    )
     parser.add_argument("--repeats", type=int, help="default: 5 (--quick: 2)")
     parser.add_argument("--peers", action="store_true", help="add installed peers")
     parser.add_argument(
@@ -1127,7 +1140,7 @@ def main(argv=None):
     classifiers = _resolve(
         args.classifiers or list(CLASSIFIERS), CLASSIFIERS, {}, "classifier"
     )
-    method_names = _resolve(args.methods or list(registry), registry, {}, "method")
+    method_names = method_names_of(args.methods, registry, peers)
     repeats = args.repeats or (2 if args.quick else 5)
     log = partial(print, file=sys.stderr)
     if missing_peers:

@@ -141,7 +141,7 @@ def test_binary_selection_is_the_cv_argmin(weighted):
         ("affine", ProperScoringAffineCalibrator(l2=1e-3)),
     ]
     cal = AutoCalibrator(
-        candidates=candidates, combine="select", uninformative_weight=0
+        candidates=candidates, combine="select", uninformative_weight=0, n_folds=5
     ).fit(s, y, sample_weight=w)
     oof = np.array([_binary_oof(c, s, y, w) for _, c in candidates])
     expected, best = _one_se_choice(oof, w)
@@ -155,10 +155,14 @@ def test_binary_selection_is_the_cv_argmin(weighted):
     assert_allclose(cal.predict_proba(grid), ref.predict_proba(grid))
 
 
-def test_multiclass_selection_is_the_cv_argmin():
+def test_multiclass_selection_is_the_cv_argmin(monkeypatch):
+    from skcalib import _auto
+
+    # exact refits in every fold (no one-step cross-validation)
+    monkeypatch.setattr(_auto, "one_step_refits", lambda *args, **kwargs: None)
     X, y = _multiclass(300, K=3, seed=1)
     K = 3
-    cal = AutoCalibrator(combine="select", uninformative_weight=0).fit(X, y)
+    cal = AutoCalibrator(n_folds=5, combine="select", uninformative_weight=0).fit(X, y)
     ovr = one_vs_rest_log_odds(X)  # the columns are log-probabilities
 
     def proba(name, c, train, rows):
@@ -303,7 +307,7 @@ def test_folds_are_stratified(weighted):
     y[y == 3] = np.r_[3, 3, 3, 3, 3, 3, 3, np.zeros((y == 3).sum() - 7, int)]
     w = np.random.default_rng(2).uniform(0, 3, 500) if weighted else np.ones(500)
     w[:5] = 0 if weighted else 1
-    folds = AutoCalibrator()._folds(X, y, 4, w if weighted else None)
+    folds = AutoCalibrator(n_folds=5)._folds(X, y, 4, w if weighted else None)
     assert len(folds) == 5
     tested = np.sort(np.concatenate([test for _, test in folds]))
     assert_allclose(tested, np.flatnonzero(w > 0))
@@ -683,7 +687,9 @@ def test_stacking_weights_are_the_minimizer_of_the_issue():
     assert_allclose(w, _simplex_reference(P, u), atol=1e-8)
     assert_allclose(w, [0.465, 0, 0.535], atol=1e-3)
     assert w[1] == 0 and _kkt_holds(w, P, u)
-    cal = AutoCalibrator(candidates=candidates, uninformative_weight=0).fit(s, y)
+    cal = AutoCalibrator(n_folds=5, candidates=candidates, uninformative_weight=0).fit(
+        s, y
+    )
     oof = np.array([_binary_oof(c, s, y) for _, c in candidates])
     assert_allclose(cal.weights_[0], _simplex_reference(np.exp(-oof), u), atol=1e-8)
 
@@ -772,7 +778,7 @@ def test_binary_stacking_mixes_the_refitted_candidates(weighted):
         ("sigmoid", PlattCalibrator()),
         ("affine", ProperScoringAffineCalibrator(l2=1e-3)),
     ]
-    cal = AutoCalibrator(candidates=candidates, uninformative_weight=0).fit(
+    cal = AutoCalibrator(n_folds=5, candidates=candidates, uninformative_weight=0).fit(
         s, y, sample_weight=w
     )
     oof = np.array([_binary_oof(c, s, y, w) for _, c in candidates])
@@ -800,7 +806,9 @@ def test_binary_stacking_llrs_stay_exact_far_out():
         ("a", ProperScoringAffineCalibrator(l2=1e-3)),
         ("b", PlattCalibrator()),
     ]
-    cal = AutoCalibrator(candidates=candidates, uninformative_weight=0).fit(s, y)
+    cal = AutoCalibrator(n_folds=5, candidates=candidates, uninformative_weight=0).fit(
+        s, y
+    )
     assert (cal.weights_ > 0).all()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -876,3 +884,65 @@ def test_multiclass_stacking_mixes_the_probabilities():
     assert_allclose(cal.predict_proba(X).sum(axis=1), 1.0)
     again = pickle.loads(pickle.dumps(cal))
     assert_allclose(again.predict_proba(X), cal.predict_proba(X))
+
+
+def test_multiclass_affine_candidates_cross_validated_by_one_step(monkeypatch):
+    """From ONE_STEP_MIN_SAMPLES on, the affine candidates' out-of-fold
+    losses are those of one Newton step per fold from their fit on all the
+    rows: close to the exact refits', the same weights to rounding, and the
+    kept fit is the one on all the rows."""
+    from skcalib import _auto
+    from skcalib._multiclass_affine import one_step_refits
+
+    X, y = _multiclass(1500, K=4, seed=2)
+    assert outscored_somewhere(X, y)
+    approx = AutoCalibrator().fit(X, y)
+    monkeypatch.setattr(_auto, "ONE_STEP_MIN_SAMPLES", np.inf)
+    exact = AutoCalibrator().fit(X, y)
+    names = approx.candidate_names_
+    assert (
+        names
+        == exact.candidate_names_
+        == [
+            "temperature",
+            "ovr-sigmoid",
+            "sms",
+            "ovr-pav",
+        ]
+    )
+    # the candidates not cross-fitted: the same losses; the affine ones: close
+    for c, name in enumerate(names):
+        rtol = 1e-3 if name in ("temperature", "sms") else 1e-12
+        assert_allclose(approx.cv_log_loss_[0, c], exact.cv_log_loss_[0, c], rtol=rtol)
+    assert_allclose(approx.weights_, exact.weights_, atol=0.02)
+    assert_allclose(approx.predict_proba(X), exact.predict_proba(X), atol=2e-3)
+    # the affine candidates kept are the fits on all the rows
+    mixture = approx.calibrators_[0]
+    kept = [c for c in mixture.calibrators if isinstance(c, MulticlassAffineCalibrator)]
+    assert kept
+    for cal in kept:
+        fresh = clone(cal).fit(X, y)
+        assert_allclose(cal.coef_, fresh.coef_, rtol=1e-9, atol=1e-12)
+        assert one_step_refits(fresh, X, y, _folds(X, y)) is not None
+
+
+@pytest.mark.parametrize(
+    "K, n, weight, expected",
+    [
+        (2, 199, None, 5),
+        (2, 200, None, 2),
+        (2, 150, 2.0, 2),
+        (2, 300, 0.5, 5),
+        (3, 999, None, 5),
+        (3, 1000, None, 2),
+        (3, 600, 2.0, 2),
+    ],
+)
+def test_auto_folds_by_calibration_weight(K, n, weight, expected):
+    """``n_folds='auto'``: 5 folds below 200 samples (total weight; 1,000
+    with K > 2 classes), 2 from there on; an integer ``n_folds`` is kept."""
+    X, y = _multiclass(n, K=K, seed=5)
+    X = X[:, 1:] - X[:, :1] if K == 2 else X  # binary: one score column
+    w = None if weight is None else np.full(n, weight)
+    assert len(AutoCalibrator()._folds(X, y, K, w)) == expected
+    assert len(AutoCalibrator(n_folds=3)._folds(X, y, K, w)) == 3

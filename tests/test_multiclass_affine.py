@@ -711,3 +711,72 @@ def test_ts_mix_kinds_fit_on_dask_equals_in_memory(kind):
     assert got.mix_weight_ == pytest.approx(ref.mix_weight_, rel=1e-12)
     np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(proba, ref.predict_proba(S), rtol=1e-9)
+
+
+def _one_step_problem():
+    rng = np.random.default_rng(3)
+    n, K = 600, 4
+    y = rng.integers(0, K, n)
+    X = log_softmax(2.0 * (np.eye(K)[y] + rng.normal(0, 0.9, (n, K))), axis=1)
+    fold = rng.permutation(n) % 3
+    folds = [(np.flatnonzero(fold != j), np.flatnonzero(fold == j)) for j in range(3)]
+    return X, y, folds
+
+
+@pytest.mark.parametrize("kind", ["sms", "svs", "matrix", "temperature"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("p_classes", [None, [0.1, 0.2, 0.3, 0.4]])
+def test_one_step_refits_are_a_newton_step_on_the_training_rows(
+    kind, weighted, p_classes
+):
+    """Each refit is one Newton step, from the fit on all the rows, of the
+    objective of the training rows alone (its own class weights, and for
+    SVS / SMS its own ridge), computed here on those rows directly; and it
+    is far closer to the exact refit than the fit on all the rows is."""
+    from skcalib._multiclass_affine import _ts_mix_chunk, one_step_refits
+
+    X, y, folds = _one_step_problem()
+    w = np.random.default_rng(4).uniform(0.2, 2.0, y.shape[0]) if weighted else None
+    l2 = 0.0 if kind in ("matrix", "temperature") else 1e-5
+    params = {"kind": kind, "l2": l2, "p_classes": p_classes}
+    full = MulticlassAffineCalibrator(**params).fit(X, y, w)
+    refits = one_step_refits(full, X, y, folds, w)
+    K = 4
+    S = X
+    if kind in ("sms", "svs"):
+        S = _ts_mix_chunk(
+            full._ts_coef[0, 0], full._ts_exponent, full.mix_weight_, (X, y, w)
+        )[0]
+    for (train, test), refit in zip(folds, refits, strict=True):
+        wt = np.ones(train.shape[0]) if w is None else w[train]
+        totals = np.bincount(y[train], weights=wt, minlength=K)
+        prior = totals / totals.sum() if p_classes is None else np.asarray(p_classes)
+        obj = MulticlassObjective(
+            full._map_kind, K, K, class_factors=prior / totals, exponent=full._exponent
+        )
+        chunk = obj.prepare((S[train], y[train], wt))
+        _, g, H = obj.terms(full._theta, chunk, 2)
+        if kind in ("sms", "svs"):
+            pen = full._structured_penalty(
+                full._map_kind, K, K, full._exponent, float(totals.sum())
+            )
+            _, gp, Hp = pen(full._theta, 2)
+            g, H = g + gp, H + Hp
+        expected = full._theta - np.linalg.solve(H, g)
+        np.testing.assert_allclose(refit._theta, expected, rtol=1e-9, atol=1e-12)
+        exact = MulticlassAffineCalibrator(**params).fit(
+            X[train], y[train], None if w is None else w[train]
+        )
+        p_exact = exact.predict_proba(X[test])
+        err_step = np.abs(refit.predict_proba(X[test]) - p_exact).max()
+        err_full = np.abs(full.predict_proba(X[test]) - p_exact).max()
+        assert err_step < 0.25 * err_full
+
+
+def test_one_step_refits_decline_kinds_they_do_not_fit():
+    from skcalib._multiclass_affine import one_step_refits
+
+    X, y, folds = _one_step_problem()
+    for kind in ("ts-mix", "vector"):  # vector: the default l2 > 0
+        full = MulticlassAffineCalibrator(kind=kind).fit(X, y)
+        assert one_step_refits(full, X, y, folds) is None

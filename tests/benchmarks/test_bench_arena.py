@@ -162,3 +162,57 @@ def test_merge_json_joins_method_sets(tmp_path):
     # a cell some method did not run in is left out
     meta, cells = ba.merge_json([core, p1])
     assert [c["task"] for c in cells] == ["t1"]
+
+
+def test_peers_added_to_named_methods():
+    registry = {"temperature": None, "default": None, "p1": None, "p2": None}
+    peers = {"p1": None, "p2": None}
+    # --methods default --peers: the peers join the named method
+    assert bq.method_names_of(["default"], registry, peers) == ["default", "p1", "p2"]
+    # a peer named in --methods is not repeated
+    assert bq.method_names_of(["p2", "default"], registry, peers) == [
+        "p2",
+        "default",
+        "p1",
+    ]
+    assert bq.method_names_of(None, registry, {}) == list(registry)
+    assert bq.method_names_of(["default"], registry, {}) == ["default"]
+
+
+def test_oracle_and_readme_table():
+    names = ["temperature", "sigmoid", "isotonic", "default", "betacal", "venn_abers"]
+    cells = [
+        {
+            **_cell(
+                "t1",
+                temperature=0.5,
+                sigmoid=0.4,
+                isotonic=0.6,
+                default=0.38,
+                betacal=0.36,
+                venn_abers=0.45,
+            ),
+            "half": "heldout",
+        },
+        {
+            **_cell(
+                "t2",
+                temperature=0.2,
+                sigmoid=0.25,
+                isotonic=0.21,
+                default=0.2,
+                betacal=0.3,
+                venn_abers=0.22,
+            ),
+            "half": "heldout",
+        },
+    ]
+    # per cell: best of all 0.36 / sk3 0.4, 0.2 / 0.2
+    assert ba.oracle_sk3(cells, names) == pytest.approx(np.sqrt(0.9 * 1.0))
+    stats = ba.all_statistics(cells, names)
+    text = ba.readme_table(stats)
+    assert "gm/sk3 0.9487" in text
+    rows = [line.split(" | ")[0] for line in text.splitlines() if line.startswith("| ")]
+    # the default, scikit-learn's three and the peers, by mean rank
+    assert rows[0] == "| method"
+    assert set(rows[1:]) == {f"| {m}" for m in names}
