@@ -895,7 +895,7 @@ def test_evaluate_with_every_plot_validates_and_sorts_once(
 ):
     """``evaluate --plot --det --tippett``: one ScoredTrials for the metrics
     and the three plots, its scores sorted once."""
-    from skcalib._cli._commands import evaluate
+    from skcalib._cli._commands import check_application_options, evaluate
     from skcalib._cli._output import evaluation_plots
     from skcalib._cli._parser import build_parser
 
@@ -907,6 +907,7 @@ def test_evaluate_with_every_plot_validates_and_sorts_once(
     parsed = build_parser().parse_args(
         args + ["--plot", "b.png", "--det", "d.png", "--tippett", "t.png"]
     )
+    check_application_options(parsed)  # the defaults, as the command fills them
     result = evaluate(parsed, Progress(True))
     before = result.trials.as_arrays(), result.trials.pav_llr()
     assert evaluation_plots(result, parsed, Progress(True)) == {}
