@@ -35,7 +35,7 @@ BOXES = {
         3.0,
         1.2,
         "PlattCalibrator,\nProperScoringAffineCalibrator",
-        "_platt.py, _affine.py",
+        "_platt.py, _affine.py\n(objectives: _kernel/_linear_rule.py)",
         "#dbe9f6",
     ),
     "fusion": (6.8, 8.0, 2.4, 1.2, "ProperScoringFusion", "_fusion.py", "#dbe9f6"),
@@ -54,7 +54,7 @@ BOXES = {
         8.0,
         1.1,
         "BaseCalibrator.fit  (_base.py)",
-        "_training_data(X, y, w): the one Dask / in-memory decision;\n"
+        "training_data(X, y, w): the one Dask / in-memory decision;\n"
         "_fit(data) of the calibrator, then classes_ and priors from data",
         "#fde9c9",
     ),
@@ -63,7 +63,7 @@ BOXES = {
         3.6,
         5.2,
         1.6,
-        "ArrayTrainingData  (_training.py)",
+        "ArrayTrainingData  (_data/_training.py)",
         "check_binary_y, check_weights (rescaled once),\nclass totals, "
         "zero-weight rows dropped once",
         "#e2f0d9",
@@ -75,7 +75,7 @@ BOXES = {
         1.6,
         "DaskTrainingData  (_dask/_training.py)",
         "one lazy first pass over all columns, y and w;\nsources and "
-        "blocks on demand, kept blocks reused",
+        "blocks on demand, kept on the data handle",
         "#e2f0d9",
     ),
     "kernels": (
@@ -83,7 +83,7 @@ BOXES = {
         1.2,
         5.2,
         1.4,
-        "ArrayData (_solver.py), pav_blocks (_pav.py)",
+        "_kernel/: ArrayData (_solver.py),\npav_blocks (_pav.py)",
         "Newton solver sources, PAV kernel",
         "#eeeeee",
     ),
