@@ -43,8 +43,10 @@ from ._score_transformer import (
     estimator_router,
     routed_fit_params,
     routing_enabled,
+    wrapper_docs,
 )
 from ._venn_abers import VennAbersCalibrator, warn_small_folds
+from .utils._docstrings import fill_doc
 from .utils._response import (
     choose_proba_input,
     class_response,
@@ -220,6 +222,9 @@ def _splits_with_both_classes(cv, y_index: np.ndarray, n_classes: int, one_vs_re
         return [split for split, keep in zip(splits, usable, strict=True) if keep]
 
     return select
+
+
+_DOCS = wrapper_docs("classifier")
 
 
 class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
@@ -465,13 +470,13 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         return [pair.calibration.fitted for pair in self.calibrated_classifiers_]
 
     @_fit_context(prefer_skip_nested_validation=False)
+    @fill_doc(_DOCS)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the classifier and the calibrator on its out-of-fold scores.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data, in any form the classifier accepts.
+        {training_data}
         y : array-like of shape (n_samples,)
             Target of 2 or more classes (binary: ``classes_[1]`` is the
             target).
@@ -480,11 +485,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             classifier (otherwise a warning says that only the calibration is
             weighted, as in scikit-learn). With metadata routing enabled, the
             classifier gets them only if it requests them.
-        **fit_params : dict
-            Other parameters of the classifier's ``fit``; arrays of length
-            ``n_samples`` are restricted to each training fold. With metadata
-            routing enabled, the classifier gets those it requests and the
-            splitter those it requests (e.g. ``groups``).
+        {fold_fit_params}
 
         Returns
         -------
@@ -610,6 +611,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         ]
         return raw, method, fold_estimators, parts
 
+    @fill_doc(_DOCS)
     def predict_proba(self, X):
         """Calibrated posterior probabilities.
 
@@ -617,10 +619,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         probabilities normalized to sum to 1 (a row of zeros becomes uniform,
         as in scikit-learn), or those of a multiclass calibrator.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data, in any form the classifier accepts.
+        {data_parameters}
 
         Returns
         -------
@@ -638,6 +637,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         return sum(pair.predict_proba(X) for pair in pairs) / len(pairs)
 
     @available_if(lambda self: isinstance(self._get_calibrator(), VennAbersCalibrator))
+    @fill_doc(_DOCS)
     def predict_interval(self, X):
         """Venn-Abers interval ``(p0, p1)`` of a Venn-Abers calibrator.
 
@@ -649,10 +649,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         per fold) give ``p0 > p1``. ``predict_proba`` always lies between
         the two.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data, in any form the classifier accepts.
+        {data_parameters}
 
         Returns
         -------
@@ -664,13 +661,11 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         _, p0, p1 = merged_interval(self.calibrated_classifiers_, X)
         return np.stack([p0, p1], axis=-1)
 
+    @fill_doc(_DOCS)
     def decision_function(self, X):
         """Calibrated log-likelihood-ratios (binary) or log-posteriors.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data, in any form the classifier accepts.
+        {data_parameters}
 
         Returns
         -------
@@ -690,6 +685,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         with np.errstate(divide="ignore"):
             return _logit(p1) - _logit(self.prior_)
 
+    @fill_doc(_DOCS)
     def predict(self, X):
         """Bayes decisions at ``prior_`` (binary) or the most probable class.
 
@@ -697,10 +693,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         ties included. Multiclass: the class of highest ``predict_proba``
         (the first one on a tie), as in scikit-learn.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data, in any form the classifier accepts.
+        {data_parameters}
 
         Returns
         -------

@@ -5,6 +5,8 @@ import re
 
 import pytest
 
+import skcalib
+import skcalib.datasets
 import skcalib.metrics
 from skcalib.utils._docstrings import doc_blocks, fill_doc, fill_docstring
 
@@ -48,14 +50,15 @@ def test_block_takes_the_placeholder_indent():
 
 
 def _documented():
-    for name in skcalib.metrics.__all__:
-        obj = getattr(skcalib.metrics, name)
-        yield name, obj
-        if inspect.isclass(obj):
-            for attr, member in vars(obj).items():
-                func = getattr(member, "__func__", member)
-                if callable(func) and not attr.startswith("__"):
-                    yield f"{name}.{attr}", func
+    for module in (skcalib, skcalib.metrics, skcalib.datasets):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            yield f"{module.__name__}.{name}", obj
+            if inspect.isclass(obj):
+                for attr, member in vars(obj).items():
+                    func = getattr(member, "__func__", member)
+                    if callable(func) and not attr.startswith("__"):
+                        yield f"{module.__name__}.{name}.{attr}", func
 
 
 @pytest.mark.parametrize("name, obj", list(_documented()))

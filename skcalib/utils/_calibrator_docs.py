@@ -1,0 +1,39 @@
+"""The docstring blocks that several calibrators share.
+
+Filled into their docstrings by :func:`~skcalib.utils._docstrings.fill_doc`:
+a line ``{binary_attributes}`` of a calibrator's docstring becomes the
+attributes every binary calibrator sets in ``fit``, at that line's indent.
+"""
+
+from __future__ import annotations
+
+from ._docstrings import doc_blocks
+
+__all__ = ["CALIBRATOR_DOCS"]
+
+#: What ``fit`` of every binary calibrator sets, ``prior_`` aside.
+_FITTED = """
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the target.
+    n_features_in_ : int
+        Number of score columns seen in ``fit``.
+    calibration_prior_ : float
+        Weighted target proportion of the calibration data.
+    prior_ : float
+"""
+
+CALIBRATOR_DOCS = doc_blocks(
+    # the last two attributes in either wording
+    binary_attributes=_FITTED
+    + "        Prior used by ``predict_proba`` and ``predict``.\n",
+    binary_attributes_given=_FITTED
+    + "        ``prior`` if given, else ``calibration_prior_``.\n",
+    scores="""
+        X : array-like of shape (n_samples,) or (n_samples, 1)
+            Scores.
+        """,
+    newton_tol="""
+        tol : float, default=1e-8
+            Convergence tolerance of Newton's method.
+        """,
+)
