@@ -227,6 +227,7 @@ def _splits_with_both_classes(cv, y_index: np.ndarray, n_classes: int, one_vs_re
 _DOCS = wrapper_docs("classifier")
 
 
+@fill_doc(_DOCS)
 class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """A classifier calibrated with any skcalib calibrator.
 
@@ -470,13 +471,10 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         return [pair.calibration.fitted for pair in self.calibrated_classifiers_]
 
     @_fit_context(prefer_skip_nested_validation=False)
-    @fill_doc(_DOCS)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the classifier and the calibrator on its out-of-fold scores.
 
-        Parameters
-        ----------
-        {training_data}
+        {training_parameters}
         y : array-like of shape (n_samples,)
             Target of 2 or more classes (binary: ``classes_[1]`` is the
             target).
@@ -611,7 +609,6 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         ]
         return raw, method, fold_estimators, parts
 
-    @fill_doc(_DOCS)
     def predict_proba(self, X):
         """Calibrated posterior probabilities.
 
@@ -637,7 +634,6 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         return sum(pair.predict_proba(X) for pair in pairs) / len(pairs)
 
     @available_if(lambda self: isinstance(self._get_calibrator(), VennAbersCalibrator))
-    @fill_doc(_DOCS)
     def predict_interval(self, X):
         """Venn-Abers interval ``(p0, p1)`` of a Venn-Abers calibrator.
 
@@ -661,7 +657,6 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         _, p0, p1 = merged_interval(self.calibrated_classifiers_, X)
         return np.stack([p0, p1], axis=-1)
 
-    @fill_doc(_DOCS)
     def decision_function(self, X):
         """Calibrated log-likelihood-ratios (binary) or log-posteriors.
 
@@ -685,7 +680,6 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         with np.errstate(divide="ignore"):
             return _logit(p1) - _logit(self.prior_)
 
-    @fill_doc(_DOCS)
     def predict(self, X):
         """Bayes decisions at ``prior_`` (binary) or the most probable class.
 
@@ -713,10 +707,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         classifier's ``fit`` and to the splitter's ``split`` (see
         scikit-learn's metadata routing user guide).
 
-        Returns
-        -------
-        routing : MetadataRouter
-            The routing information.
+        {routing_returns}
         """
         return estimator_router(
             self,

@@ -615,3 +615,4 @@ for _cls in (PAVCalibrator, PAVLLRCalibrator):
     _cls.__doc__ = fill_docstring(
         _cls.__doc__.replace("{notes}", _PAV_NOTES), CALIBRATOR_DOCS
     )
+del _cls

@@ -15,7 +15,7 @@ from .utils._docstrings import fill_doc
 __all__ = ["PlattCalibrator"]
 
 
-@fill_doc(affine_docs("a", "b"))
+@fill_doc(CALIBRATOR_DOCS, affine_docs("a", "b"))
 class PlattCalibrator(AffineCalibrator):
     """Platt scaling: a sigmoid of an affine map of the score.
 
@@ -138,7 +138,6 @@ class PlattCalibrator(AffineCalibrator):
         return expit(logit_p, out=logit_p)
 
     @needs_single_column
-    @fill_doc(CALIBRATOR_DOCS)
     def decision_function(self, X):
         """Calibrated log-likelihood-ratios (natural log).
 

@@ -15,7 +15,7 @@ import numpy as np
 from ._base import BaseCalibrator
 from ._fusion import fit_linear_rule
 from ._kernel._solver import DEFAULT_L2, ArrayData, warn_convergence
-from .utils._calibrator_docs import CALIBRATOR_DOCS
+from .utils._calibrator_docs import CALIBRATOR_DOCS, newton_docs
 from .utils._docstrings import fill_doc
 from .utils._sklearn_compat import Interval
 
@@ -32,7 +32,7 @@ def _scaled(X, exponent):
     return np.clip(U, -_MAX, _MAX, out=U)
 
 
-@fill_doc(CALIBRATOR_DOCS)
+@fill_doc(CALIBRATOR_DOCS, newton_docs(" per column"))
 class QuadraticCalibrator(BaseCalibrator):
     """Quadratic scaling: logistic regression on ``(1, s, s**2)``.
 
@@ -74,10 +74,7 @@ class QuadraticCalibrator(BaseCalibrator):
         Target prior of ``predict_proba`` and ``predict``; ``None`` means the
         weighted target proportion of the calibration data. It does not
         change the LLRs.
-    tol : float, default=1e-8
-        Convergence tolerance of Newton's method.
-    max_iter : int, default=100
-        Maximum number of Newton iterations per column.
+    {newton_parameters}
 
     Attributes
     ----------

@@ -259,7 +259,9 @@ def wrapper_docs(model: str) -> dict[str, str]:
             X : array-like of shape (n_samples, n_features)
                 Data, in any form the {model} accepts.
             """,
-        training_data=f"""
+        training_parameters=f"""
+            Parameters
+            ----------
             X : array-like of shape (n_samples, n_features)
                 Training data, in any form the {model} accepts.
             """,
@@ -270,12 +272,19 @@ def wrapper_docs(model: str) -> dict[str, str]:
                 routing enabled, the {model} gets those it requests and the
                 splitter those it requests (e.g. ``groups``).
             """,
+        routing_returns="""
+            Returns
+            -------
+            routing : MetadataRouter
+                The routing information.
+            """,
     )
 
 
 _DOCS = wrapper_docs("estimator")
 
 
+@fill_doc(_DOCS)
 class ScoreTransformer(
     ClassNamePrefixFeaturesOutMixin, TransformerMixin, MetaEstimatorMixin, BaseEstimator
 ):
@@ -450,13 +459,10 @@ class ScoreTransformer(
         return estimator
 
     @_fit_context(prefer_skip_nested_validation=False)
-    @fill_doc(_DOCS)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit a clone of the estimator on all the data.
 
-        Parameters
-        ----------
-        {training_data}
+        {training_parameters}
         y : array-like of shape (n_samples,)
             Target of 2 or more classes.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -484,13 +490,10 @@ class ScoreTransformer(
         return self
 
     @_fit_context(prefer_skip_nested_validation=False)
-    @fill_doc(_DOCS)
     def fit_transform(self, X, y, sample_weight=None, **fit_params):
         """Fit on all the data and return out-of-fold scores.
 
-        Parameters
-        ----------
-        {training_data}
+        {training_parameters}
         y : array-like of shape (n_samples,)
             Target of 2 or more classes; stratifies an integer ``cv``.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -529,7 +532,6 @@ class ScoreTransformer(
         self._set_floor(raw)
         return _scores(raw, self.response_method_, self.classes_, self.proba_floor_)
 
-    @fill_doc(_DOCS)
     def transform(self, X):
         """Scores of the estimator fitted on all the data.
 
@@ -557,10 +559,7 @@ class ScoreTransformer(
         ``fit`` and, in ``fit_transform``, to the splitter's ``split`` (see
         scikit-learn's metadata routing user guide).
 
-        Returns
-        -------
-        routing : MetadataRouter
-            The routing information.
+        {routing_returns}
         """
         return estimator_router(
             self,

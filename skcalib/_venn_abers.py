@@ -168,7 +168,6 @@ class VennAbersCalibrator(BaseCalibrator):
         return out
 
     @needs_single_column
-    @fill_doc(CALIBRATOR_DOCS)
     def predict_interval(self, X):
         """The Venn-Abers pair ``(p0, p1)`` of every score.
 

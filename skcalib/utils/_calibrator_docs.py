@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ._docstrings import doc_blocks
 
-__all__ = ["CALIBRATOR_DOCS"]
+__all__ = ["CALIBRATOR_DOCS", "newton_docs"]
 
 #: What ``fit`` of every binary calibrator sets, ``prior_`` aside.
 _FITTED = """
@@ -32,8 +32,18 @@ CALIBRATOR_DOCS = doc_blocks(
         X : array-like of shape (n_samples,) or (n_samples, 1)
             Scores.
         """,
-    newton_tol="""
-        tol : float, default=1e-8
-            Convergence tolerance of Newton's method.
-        """,
 )
+
+
+def newton_docs(iterations: str = "") -> dict[str, str]:
+    """The block ``{newton_parameters}``: ``tol`` and ``max_iter`` of a fit by
+    Newton's method, whose iterations count ``iterations`` (e.g. ``" per
+    column"``)."""
+    return doc_blocks(
+        newton_parameters=f"""
+            tol : float, default=1e-8
+                Convergence tolerance of Newton's method.
+            max_iter : int, default=100
+                Maximum number of Newton iterations{iterations}.
+            """
+    )
