@@ -118,12 +118,7 @@ class BoundedCalibrator(BaseCalibrator):
     def fit(self, X, y, sample_weight=None):
         """Fit the calibrator and the bounds of its LLRs.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples,) or (n_samples, n_columns)
-            Uncalibrated scores; each column is calibrated independently.
-        y : array-like of shape (n_samples,)
-            Binary labels (any two values); ``classes_[1]`` is the target.
+        {fit_scores}
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights, passed to the calibrator and used in the
             bounds.

@@ -28,6 +28,14 @@ CALIBRATOR_DOCS = doc_blocks(
     + "        Prior used by ``predict_proba`` and ``predict``.\n",
     binary_attributes_given=_FITTED
     + "        ``prior`` if given, else ``calibration_prior_``.\n",
+    fit_scores="""
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, n_columns)
+            Uncalibrated scores; each column is calibrated independently.
+        y : array-like of shape (n_samples,)
+            Binary labels (any two values); ``classes_[1]`` is the target.
+        """,
     scores="""
         X : array-like of shape (n_samples,) or (n_samples, 1)
             Scores.

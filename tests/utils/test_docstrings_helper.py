@@ -49,6 +49,70 @@ def test_block_takes_the_placeholder_indent():
     assert fill_docstring(None, blocks) is None
 
 
+def test_a_class_and_the_members_it_defines_are_filled():
+    import functools
+
+    from sklearn.utils.metaestimators import available_if
+
+    blocks = doc_blocks(x="x : int")
+
+    def wrapped(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            return func(*args, **kwargs)
+
+        return wrapper
+
+    @fill_doc(blocks)
+    class A:
+        """A.
+
+        {x}
+        """
+
+        @wrapped
+        def method(self):
+            """M.
+
+            {x}
+            """
+
+        @classmethod
+        def build(cls):
+            """B.
+
+            {x}
+            """
+
+        @property
+        def value(self):
+            """V.
+
+            {x}
+            """
+
+        @available_if(lambda self: True)
+        def maybe(self):
+            """P.
+
+            {x}
+            """
+
+        no_doc = None
+
+    for doc in (
+        A.__doc__,
+        A.method.__doc__,
+        A.method.__wrapped__.__doc__,
+        A.build.__doc__,
+        vars(A)["build"].__doc__,
+        A.value.__doc__,
+        A.maybe.__doc__,
+        A().maybe.__doc__,
+    ):
+        assert "x : int" in doc and not _LEFT_OVER.search(doc)
+
+
 def _documented():
     for module in (skcalib, skcalib.metrics, skcalib.datasets):
         for name in module.__all__:
