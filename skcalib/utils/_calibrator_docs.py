@@ -1,8 +1,10 @@
 """The docstring blocks that several calibrators share.
 
-Filled into their docstrings by :func:`~skcalib.utils._docstrings.fill_doc`:
-a line ``{binary_attributes}`` of a calibrator's docstring becomes the
-attributes every binary calibrator sets in ``fit``, at that line's indent.
+Filled into their docstrings by :func:`~skcalib.utils._docstrings.fill_doc`
+(on a class: its docstring and its methods'): a line ``{binary_attributes}``
+becomes the attributes every binary calibrator sets in ``fit``, at that
+line's indent; ``{fit_scores}`` and ``{scores}`` the scores a calibrator
+takes; :func:`newton_docs` the controls of a fit by Newton's method.
 """
 
 from __future__ import annotations
