@@ -30,7 +30,7 @@ from ._kernel._solver import (
 )
 from ._kernel._special import uninformative_objective
 from .utils._calibrator_docs import CALIBRATOR_DOCS
-from .utils._docstrings import doc_blocks, fill_doc
+from .utils._docstrings import REFERENCES, doc_blocks, fill_doc
 from .utils._sklearn_compat import Interval
 
 __all__ = [
@@ -143,7 +143,7 @@ class AffineCalibrator(BaseCalibrator):
         return llr
 
 
-@fill_doc(affine_docs("A", "B"))
+@fill_doc(affine_docs("A", "B"), REFERENCES)
 class ProperScoringAffineCalibrator(AffineCalibrator):
     """Affine LLR calibration trained on a prior-weighted proper scoring rule.
 
@@ -237,10 +237,7 @@ class ProperScoringAffineCalibrator(AffineCalibrator):
     information: the map is flat (``coef_ = 0``, the LLR minimizing the
     objective, 0 for every rule) and a ``UserWarning`` says so.
 
-    References
-    ----------
-    .. [1] N. Brümmer and G. Doddington, "Likelihood-ratio calibration using
-       prior-weighted proper scoring rules", Interspeech 2013.
+    {brummer_doddington_references}
 
     Examples
     --------

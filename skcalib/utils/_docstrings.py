@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import textwrap
 
-__all__ = ["doc_blocks", "fill_doc", "fill_docstring", "fill_members"]
+__all__ = ["REFERENCES", "doc_blocks", "fill_doc", "fill_docstring", "fill_members"]
 
 _PLACEHOLDER = re.compile(r"^( *)\{(\w+)\}$", re.MULTILINE)
 
@@ -83,3 +83,14 @@ def fill_doc(*block_dicts: dict[str, str]):
         return obj
 
     return decorate
+
+
+#: References sections that several docstrings give alike.
+REFERENCES = doc_blocks(
+    brummer_doddington_references="""
+        References
+        ----------
+        .. [1] N. Brümmer and G. Doddington, "Likelihood-ratio calibration using
+           prior-weighted proper scoring rules", Interspeech 2013.
+        """
+)
