@@ -29,6 +29,8 @@ from ._kernel._solver import (
     warn_convergence,
 )
 from ._kernel._special import uninformative_objective
+from .utils._calibrator_docs import CALIBRATOR_DOCS
+from .utils._docstrings import REFERENCES, doc_blocks, fill_doc
 from .utils._sklearn_compat import Interval
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "ProperScoringAffineCalibrator",
     "RULE_CONSTRAINTS",
     "SOLVER_CONSTRAINTS",
+    "affine_docs",
 ]
 
 #: The Newton solver's controls, for every calibrator it fits.
@@ -51,6 +54,28 @@ RULE_CONSTRAINTS: dict = {
     "p_target": [Interval(Real, 0, 1, closed="neither")],
     "l2": [Interval(Real, 0, None, closed="left")],
 }
+
+
+def affine_docs(slope: str, offset: str) -> dict[str, str]:
+    """The Attributes section of a fit of ``l = slope s + offset`` per column,
+    as the block ``{affine_attributes}`` of
+    :func:`~skcalib.utils._docstrings.fill_doc`."""
+    own = doc_blocks(
+        attributes=f"""
+            Attributes
+            ----------
+            coef_ : ndarray of shape (n_columns,)
+                Slope ``{slope}`` of each column.
+            intercept_ : ndarray of shape (n_columns,)
+                Offset ``{offset}`` of each column.
+            n_iter_ : int
+                Largest number of Newton iterations on the full data over the
+                columns (a column with perfectly separated classes counts 1).
+            """
+    )["attributes"]
+    return {
+        "affine_attributes": own + "\n" + CALIBRATOR_DOCS["binary_attributes_given"]
+    }
 
 
 class AffineCalibrator(BaseCalibrator):
@@ -118,6 +143,7 @@ class AffineCalibrator(BaseCalibrator):
         return llr
 
 
+@fill_doc(affine_docs("A", "B"), REFERENCES)
 class ProperScoringAffineCalibrator(AffineCalibrator):
     """Affine LLR calibration trained on a prior-weighted proper scoring rule.
 
@@ -174,23 +200,7 @@ class ProperScoringAffineCalibrator(AffineCalibrator):
     max_iter : int, default=100
         Maximum number of Newton iterations per column.
 
-    Attributes
-    ----------
-    coef_ : ndarray of shape (n_columns,)
-        Slope ``A`` of each column.
-    intercept_ : ndarray of shape (n_columns,)
-        Offset ``B`` of each column.
-    n_iter_ : int
-        Largest number of Newton iterations on the full data over the
-        columns (a column with perfectly separated classes counts 1).
-    classes_ : ndarray of shape (2,)
-        The two labels; ``classes_[1]`` is the target.
-    n_features_in_ : int
-        Number of score columns seen in ``fit``.
-    calibration_prior_ : float
-        Weighted target proportion of the calibration data.
-    prior_ : float
-        ``prior`` if given, else ``calibration_prior_``.
+    {affine_attributes}
 
     See Also
     --------
@@ -227,10 +237,7 @@ class ProperScoringAffineCalibrator(AffineCalibrator):
     information: the map is flat (``coef_ = 0``, the LLR minimizing the
     objective, 0 for every rule) and a ``UserWarning`` says so.
 
-    References
-    ----------
-    .. [1] N. Brümmer and G. Doddington, "Likelihood-ratio calibration using
-       prior-weighted proper scoring rules", Interspeech 2013.
+    {brummer_doddington_references}
 
     Examples
     --------

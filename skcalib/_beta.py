@@ -17,6 +17,8 @@ from ._base import BaseCalibrator
 from ._fusion import fit_linear_rule
 from ._kernel._solver import DEFAULT_L2, ArrayData, warn_convergence
 from ._kernel._special import prior_weighted_objective
+from .utils._calibrator_docs import CALIBRATOR_DOCS, newton_docs
+from .utils._docstrings import fill_doc
 from .utils._sklearn_compat import StrOptions
 from .utils._validation import warn_if_probabilities
 
@@ -57,6 +59,7 @@ def beta_features(X, input_scale="log_odds"):
     return out
 
 
+@fill_doc(CALIBRATOR_DOCS, newton_docs(" per fit"))
 class BetaCalibrator(BaseCalibrator):
     """Beta calibration: an LLR affine in ``ln p`` and ``ln(1 - p)``.
 
@@ -117,10 +120,7 @@ class BetaCalibrator(BaseCalibrator):
         score is valid (``fit`` warns when ten or more scores of a column
         all lie in ``[0, 1]``, the look of probabilities). ``'probability'``:
         ``X`` holds probabilities in ``[0, 1]``.
-    tol : float, default=1e-8
-        Convergence tolerance of Newton's method.
-    max_iter : int, default=100
-        Maximum number of Newton iterations per fit.
+    {newton_parameters}
 
     Attributes
     ----------
@@ -130,14 +130,7 @@ class BetaCalibrator(BaseCalibrator):
         ``c`` of each column.
     n_iter_ : int
         Largest number of Newton iterations of the retained fits.
-    classes_ : ndarray of shape (2,)
-        The two labels; ``classes_[1]`` is the target.
-    n_features_in_ : int
-        Number of score columns seen in ``fit``.
-    calibration_prior_ : float
-        Weighted target proportion of the calibration data.
-    prior_ : float
-        ``prior`` if given, else ``calibration_prior_``.
+    {binary_attributes_given}
 
     See Also
     --------

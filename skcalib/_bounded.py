@@ -19,6 +19,8 @@ from sklearn.base import clone
 from ._base import BaseCalibrator, as_2d
 from ._platt import PlattCalibrator
 from .metrics._trials import ScoredTrials
+from .utils._calibrator_docs import CALIBRATOR_DOCS
+from .utils._docstrings import fill_doc
 from .utils._sklearn_compat import (
     HasMethods,
     Interval,
@@ -30,6 +32,7 @@ from .utils._sklearn_compat import (
 __all__ = ["BoundedCalibrator"]
 
 
+@fill_doc(CALIBRATOR_DOCS)
 class BoundedCalibrator(BaseCalibrator):
     """A calibrator's LLRs clipped to the LR bounds of its calibration data.
 
@@ -60,14 +63,7 @@ class BoundedCalibrator(BaseCalibrator):
     lower_bound_, upper_bound_ : ndarray of shape (`n_features_in_`,)
         Per score column, the natural-log LLR bounds (``lower <= 0 <=
         upper``).
-    classes_ : ndarray of shape (2,)
-        The two labels; ``classes_[1]`` is the target.
-    n_features_in_ : int
-        Number of score columns seen in ``fit``.
-    calibration_prior_ : float
-        Weighted target proportion of the calibration data.
-    prior_ : float
-        Prior used by ``predict_proba`` and ``predict``.
+    {binary_attributes}
 
     See Also
     --------
@@ -122,12 +118,7 @@ class BoundedCalibrator(BaseCalibrator):
     def fit(self, X, y, sample_weight=None):
         """Fit the calibrator and the bounds of its LLRs.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples,) or (n_samples, n_columns)
-            Uncalibrated scores; each column is calibrated independently.
-        y : array-like of shape (n_samples,)
-            Binary labels (any two values); ``classes_[1]`` is the target.
+        {fit_scores}
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights, passed to the calibrator and used in the
             bounds.

@@ -43,8 +43,10 @@ from ._score_transformer import (
     estimator_router,
     routed_fit_params,
     routing_enabled,
+    wrapper_docs,
 )
 from ._venn_abers import VennAbersCalibrator, warn_small_folds
+from .utils._docstrings import fill_doc
 from .utils._response import (
     choose_proba_input,
     class_response,
@@ -222,6 +224,10 @@ def _splits_with_both_classes(cv, y_index: np.ndarray, n_classes: int, one_vs_re
     return select
 
 
+_DOCS = wrapper_docs("classifier")
+
+
+@fill_doc(_DOCS)
 class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """A classifier calibrated with any skcalib calibrator.
 
@@ -468,10 +474,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the classifier and the calibrator on its out-of-fold scores.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data, in any form the classifier accepts.
+        {training_parameters}
         y : array-like of shape (n_samples,)
             Target of 2 or more classes (binary: ``classes_[1]`` is the
             target).
@@ -480,11 +483,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             classifier (otherwise a warning says that only the calibration is
             weighted, as in scikit-learn). With metadata routing enabled, the
             classifier gets them only if it requests them.
-        **fit_params : dict
-            Other parameters of the classifier's ``fit``; arrays of length
-            ``n_samples`` are restricted to each training fold. With metadata
-            routing enabled, the classifier gets those it requests and the
-            splitter those it requests (e.g. ``groups``).
+        {fold_fit_params}
 
         Returns
         -------
@@ -617,10 +616,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         probabilities normalized to sum to 1 (a row of zeros becomes uniform,
         as in scikit-learn), or those of a multiclass calibrator.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data, in any form the classifier accepts.
+        {data_parameters}
 
         Returns
         -------
@@ -649,10 +645,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         per fold) give ``p0 > p1``. ``predict_proba`` always lies between
         the two.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data, in any form the classifier accepts.
+        {data_parameters}
 
         Returns
         -------
@@ -667,10 +660,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     def decision_function(self, X):
         """Calibrated log-likelihood-ratios (binary) or log-posteriors.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data, in any form the classifier accepts.
+        {data_parameters}
 
         Returns
         -------
@@ -697,10 +687,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         ties included. Multiclass: the class of highest ``predict_proba``
         (the first one on a tie), as in scikit-learn.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data, in any form the classifier accepts.
+        {data_parameters}
 
         Returns
         -------
@@ -720,10 +707,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         classifier's ``fit`` and to the splitter's ``split`` (see
         scikit-learn's metadata routing user guide).
 
-        Returns
-        -------
-        routing : MetadataRouter
-            The routing information.
+        {routing_returns}
         """
         return estimator_router(
             self,

@@ -33,6 +33,8 @@ from ._kernel._solver import (
     warn_convergence,
 )
 from ._kernel._special import logit, rule_terms, scaled_affine, uninformative_objective
+from .utils._calibrator_docs import newton_docs
+from .utils._docstrings import fill_doc
 from .utils._stats import class_totals
 
 __all__ = ["ProperScoringFusion"]
@@ -309,6 +311,7 @@ def fit_linear_rule(data, *, alpha, beta, p_target, l2, tol, max_iter, l2_units=
     return coef, float(intercept), res
 
 
+@fill_doc(newton_docs())
 class ProperScoringFusion(BaseCalibrator):
     """Linear fusion of several systems' scores into one calibrated LLR.
 
@@ -361,10 +364,7 @@ class ProperScoringFusion(BaseCalibrator):
     prior : float in (0, 1), default=None
         Target prior of ``predict_proba`` and ``predict``; ``None`` means the
         weighted target proportion of the training data.
-    tol : float, default=1e-8
-        Convergence tolerance of Newton's method.
-    max_iter : int, default=100
-        Maximum number of Newton iterations.
+    {newton_parameters}
 
     Attributes
     ----------

@@ -12,6 +12,8 @@ from ._base import BaseCalibrator
 from ._kernel._forensic import elub_from_values, invariance_from_values
 from ._kernel._pav import BlockSummary, block_llr, block_proba, pool_blocks
 from ._kernel._sort import run_starts
+from .utils._calibrator_docs import CALIBRATOR_DOCS
+from .utils._docstrings import fill_docstring
 from .utils._sklearn_compat import Interval, StrOptions
 
 __all__ = ["PAVCalibrator", "PAVLLRCalibrator"]
@@ -435,14 +437,7 @@ class PAVCalibrator(_BasePAVCalibrator):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two labels; ``classes_[1]`` is the target.
-    n_features_in_ : int
-        Number of score columns seen in ``fit``.
-    calibration_prior_ : float
-        Weighted target proportion of the calibration data.
-    prior_ : float
-        Prior used by ``predict_proba`` and ``predict``.
+    {binary_attributes}
     blocks_ : list of BlockSummary
         Per column, the PAV blocks (score range, target and non-target
         weight); see :func:`skcalib._kernel._pav.pav_blocks`.
@@ -550,14 +545,7 @@ class PAVLLRCalibrator(_BasePAVCalibrator):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two labels; ``classes_[1]`` is the target.
-    n_features_in_ : int
-        Number of score columns seen in ``fit``.
-    calibration_prior_ : float
-        Weighted target proportion of the calibration data.
-    prior_ : float
-        Prior used by ``predict_proba`` and ``predict``.
+    {binary_attributes}
     blocks_ : list of BlockSummary
         Per column, the PAV blocks with real scores (virtual-only blocks of
         ``'succession'`` removed).
@@ -623,5 +611,8 @@ class PAVLLRCalibrator(_BasePAVCalibrator):
         return self._extreme_llr(blocks, n_tar, n_non)
 
 
-PAVCalibrator.__doc__ = PAVCalibrator.__doc__.replace("{notes}", _PAV_NOTES)
-PAVLLRCalibrator.__doc__ = PAVLLRCalibrator.__doc__.replace("{notes}", _PAV_NOTES)
+for _cls in (PAVCalibrator, PAVLLRCalibrator):
+    _cls.__doc__ = fill_docstring(
+        _cls.__doc__.replace("{notes}", _PAV_NOTES), CALIBRATOR_DOCS
+    )
+del _cls

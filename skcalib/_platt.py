@@ -5,14 +5,17 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, logit
 
-from ._affine import AffineCalibrator
+from ._affine import AffineCalibrator, affine_docs
 from ._base import needs_single_column
 from ._dask import blockwise
 from ._kernel._linear_rule import AffineRuleObjective
+from .utils._calibrator_docs import CALIBRATOR_DOCS
+from .utils._docstrings import fill_doc
 
 __all__ = ["PlattCalibrator"]
 
 
+@fill_doc(CALIBRATOR_DOCS, affine_docs("a", "b"))
 class PlattCalibrator(AffineCalibrator):
     """Platt scaling: a sigmoid of an affine map of the score.
 
@@ -37,23 +40,7 @@ class PlattCalibrator(AffineCalibrator):
     max_iter : int, default=100
         Maximum number of Newton iterations per column.
 
-    Attributes
-    ----------
-    coef_ : ndarray of shape (n_columns,)
-        Slope ``a`` of each column.
-    intercept_ : ndarray of shape (n_columns,)
-        Offset ``b`` of each column.
-    n_iter_ : int
-        Largest number of Newton iterations on the full data over the
-        columns (a column with perfectly separated classes counts 1).
-    classes_ : ndarray of shape (2,)
-        The two labels; ``classes_[1]`` is the target.
-    n_features_in_ : int
-        Number of score columns seen in ``fit``.
-    calibration_prior_ : float
-        Weighted target proportion of the calibration data.
-    prior_ : float
-        ``prior`` if given, else ``calibration_prior_``.
+    {affine_attributes}
 
     See Also
     --------
@@ -157,8 +144,7 @@ class PlattCalibrator(AffineCalibrator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples,) or (n_samples, 1)
-            Scores.
+        {scores}
 
         Returns
         -------

@@ -15,6 +15,8 @@ import numpy as np
 from ._base import BaseCalibrator
 from ._fusion import fit_linear_rule
 from ._kernel._solver import DEFAULT_L2, ArrayData, warn_convergence
+from .utils._calibrator_docs import CALIBRATOR_DOCS, newton_docs
+from .utils._docstrings import fill_doc
 from .utils._sklearn_compat import Interval
 
 __all__ = ["QuadraticCalibrator"]
@@ -30,6 +32,7 @@ def _scaled(X, exponent):
     return np.clip(U, -_MAX, _MAX, out=U)
 
 
+@fill_doc(CALIBRATOR_DOCS, newton_docs(" per column"))
 class QuadraticCalibrator(BaseCalibrator):
     """Quadratic scaling: logistic regression on ``(1, s, s**2)``.
 
@@ -71,10 +74,7 @@ class QuadraticCalibrator(BaseCalibrator):
         Target prior of ``predict_proba`` and ``predict``; ``None`` means the
         weighted target proportion of the calibration data. It does not
         change the LLRs.
-    tol : float, default=1e-8
-        Convergence tolerance of Newton's method.
-    max_iter : int, default=100
-        Maximum number of Newton iterations per column.
+    {newton_parameters}
 
     Attributes
     ----------
@@ -86,14 +86,7 @@ class QuadraticCalibrator(BaseCalibrator):
         ``b`` of each column.
     n_iter_ : int
         Largest number of Newton iterations over the columns.
-    classes_ : ndarray of shape (2,)
-        The two labels; ``classes_[1]`` is the target.
-    n_features_in_ : int
-        Number of score columns seen in ``fit``.
-    calibration_prior_ : float
-        Weighted target proportion of the calibration data.
-    prior_ : float
-        ``prior`` if given, else ``calibration_prior_``.
+    {binary_attributes_given}
 
     See Also
     --------

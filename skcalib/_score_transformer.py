@@ -37,6 +37,7 @@ from sklearn.utils.validation import (
     has_fit_parameter,
 )
 
+from .utils._docstrings import doc_blocks, fill_doc
 from .utils._response import (
     class_response,
     proba_floor,
@@ -59,6 +60,7 @@ __all__ = [
     "estimator_router",
     "routed_fit_params",
     "routing_enabled",
+    "wrapper_docs",
 ]
 
 
@@ -247,6 +249,42 @@ def _estimator_weights(estimator, sample_weight, owner: str):
     )
 
 
+def wrapper_docs(model: str) -> dict[str, str]:
+    """The docstring blocks of an estimator around a ``model`` (a word: the
+    classifier, the estimator), for :func:`~skcalib.utils._docstrings.fill_doc`."""
+    return doc_blocks(
+        data_parameters=f"""
+            Parameters
+            ----------
+            X : array-like of shape (n_samples, n_features)
+                Data, in any form the {model} accepts.
+            """,
+        training_parameters=f"""
+            Parameters
+            ----------
+            X : array-like of shape (n_samples, n_features)
+                Training data, in any form the {model} accepts.
+            """,
+        fold_fit_params=f"""
+            **fit_params : dict
+                Other parameters of the {model}'s ``fit``; arrays of length
+                ``n_samples`` are restricted to each training fold. With metadata
+                routing enabled, the {model} gets those it requests and the
+                splitter those it requests (e.g. ``groups``).
+            """,
+        routing_returns="""
+            Returns
+            -------
+            routing : MetadataRouter
+                The routing information.
+            """,
+    )
+
+
+_DOCS = wrapper_docs("estimator")
+
+
+@fill_doc(_DOCS)
 class ScoreTransformer(
     ClassNamePrefixFeaturesOutMixin, TransformerMixin, MetaEstimatorMixin, BaseEstimator
 ):
@@ -424,10 +462,7 @@ class ScoreTransformer(
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit a clone of the estimator on all the data.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data, in any form the estimator accepts.
+        {training_parameters}
         y : array-like of shape (n_samples,)
             Target of 2 or more classes.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -458,21 +493,14 @@ class ScoreTransformer(
     def fit_transform(self, X, y, sample_weight=None, **fit_params):
         """Fit on all the data and return out-of-fold scores.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data, in any form the estimator accepts.
+        {training_parameters}
         y : array-like of shape (n_samples,)
             Target of 2 or more classes; stratifies an integer ``cv``.
         sample_weight : array-like of shape (n_samples,), default=None
             Passed (restricted to the training fold) to the estimator's
             ``fit``, which must accept it; with metadata routing enabled, only
             if the estimator requests it.
-        **fit_params : dict
-            Other parameters of the estimator's ``fit``; arrays of length
-            ``n_samples`` are restricted to each training fold. With metadata
-            routing enabled, the estimator gets those it requests and the
-            splitter those it requests (e.g. ``groups``).
+        {fold_fit_params}
 
         Returns
         -------
@@ -507,10 +535,7 @@ class ScoreTransformer(
     def transform(self, X):
         """Scores of the estimator fitted on all the data.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data, in any form the estimator accepts.
+        {data_parameters}
 
         Returns
         -------
@@ -534,10 +559,7 @@ class ScoreTransformer(
         ``fit`` and, in ``fit_transform``, to the splitter's ``split`` (see
         scikit-learn's metadata routing user guide).
 
-        Returns
-        -------
-        routing : MetadataRouter
-            The routing information.
+        {routing_returns}
         """
         return estimator_router(
             self,

@@ -15,6 +15,8 @@ from ._kernel._venn_abers import (
     merge_p0p1,
     venn_abers_pairs,
 )
+from .utils._calibrator_docs import CALIBRATOR_DOCS
+from .utils._docstrings import fill_doc
 
 __all__ = [
     "VennAbersCalibrator",
@@ -22,6 +24,7 @@ __all__ = [
 ]
 
 
+@fill_doc(CALIBRATOR_DOCS)
 class VennAbersCalibrator(BaseCalibrator):
     """Inductive Venn-Abers calibration: a probability and a validity interval.
 
@@ -50,14 +53,7 @@ class VennAbersCalibrator(BaseCalibrator):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two labels; ``classes_[1]`` is the target.
-    n_features_in_ : int
-        Number of score columns seen in ``fit``.
-    calibration_prior_ : float
-        Weighted target proportion of the calibration data.
-    prior_ : float
-        Prior used by ``predict_proba`` and ``predict``.
+    {binary_attributes}
     scores_ : list of ndarray
         Per column, the distinct calibration scores (increasing), ``K`` of
         them.
@@ -177,8 +173,7 @@ class VennAbersCalibrator(BaseCalibrator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples,) or (n_samples, 1)
-            Scores.
+        {scores}
 
         Returns
         -------

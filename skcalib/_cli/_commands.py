@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._common import PROG, InputError, Progress, duration, note, warnings_as_notes
-from ._model import load_model, refuse_training_options, save_model
+from ._model import check_model_source, load_model, save_model
 from ._output import (
     check_outputs,
     evaluation_json,
@@ -378,15 +378,8 @@ def make_calibrator(args):
 
 
 def cmd_calibrate(args) -> int:
-    if args.load_model is None and args.train is None:
-        raise InputError("calibrate needs --train TRAIN (or --load-model FILE).")
-    if args.load_model is not None and args.train is not None:
-        raise InputError("give either --train or --load-model, not both.")
-    if args.apply is None and args.save_model is None:
-        raise InputError("nothing to do: give --apply SCORES and/or --save-model.")
-    if args.load_model is not None:
-        refuse_training_options(args, TRAINING_OPTIONS)
-    elif args.method is None:
+    check_model_source(args, "calibrate", TRAINING_OPTIONS)
+    if args.load_model is None and args.method is None:
         raise InputError("--method is required with --train.")
     check_outputs(
         {"-o": args.out, "--save-model": args.save_model},

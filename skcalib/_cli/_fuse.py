@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 from ._common import InputError, Progress, note, warnings_as_notes
-from ._model import load_model, refuse_training_options, save_model
+from ._model import check_model_source, load_model, save_model
 from ._output import check_outputs
 from ._reader import (
     ScoreFile,
@@ -152,15 +152,12 @@ def _system_name(path: str) -> str:
 
 
 def _check_options(args) -> None:
-    if args.load_model is None and args.train is None:
-        raise InputError("fuse needs --train TRAIN ... (or --load-model FILE).")
-    if args.load_model is not None and args.train is not None:
-        raise InputError("give either --train or --load-model, not both.")
-    if args.apply is None and args.save_model is None:
-        raise InputError("nothing to do: give --apply SCORES ... and/or --save-model.")
-    if args.load_model is not None:
-        refuse_training_options(args, TRAINING_OPTIONS)
-    elif args.apply is not None and len(args.apply) != len(args.train):
+    check_model_source(args, "fuse", TRAINING_OPTIONS, many=True)
+    if (
+        args.load_model is None
+        and args.apply is not None
+        and len(args.apply) != len(args.train)
+    ):
         raise InputError(
             f"--apply: {len(args.apply)} files, but --train has {len(args.train)}: "
             "give one file per system to each, the systems in the same order."

@@ -65,6 +65,26 @@ def save_model(model, path: str, *, quiet: bool) -> None:
         print(f"{type(model).__name__}: model saved to {path}", file=sys.stderr)
 
 
+def check_model_source(args, command: str, options, many: bool = False) -> None:
+    """The rules ``calibrate`` and ``fuse`` share: a model from ``--train``
+    or from ``--load-model`` (not both), something to do with it
+    (``--apply`` or ``--save-model``), and no training ``options`` with a
+    loaded model. ``many``: the command takes several files per option."""
+    files = " ..." if many else ""
+    if args.load_model is None and args.train is None:
+        raise InputError(
+            f"{command} needs --train TRAIN{files} (or --load-model FILE)."
+        )
+    if args.load_model is not None and args.train is not None:
+        raise InputError("give either --train or --load-model, not both.")
+    if args.apply is None and args.save_model is None:
+        raise InputError(
+            f"nothing to do: give --apply SCORES{files} and/or --save-model."
+        )
+    if args.load_model is not None:
+        refuse_training_options(args, options)
+
+
 def refuse_training_options(args, options) -> None:
     """With ``--load-model``, refuse the options that only shape a training."""
     given = [flag for dest, flag in options if getattr(args, dest) is not None]

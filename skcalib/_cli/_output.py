@@ -462,15 +462,31 @@ def evaluation_plots(result, args, progress) -> dict:
         "plot": lambda path: bayes_error_plot(
             [(name, trials, True)], path, result.app, f"Bayes error plot: {name}"
         ),
-        "det": lambda path: det_plot(
-            name, trials, path, result.app, f"DET plot: {name}"
+        # the DET display's own figure: its square axes leave room for the
+        # legend (tight_layout would not: it ignores the legend of
+        # fixed-aspect axes); the operating points of the application marked
+        "det": lambda path: display_plot(
+            "DETDisplay",
+            trials,
+            path,
+            f"DET plot: {name}",
+            llr=True,
+            **result.app.as_dict(),
+            name=name,
         ),
         "tippett": lambda path: tippett_plot(
             name, trials, path, f"Tippett plot: {name}"
         ),
-        "ece_plot": lambda path: ece_plot(name, trials, path, f"ECE plot: {name}"),
-        "reliability": lambda path: reliability_plot(
-            name, trials, path, f"Reliability diagram: {name}"
+        "ece_plot": lambda path: display_plot(
+            "ECEDisplay", trials, path, f"ECE plot: {name}", name=name
+        ),
+        # the LLRs read as posteriors at the proportion of targets
+        "reliability": lambda path: display_plot(
+            "ReliabilityDisplay",
+            trials,
+            path,
+            f"Reliability diagram: {name}",
+            name=name,
         ),
     }
     failed = {}
@@ -526,15 +542,13 @@ def bayes_error_plot(systems, path: str, app, title: str) -> None:
         plt.close(fig)
 
 
-def det_plot(name, trials, path: str, app, title: str) -> None:
-    """Write a DET plot of the LLRs of one score file to ``path``, the
-    operating points of ``app`` marked."""
+def display_plot(display: str, trials, path: str, title: str, **kwargs) -> None:
+    """Write the display ``skcalib.metrics.<display>`` of ``trials`` (its
+    ``from_trials`` with ``kwargs``) on its own figure to ``path``."""
     plt = _pyplot()
-    from ..metrics import DETDisplay
+    from .. import metrics
 
-    # the display's own figure: its square axes leave room for the legend
-    # (tight_layout would not: it ignores the legend of fixed-aspect axes)
-    disp = DETDisplay.from_trials(trials, llr=True, **app.as_dict(), name=name)
+    disp = getattr(metrics, display).from_trials(trials, **kwargs)
     try:
         disp.ax_.set_title(title, fontsize="medium")
         save_figure(disp.figure_, path)
@@ -555,33 +569,6 @@ def tippett_plot(name, trials, path: str, title: str) -> None:
         save_figure(fig, path)
     finally:
         plt.close(fig)
-
-
-def ece_plot(name, trials, path: str, title: str) -> None:
-    """Write an empirical cross-entropy plot of the LLRs of one score file."""
-    plt = _pyplot()
-    from ..metrics import ECEDisplay
-
-    disp = ECEDisplay.from_trials(trials, name=name)
-    try:
-        disp.ax_.set_title(title, fontsize="medium")
-        save_figure(disp.figure_, path)
-    finally:
-        plt.close(disp.figure_)
-
-
-def reliability_plot(name, trials, path: str, title: str) -> None:
-    """Write a reliability diagram of the LLRs of one score file, read as
-    posteriors at the proportion of targets."""
-    plt = _pyplot()
-    from ..metrics import ReliabilityDisplay
-
-    disp = ReliabilityDisplay.from_trials(trials, name=name)
-    try:
-        disp.ax_.set_title(title, fontsize="medium")
-        save_figure(disp.figure_, path)
-    finally:
-        plt.close(disp.figure_)
 
 
 def figure_format(path: str, option: str | None = None) -> str:

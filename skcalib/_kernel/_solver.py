@@ -64,6 +64,7 @@ from __future__ import annotations
 import math
 import operator
 import warnings
+from dataclasses import dataclass
 from functools import partial
 from functools import reduce as _fold
 
@@ -378,6 +379,7 @@ def fit_standardizer(data, lo=None, hi=None):
 # The solver
 
 
+@dataclass(slots=True, eq=False)
 class SolverResult:
     """Parameters found and how: ``theta``, ``n_iter`` (Newton iterations on
     the full data), ``n_evals`` / ``n_sub_evals`` (passes over the full data
@@ -385,14 +387,11 @@ class SolverResult:
     ``"max_iter"``, ``"unbounded"`` (no finite minimizer) or ``"stalled"``
     (the line search could not decrease the objective)."""
 
-    __slots__ = ("theta", "n_iter", "n_evals", "n_sub_evals", "status")
-
-    def __init__(self, theta, n_iter, n_evals, status, n_sub_evals=0):
-        self.theta = theta
-        self.n_iter = n_iter
-        self.n_evals = n_evals
-        self.n_sub_evals = n_sub_evals
-        self.status = status
+    theta: np.ndarray
+    n_iter: int
+    n_evals: int
+    status: str
+    n_sub_evals: int = 0
 
 
 def _pack(out, order):
@@ -796,7 +795,7 @@ def _minimize(objective, data, theta0, tol, max_iter, presolve):
         theta = limit(data)
         if theta is not None:
             return SolverResult(np.asarray(theta, dtype=np.float64), 1, 0, "unbounded")
-    span = getattr(objective, "span", None)
+    newton = partial(_newton, span=getattr(objective, "span", None), max_iter=max_iter)
     prepare = getattr(objective, "prepare", _identity)
     stages = [*presolve, objective]
     theta = np.asarray(theta0, dtype=np.float64)
@@ -810,14 +809,8 @@ def _minimize(objective, data, theta0, tol, max_iter, presolve):
         # presolve, if any): on so few samples a bounded rule may converge
         # into a flat region far out, and the next stages start there
         for stage in todo[:1] if i == 0 else todo:
-            res = _newton(
-                _Passes(stage, sub),
-                t_sub,
-                span=span,
-                tol=_WARM_START_TOL,
-                max_iter=max_iter,
-                cold=t_cold,
-                margin=1.0,
+            res = newton(
+                _Passes(stage, sub), t_sub, tol=_WARM_START_TOL, cold=t_cold, margin=1.0
             )
             sub_evals += res.n_evals
             if res.status != "converged":
@@ -829,14 +822,7 @@ def _minimize(objective, data, theta0, tol, max_iter, presolve):
     prepared = data.map(prepare)
     n_iter = n_evals = 0
     for stage in todo:
-        res = _newton(
-            _Passes(stage, prepared),
-            theta,
-            span=span,
-            tol=tol,
-            max_iter=max_iter,
-            cold=cold,
-        )
+        res = newton(_Passes(stage, prepared), theta, tol=tol, cold=cold)
         cold = False
         theta = res.theta
         n_iter += res.n_iter

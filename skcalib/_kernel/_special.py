@@ -63,6 +63,7 @@ import numbers
 import numpy as np
 from scipy.special import betainc, betaln, expit, hyp2f1, log_expit, logit
 
+from ..utils._docstrings import REFERENCES, fill_doc
 from ..utils._numpy_compat import count_nonzero
 from ..utils._numpy_compat import einsum as _einsum
 from ..utils._stats import class_totals, drop_zero_weights
@@ -421,6 +422,7 @@ def _posterior_log_odds(llr, prior):
     return np.asarray(llr, dtype=np.float64) + logit(prior)
 
 
+@fill_doc(REFERENCES)
 def beta_rule_costs(llr, *, alpha, beta, prior=0.5):
     """Per-trial costs ``C(q, tar)`` and ``C(q, non)`` of a Beta-family rule.
 
@@ -451,10 +453,7 @@ def beta_rule_costs(llr, *, alpha, beta, prior=0.5):
         C(q, \\mathrm{non}) = \\frac{1}{B(\\alpha, \\beta)}
             \\int_0^q c^{\\alpha-1} (1-c)^{\\beta-2} dc.
 
-    References
-    ----------
-    .. [1] N. Brümmer and G. Doddington, "Likelihood-ratio calibration using
-       prior-weighted proper scoring rules", Interspeech 2013.
+    {brummer_doddington_references}
 
     Examples
     --------

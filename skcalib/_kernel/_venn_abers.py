@@ -251,6 +251,18 @@ def _chord(chain, Wx, Tx, j, d_w, d_t, upward):
     return dT, dW
 
 
+def _point_to_vertex(dT, dW, Tx, Wx, upward):
+    """In place: the vertex values ``(dT, dW)`` become the chords from the
+    points ``(Tx, Wx)`` to them, oriented as in :func:`_chord` (test point
+    not yet included)."""
+    if upward:
+        dT -= Tx
+        dW -= Wx
+    else:
+        np.subtract(Tx, dT, out=dT)
+        np.subtract(Wx, dW, out=dW)
+
+
 def _passes(chain, dT, dW, j, upward):
     """Whether vertex ``j`` is at or past the tangent point of the chords."""
     # cross-multiplied, exact for integer counts below 2**26
@@ -359,12 +371,7 @@ def _tangents(W, T, gv, d_w, d_t, upward, out):
             Wx = np.arange(start, stop, dtype=np.float64)
         else:
             Wx = W[start:stop]
-        if upward:
-            dT -= Tx
-            dW -= Wx
-        else:
-            np.subtract(Tx, dT, out=dT)
-            np.subtract(Wx, dW, out=dW)
+        _point_to_vertex(dT, dW, Tx, Wx, upward)
         if not folded:
             dT += d_t
             if W is None:
@@ -406,12 +413,7 @@ def _tangents_at(T, gv, d_w, d_t, upward, pos):
         Wx, Tx = a.astype(np.float64), T[a]
         dT = np.repeat(chain.GT, counts)
         dW = np.repeat(chain.GW, counts)
-        if upward:
-            dT -= Tx
-            dW -= Wx
-        else:
-            np.subtract(Tx, dT, out=dT)
-            np.subtract(Wx, dW, out=dW)
+        _point_to_vertex(dT, dW, Tx, Wx, upward)
         dT += d_t
         dW += d_w
         np.divide(dT, dW, out=out[start : start + a.shape[0]])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._kernel._special import cllr_sums as _cllr_sums  # noqa: F401 (tests read it here)
-from ..utils._docstrings import fill_doc
+from ..utils._docstrings import REFERENCES, fill_doc
 from ..utils._sklearn_compat import validate_params
 from ._params import TRIALS_DOCS, trials_constraints
 from ._trials import _POSITIVE, _PROB, ScoredTrials
@@ -166,7 +166,7 @@ def min_cllr(y_true, y_score, *, p_target=None, sample_weight=None, pos_label=No
     ),
     prefer_skip_nested_validation=True,
 )
-@fill_doc(TRIALS_DOCS)
+@fill_doc(TRIALS_DOCS, REFERENCES)
 def beta_rule_loss(
     y_true,
     llr,
@@ -225,10 +225,7 @@ def beta_rule_loss(
         C(q, non) = \\frac{1}{B(\\alpha,\\beta)} \\int_0^q
                     c^{\\alpha-1} (1-c)^{\\beta-2} dc.
 
-    References
-    ----------
-    .. [1] N. Brümmer and G. Doddington, "Likelihood-ratio calibration using
-       prior-weighted proper scoring rules", Interspeech 2013.
+    {brummer_doddington_references}
 
     Examples
     --------

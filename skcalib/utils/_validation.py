@@ -15,6 +15,7 @@ from sklearn.utils import assert_all_finite, check_consistent_length
 from sklearn.utils import column_or_1d as _sklearn_column_or_1d
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
+from ._docstrings import doc_blocks, fill_doc
 from ._numpy_compat import count_nonzero
 
 __all__ = [
@@ -153,21 +154,30 @@ def _checked_labels(y, owner: str):
     return y, classes
 
 
+#: The parameters and first result of the target checks.
+_DOCS = doc_blocks(
+    labels_in_out="""
+        Parameters
+        ----------
+        y : array-like of shape (n_samples,)
+        owner : str
+            Name of the estimator, for error messages.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+)
+
+
+@fill_doc(_DOCS)
 def check_binary_y(y, *, owner: str):
     """Validate the target of a binary estimator (any two labels).
 
     As scikit-learn's classifiers: ``classes`` are the sorted distinct labels
     and ``classes[1]`` is the target class.
 
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-    owner : str
-        Name of the estimator, for error messages.
-
-    Returns
-    -------
-    y : ndarray of shape (n_samples,)
+    {labels_in_out}
     classes : ndarray of shape (2,)
     is_target : ndarray of shape (n_samples,), dtype=bool
     """
@@ -183,18 +193,11 @@ def check_binary_y(y, *, owner: str):
     return y, classes, np.asarray(y == classes[1], dtype=bool)
 
 
+@fill_doc(_DOCS)
 def check_class_y(y, *, owner: str):
     """Validate the target of a classifier of 2 or more classes.
 
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-    owner : str
-        Name of the estimator, for error messages.
-
-    Returns
-    -------
-    y : ndarray of shape (n_samples,)
+    {labels_in_out}
     classes : ndarray of shape (n_classes,)
         The sorted distinct labels.
     y_index : ndarray of shape (n_samples,), dtype=intp

@@ -291,6 +291,39 @@ def test_calibrate_malformed(tmp_path, capsys, monkeypatch):
     assert "--method is required" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["calibrate", "--apply", "s"], "calibrate needs --train TRAIN (or "),
+        (["fuse", "--apply", "s"], "fuse needs --train TRAIN ... (or "),
+        (["calibrate", "--train", "t"], "give --apply SCORES and/or --save-model."),
+        (["fuse", "--train", "t"], "give --apply SCORES ... and/or --save-model."),
+        (
+            ["calibrate", "--train", "t", "--load-model", "m", "--apply", "s"],
+            "give either --train or --load-model, not both.",
+        ),
+        (
+            ["fuse", "--train", "t", "--load-model", "m", "--apply", "s"],
+            "give either --train or --load-model, not both.",
+        ),
+        (
+            ["calibrate", "--load-model", "m", "--apply", "s", "--prior", "0.3"],
+            "--prior: only for training",
+        ),
+        (
+            ["fuse", "--load-model", "m", "--apply", "s", "--prior", "0.3"],
+            "--prior: only for training",
+        ),
+    ],
+)
+def test_calibrate_and_fuse_take_a_model_by_the_same_rules(argv, message, capsys):
+    """Trained or loaded, never both, something to do with it, and no
+    training option with a loaded model: one check for both commands, before
+    any file is read."""
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
 def test_usage_errors_exit_2(capsys):
     assert main([]) == 2
     assert main(["evaluate", "x", "--p-target", "1.5"]) == 2

@@ -5,6 +5,8 @@ import re
 
 import pytest
 
+import skcalib
+import skcalib.datasets
 import skcalib.metrics
 from skcalib.utils._docstrings import doc_blocks, fill_doc, fill_docstring
 
@@ -47,15 +49,80 @@ def test_block_takes_the_placeholder_indent():
     assert fill_docstring(None, blocks) is None
 
 
+def test_a_class_and_the_members_it_defines_are_filled():
+    import functools
+
+    from sklearn.utils.metaestimators import available_if
+
+    blocks = doc_blocks(x="x : int")
+
+    def wrapped(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            return func(*args, **kwargs)
+
+        return wrapper
+
+    @fill_doc(blocks)
+    class A:
+        """A.
+
+        {x}
+        """
+
+        @wrapped
+        def method(self):
+            """M.
+
+            {x}
+            """
+
+        @classmethod
+        def build(cls):
+            """B.
+
+            {x}
+            """
+
+        @property
+        def value(self):
+            """V.
+
+            {x}
+            """
+
+        @available_if(lambda self: True)
+        def maybe(self):
+            """P.
+
+            {x}
+            """
+
+        no_doc = None
+
+    for doc in (
+        A.__doc__,
+        A.method.__doc__,
+        A.method.__wrapped__.__doc__,
+        A.build.__doc__,
+        vars(A)["build"].__doc__,
+        A.value.__doc__,
+        A.maybe.__doc__,
+        A().maybe.__doc__,
+    ):
+        assert "x : int" in doc and not _LEFT_OVER.search(doc)
+
+
 def _documented():
-    for name in skcalib.metrics.__all__:
-        obj = getattr(skcalib.metrics, name)
-        yield name, obj
-        if inspect.isclass(obj):
-            for attr, member in vars(obj).items():
-                func = getattr(member, "__func__", member)
-                if callable(func) and not attr.startswith("__"):
-                    yield f"{name}.{attr}", func
+    for module in (skcalib, skcalib.metrics, skcalib.datasets):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            yield f"{module.__name__}.{name}", obj
+            if inspect.isclass(obj):
+                for attr, member in vars(obj).items():
+                    func = getattr(member, "__func__", member)
+                    if callable(func) and not attr.startswith("__"):
+                        yield f"{module.__name__}.{name}.{attr}", func
 
 
 @pytest.mark.parametrize("name, obj", list(_documented()))

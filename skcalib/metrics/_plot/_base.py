@@ -11,7 +11,7 @@ share, and each display keeps only what it computes and draws.
 
 from __future__ import annotations
 
-from ...utils._docstrings import doc_blocks, fill_docstring
+from ...utils._docstrings import doc_blocks, fill_members
 from ...utils._response import estimator_scores
 from .._params import TRIALS_DOCS
 
@@ -150,11 +150,7 @@ class _DisplayMixin:
             "plot_returns": f"Returns\n-------\ndisplay : {cls.__name__}\n"
             "    Object that stores computed values.",
         }
-        cls.__doc__ = fill_docstring(cls.__doc__, blocks)
-        for attribute in vars(cls).values():
-            func = getattr(attribute, "__func__", attribute)  # a classmethod's
-            if callable(func) and getattr(func, "__doc__", None):
-                func.__doc__ = fill_docstring(func.__doc__, blocks)
+        fill_members(cls, blocks)
 
     def _store(self, arguments):
         """The constructor's work: each argument (its ``locals()``) stored as
