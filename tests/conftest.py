@@ -18,9 +18,8 @@ make_scores
 calibrator
     An unfitted copy of each calibrator of the one list,
     :data:`_calibrators.CALIBRATORS` (parametrized over the list).
-watched_evaluate, full_disk_for
-    The command line's: what ``skcalib evaluate`` builds and bootstraps, and
-    figures that fail on a full disk.
+full_disk_for
+    The command line's: figures that fail on a full disk.
 
 There is one ``conftest.py``: pytest's doctest collection imports each as a
 module named ``conftest``, so a second one in a sub-folder would clash.
@@ -45,42 +44,6 @@ def make_scores():
 def calibrator(request):
     """An unfitted copy of each calibrator of ``tests/_calibrators.py``."""
     return clone(request.param.estimator)
-
-
-@pytest.fixture
-def watched_evaluate(monkeypatch):
-    """Record what ``evaluate`` builds and bootstraps.
-
-    Returns ``(built, received, resamples)``: each ``ScoredTrials`` the
-    command builds, the trials each ``bootstrap_ci`` call receives, and the
-    trials every bootstrapped metric is computed on (the data's and every
-    resample's).
-    """
-    import skcalib.metrics as metrics
-    from skcalib._cli import _commands
-
-    built, received, resamples = [], [], []
-    build, bootstrap = _commands.scored_trials, metrics.bootstrap_ci
-
-    def building(y, llr):
-        built.append(build(y, llr))
-        return built[-1]
-
-    def recording(metric, y_true, y_score=None, **kwargs):
-        received.append((y_true, y_score))
-
-        def watched(m):
-            def statistic(t):
-                resamples.append(t)
-                return m(t)
-
-            return statistic
-
-        return bootstrap([watched(m) for m in metric], y_true, y_score, **kwargs)
-
-    monkeypatch.setattr(_commands, "scored_trials", building)
-    monkeypatch.setattr(metrics, "bootstrap_ci", recording)
-    return built, received, resamples
 
 
 @pytest.fixture

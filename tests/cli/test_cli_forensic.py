@@ -234,39 +234,52 @@ def test_ci_bootstraps_what_a_resample_gives(files, capsys):
     assert "[" not in devpav_line
 
 
-def test_forensic_report_validates_the_trials_once(
-    files, watched_evaluate, monkeypatch, capsys
-):
-    # as for the standard report: one ScoredTrials, validated once, sorted by
-    # the kernel at most once per summary, which every metric, plot and
-    # bootstrap resample reads
-    from skcalib.metrics import _trials
-
-    built, received, resamples = watched_evaluate
-    calls = {"check_metric_inputs": 0, "pav_points": 0, "sorted_values": 0}
-
-    def counted(name):
-        original = getattr(_trials, name)
-
-        def wrapper(*args, **kwargs):
-            calls[name] += 1
-            return original(*args, **kwargs)
-
-        monkeypatch.setattr(_trials, name, wrapper)
-
-    for name in calls:
-        counted(name)
+def test_forensic_report_validates_the_trials_once(files, capsys):
+    # as for the standard report: one ScoredTrials, validated and sorted
+    # once, which every metric, plot and bootstrap resample reads
+    from skcalib._cli._commands import (
+        check_application_options,
+        check_ci_options,
+        evaluate,
+    )
+    from skcalib._cli._common import Progress
+    from skcalib._cli._output import evaluation_plots, report_metrics
+    from skcalib._cli._parser import build_parser
 
     argv = ["-q", "evaluate", files["path"], "--report", "forensic", "--json"]
     argv += ["--ci", "0.95", "--n-resamples", "50", "--ece-plot", "ece.png"]
+    args = build_parser().parse_args(argv)
+    check_application_options(args)  # as the command does: the defaults
+    check_ci_options(args)
+    result = evaluate(args, Progress(True))
+    trials = result.trials
+    arrays, (_, lo, hi) = trials.as_arrays(), trials.pav_llr()
+    assert evaluation_plots(result, args, Progress(True)) == {}
+    # nothing validated or sorted again by the metrics and the plot
+    _, lo_now, hi_now = trials.pav_llr()
+    assert trials.as_arrays() is arrays and lo_now is lo and hi_now is hi
+    # the intervals are the bootstrap's of that one object: EER, Cllr,
+    # min Cllr and Cllr_cal on the data and on 50 resamples
+    seen = []
+
+    def watched(method):
+        def statistic(t):
+            seen.append(t)
+            return method(t, result.app)
+
+        return statistic
+
+    metrics = [m for m in report_metrics("forensic") if m.bootstrap]
+    res = bootstrap_ci(
+        [watched(m.method) for m in metrics], trials, n_resamples=50, random_state=0
+    )
+    assert result.intervals == {
+        m.key: tuple(float(v) for v in r.confidence_interval)
+        for m, r in zip(metrics, res, strict=True)
+    }
+    assert len(seen) == 4 * 51 and sum(t is trials for t in seen) == 4
     assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)
-    assert len(built) == 1 and received == [(built[0], None)]
-    assert calls["check_metric_inputs"] == 1
-    assert calls["pav_points"] <= 1 and calls["sorted_values"] <= 1
-    # four metrics (EER, Cllr, min Cllr, Cllr_cal) on the data and 50 resamples
-    assert len(resamples) == 4 * 51
-    assert sum(t is built[0] for t in resamples) == 4
     assert out["devpav"] == pytest.approx(devpav(files["y"], files["llr"]), rel=1e-12)
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import sklearn
+from _scores import make_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import BaseEstimator
@@ -722,15 +723,6 @@ def _with_sklearn_fit_context(cls):
     )
 
 
-def _fit_data(cls):
-    rng = np.random.default_rng(0)
-    y = np.tile([0, 1], 30)
-    X = rng.normal(size=(60, 1)) + y[:, None]
-    if cls.__name__ == "MulticlassAffineCalibrator":
-        X = np.c_[X, -X]
-    return X, y
-
-
 def _defaults(cls):
     return (
         {"estimator": LogisticRegression()}
@@ -758,7 +750,8 @@ def test_public_estimators_validate_as_sklearn_fit_context_does(cls):
     by the configuration, an invalid value reaches ``fit`` unchecked in
     both."""
     ref = _with_sklearn_fit_context(cls)
-    X, y = _fit_data(cls)
+    s, y, _ = make_scores(60, seed=0)
+    X = np.c_[s, -s] if cls.__name__ == "MulticlassAffineCalibrator" else s[:, None]
     base = _defaults(cls)
     assert _fit_result(cls, base, X, y) == _fit_result(ref, base, X, y) == "ok"
     outcomes = set()
