@@ -18,8 +18,9 @@ make_scores
 calibrator
     An unfitted copy of each calibrator of the one list,
     :data:`_calibrators.CALIBRATORS` (parametrized over the list).
-full_disk_for
-    The command line's: figures that fail on a full disk.
+full_disk_for, command_bootstrap
+    The command line's: figures that fail on a full disk, and the bootstrap
+    of a report's metrics on the trials ``evaluate`` returned.
 
 There is one ``conftest.py``: pytest's doctest collection imports each as a
 module named ``conftest``, so a second one in a sub-folder would clash.
@@ -64,3 +65,38 @@ def full_disk_for(monkeypatch):
         monkeypatch.setattr(_output, "save_figure", save)
 
     return install
+
+
+@pytest.fixture
+def command_bootstrap():
+    """``command_bootstrap(result, report, n_resamples)``: the intervals of
+    ``report``'s bootstrapped metrics on ``result.trials`` (what ``skcalib
+    evaluate --ci`` returned in ``result``, random_state 0) and the trials
+    every metric was computed on (the data's and each resample's)."""
+    from skcalib._cli._output import report_metrics
+    from skcalib.metrics import bootstrap_ci
+
+    def run(result, report, n_resamples):
+        seen = []
+
+        def watched(method):
+            def statistic(t):
+                seen.append(t)
+                return method(t, result.app)
+
+            return statistic
+
+        metrics = [m for m in report_metrics(report) if m.bootstrap]
+        res = bootstrap_ci(
+            [watched(m.method) for m in metrics],
+            result.trials,
+            n_resamples=n_resamples,
+            random_state=0,
+        )
+        intervals = {
+            m.key: tuple(float(v) for v in r.confidence_interval)
+            for m, r in zip(metrics, res, strict=True)
+        }
+        return intervals, seen
+
+    return run

@@ -271,7 +271,7 @@ def test_tippett_plot_of_extreme_llrs(files, tmp_path, big, capsys):
     assert png.stat().st_size > 0
 
 
-def test_ci_resamples_the_one_validated_trials(files, capsys):
+def test_ci_resamples_the_one_validated_trials(files, command_bootstrap, capsys):
     # `evaluate --ci` validated the trials 109 times and ran the kernel 7
     # times at 50 resamples: now one ScoredTrials is built, and the bootstrap
     # draws every resample of every metric from that object
@@ -281,7 +281,6 @@ def test_ci_resamples_the_one_validated_trials(files, capsys):
         evaluate,
     )
     from skcalib._cli._common import Progress
-    from skcalib._cli._output import report_metrics
     from skcalib._cli._parser import build_parser
     from skcalib.metrics import ScoredTrials
 
@@ -290,24 +289,10 @@ def test_ci_resamples_the_one_validated_trials(files, capsys):
     check_application_options(args)  # as the command does: the defaults
     check_ci_options(args)
     result = evaluate(args, Progress(True))
-    trials, seen = result.trials, []
-
-    def watched(method):
-        def statistic(t):
-            seen.append(t)
-            return method(t, result.app)
-
-        return statistic
-
     # the command's intervals are the bootstrap's of its one trials object
-    metrics = [m for m in report_metrics("standard") if m.bootstrap]
-    res = bootstrap_ci(
-        [watched(m.method) for m in metrics], trials, n_resamples=50, random_state=0
-    )
-    assert result.intervals == {
-        m.key: tuple(float(v) for v in r.confidence_interval)
-        for m, r in zip(metrics, res, strict=True)
-    }
+    trials = result.trials
+    intervals, seen = command_bootstrap(result, "standard", 50)
+    assert result.intervals == intervals
     # the metrics on the data and on 50 resamples, five metrics each
     assert len(seen) == 5 * 51
     assert sum(t is trials for t in seen) == 5

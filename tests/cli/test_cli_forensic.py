@@ -234,7 +234,7 @@ def test_ci_bootstraps_what_a_resample_gives(files, capsys):
     assert "[" not in devpav_line
 
 
-def test_forensic_report_validates_the_trials_once(files, capsys):
+def test_forensic_report_validates_the_trials_once(files, command_bootstrap, capsys):
     # as for the standard report: one ScoredTrials, validated and sorted
     # once, which every metric, plot and bootstrap resample reads
     from skcalib._cli._commands import (
@@ -243,7 +243,7 @@ def test_forensic_report_validates_the_trials_once(files, capsys):
         evaluate,
     )
     from skcalib._cli._common import Progress
-    from skcalib._cli._output import evaluation_plots, report_metrics
+    from skcalib._cli._output import evaluation_plots
     from skcalib._cli._parser import build_parser
 
     argv = ["-q", "evaluate", files["path"], "--report", "forensic", "--json"]
@@ -260,23 +260,8 @@ def test_forensic_report_validates_the_trials_once(files, capsys):
     assert trials.as_arrays() is arrays and lo_now is lo and hi_now is hi
     # the intervals are the bootstrap's of that one object: EER, Cllr,
     # min Cllr and Cllr_cal on the data and on 50 resamples
-    seen = []
-
-    def watched(method):
-        def statistic(t):
-            seen.append(t)
-            return method(t, result.app)
-
-        return statistic
-
-    metrics = [m for m in report_metrics("forensic") if m.bootstrap]
-    res = bootstrap_ci(
-        [watched(m.method) for m in metrics], trials, n_resamples=50, random_state=0
-    )
-    assert result.intervals == {
-        m.key: tuple(float(v) for v in r.confidence_interval)
-        for m, r in zip(metrics, res, strict=True)
-    }
+    intervals, seen = command_bootstrap(result, "forensic", 50)
+    assert result.intervals == intervals
     assert len(seen) == 4 * 51 and sum(t is trials for t in seen) == 4
     assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)
