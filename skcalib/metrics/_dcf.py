@@ -8,7 +8,7 @@ from ..utils._docstrings import doc_blocks, fill_doc
 from ..utils._sklearn_compat import validate_params
 from ._application import APPLICATIONS_CONSTRAINTS, as_applications
 from ._params import TRIALS_DOCS, trials_constraints
-from ._trials import ScoredTrials
+from ._trials import BAYES_ERROR_DOCS, ScoredTrials
 
 __all__ = ["actual_dcf", "min_dcf", "bayes_error_curve"]
 
@@ -205,7 +205,7 @@ def min_dcf(
     trials_constraints("llr", prior_log_odds=["array-like", Real]),
     prefer_skip_nested_validation=True,
 )
-@fill_doc(TRIALS_DOCS)
+@fill_doc(TRIALS_DOCS, BAYES_ERROR_DOCS)
 def bayes_error_curve(
     y_true, llr, prior_log_odds, *, sample_weight=None, pos_label=None
 ):
@@ -228,10 +228,8 @@ def bayes_error_curve(
 
     Returns
     -------
-    actual : ndarray of shape (n_points,)
-        Normalized actual DCF at each prior log-odds.
-    minimum : ndarray of shape (n_points,)
-        Normalized minimum DCF at each prior log-odds.
+    {bayes_actual}
+    {bayes_minimum}
 
     See Also
     --------

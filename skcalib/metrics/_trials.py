@@ -46,6 +46,7 @@ from .._kernel._special import (
     log1pexp,
     uninformative_objective,
 )
+from ..utils._docstrings import doc_blocks, fill_doc
 from ..utils._numpy_compat import count_nonzero, einsum
 from ..utils._sklearn_compat import Interval, validate_parameter_constraints
 from ._application import Application, as_applications, normalized_dcf
@@ -63,6 +64,39 @@ _PROB = Interval(Real, 0, 1, closed="neither")
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 
 _LOG2 = math.log(2.0)
+
+
+_DOCS = doc_blocks(
+    application_parameters="""
+        p_target : float in (0, 1), Application or a sequence of them
+            Target prior(s) of the applications, or the applications.
+        c_miss : float > 0, default=1.0
+            Cost of a miss (of a float ``p_target``).
+        c_fa : float > 0, default=1.0
+            Cost of a false alarm (of a float ``p_target``).
+        normalize : bool, default=True
+            Whether to divide by the cost of the best trivial system.
+        """
+)
+
+#: The grid and the returns of a Bayes error-rate curve (also of
+#: :func:`skcalib.metrics.bayes_error_curve`).
+BAYES_ERROR_DOCS = doc_blocks(
+    bayes_grid="""
+        Parameters
+        ----------
+        prior_log_odds : float or array-like of shape (n_points,)
+            Finite prior log-odds.
+        """,
+    bayes_actual="""
+        actual : ndarray of shape (n_points,)
+            Normalized actual DCF at each prior log-odds.
+        """,
+    bayes_minimum="""
+        minimum : ndarray of shape (n_points,)
+            Normalized minimum DCF at each prior log-odds.
+        """,
+)
 
 
 class ScoredTrials:
@@ -401,6 +435,7 @@ class ScoredTrials:
             return value
         return value, _eer_threshold(self._ranged_blocks().lo, pmiss, pfa)
 
+    @fill_doc(_DOCS)
     def min_dcf(
         self, p_target, *, c_miss=1.0, c_fa=1.0, normalize=True, return_rates=False
     ):
@@ -411,14 +446,7 @@ class ScoredTrials:
 
         Parameters
         ----------
-        p_target : float in (0, 1), Application or a sequence of them
-            Target prior(s) of the applications, or the applications.
-        c_miss : float > 0, default=1.0
-            Cost of a miss (of a float ``p_target``).
-        c_fa : float > 0, default=1.0
-            Cost of a false alarm (of a float ``p_target``).
-        normalize : bool, default=True
-            Whether to divide by the cost of the best trivial system.
+        {application_parameters}
         return_rates : bool, default=False
             Whether to also return the error rates of the best operating
             point.
@@ -499,6 +527,7 @@ class ScoredTrials:
         return fpr, fnr
 
     # ----------------------------------------------- the scores read as LLRs
+    @fill_doc(_DOCS)
     def actual_dcf(
         self, p_target, *, c_miss=1.0, c_fa=1.0, normalize=True, return_rates=False
     ):
@@ -509,14 +538,7 @@ class ScoredTrials:
 
         Parameters
         ----------
-        p_target : float in (0, 1), Application or a sequence of them
-            Target prior(s) of the applications, or the applications.
-        c_miss : float > 0, default=1.0
-            Cost of a miss (of a float ``p_target``).
-        c_fa : float > 0, default=1.0
-            Cost of a false alarm (of a float ``p_target``).
-        normalize : bool, default=True
-            Whether to divide by the cost of the best trivial system.
+        {application_parameters}
         return_rates : bool, default=False
             Whether to also return the error rates of the decisions.
 
@@ -627,6 +649,7 @@ class ScoredTrials:
             loss /= uninformative_objective(alpha, beta, p_target)
         return float(loss)
 
+    @fill_doc(BAYES_ERROR_DOCS)
     def bayes_error_curve(self, prior_log_odds):
         """Actual and minimum normalized DCF over a grid of prior log-odds.
 
@@ -635,36 +658,28 @@ class ScoredTrials:
         decisions ``score >= -eta`` (the scores read as LLRs) and the
         normalized minimum DCF. Each grid point costs a binary search.
 
-        Parameters
-        ----------
-        prior_log_odds : float or array-like of shape (n_points,)
-            Finite prior log-odds.
+        {bayes_grid}
 
         Returns
         -------
-        actual : ndarray of shape (n_points,)
-            Normalized actual DCF at each prior log-odds.
-        minimum : ndarray of shape (n_points,)
-            Normalized minimum DCF at each prior log-odds.
+        {bayes_actual}
+        {bayes_minimum}
         """
         plo = check_prior_log_odds(prior_log_odds)
         return self._bayes_error_curve(plo, actual=True)
 
+    @fill_doc(BAYES_ERROR_DOCS)
     def bayes_error_rates(self, prior_log_odds):
         """Normalized minimum DCF over a grid of prior log-odds.
 
         The minimum curve of :meth:`bayes_error_curve`, which uses only the
         order of the scores.
 
-        Parameters
-        ----------
-        prior_log_odds : float or array-like of shape (n_points,)
-            Finite prior log-odds.
+        {bayes_grid}
 
         Returns
         -------
-        minimum : ndarray of shape (n_points,)
-            Normalized minimum DCF at each prior log-odds.
+        {bayes_minimum}
         """
         plo = check_prior_log_odds(prior_log_odds)
         return self._bayes_error_curve(plo, actual=False)[1]
@@ -737,14 +752,11 @@ class ScoredTrials:
         lower, upper : float
             Natural-log LLR bounds, ``lower <= 0 <= upper``.
         """
-        if grid is None and getattr(self, "_values", None) is None:
-            # no sort of all the trials needed (exact all the same)
-            bounds = elub_bounds_unsorted(*self._trial_arrays())
-        elif grid is None:
-            bounds = elub_from_values(*self._sorted_values())
-        else:
-            bounds = elub_on_grid(*self._sorted_values(), float(grid))
-        return float(bounds[0]), float(bounds[1])
+        if grid is not None:
+            grid = float(grid)
+        return self._llr_bounds(
+            grid, elub_bounds_unsorted, elub_from_values, elub_on_grid
+        )
 
     def invariance_bounds(self, *, grid=None):
         """Invariance-verification bounds on the LLR (Alberink et al.,
@@ -761,12 +773,23 @@ class ScoredTrials:
         lower, upper : float
             Natural-log LLR bounds, ``lower <= 0 <= upper``.
         """
+        return self._llr_bounds(
+            grid,
+            invariance_bounds_unsorted,
+            invariance_from_values,
+            invariance_on_grid,
+        )
+
+    def _llr_bounds(self, grid, unsorted, from_values, on_grid):
+        """``(lower, upper)`` by the kernel's three roads to a pair of bounds:
+        on the unsorted trials, on the sorted values, on a grid."""
         if grid is None and getattr(self, "_values", None) is None:
-            bounds = invariance_bounds_unsorted(*self._trial_arrays())
+            # no sort of all the trials needed (exact all the same)
+            bounds = unsorted(*self._trial_arrays())
         elif grid is None:
-            bounds = invariance_from_values(*self._sorted_values())
+            bounds = from_values(*self._sorted_values())
         else:
-            bounds = invariance_on_grid(*self._sorted_values(), grid)
+            bounds = on_grid(*self._sorted_values(), grid)
         return float(bounds[0]), float(bounds[1])
 
     def misleading_evidence_rates(self):
