@@ -26,7 +26,13 @@ from scipy.special import logit as _logit
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import BaseCalibrator, SingleColumnError, single_column, training_data
+from ._base import (
+    SCORES_DOCS,
+    BaseCalibrator,
+    SingleColumnError,
+    single_column,
+    training_data,
+)
 from ._calibrations import MixtureCalibration as CalibratorMixture
 from ._calibrations import (
     OneVsRestCalibration,
@@ -45,6 +51,7 @@ from ._multiclass_affine import (
 from ._pav_calibrators import PAVLLRCalibrator
 from ._platt import PlattCalibrator
 from ._quadratic import QuadraticCalibrator
+from .utils._docstrings import doc_blocks, fill_doc
 from .utils._response import one_vs_rest_log_odds
 from .utils._sklearn_compat import (
     Interval,
@@ -655,6 +662,17 @@ class _available:
         return MethodType(self.fn, obj)
 
 
+_DOCS = doc_blocks(
+    columns_parameters="""
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, n_columns)
+            Scores, as at ``fit``.
+        """
+)
+
+
+@fill_doc(SCORES_DOCS, _DOCS)
 class AutoCalibrator(BaseCalibrator):
     """A few calibrators stacked (or one selected) by cross-validated log loss.
 
@@ -1300,10 +1318,7 @@ class AutoCalibrator(BaseCalibrator):
     def transform(self, X):
         """Calibrated LLRs (binary) or log-probabilities (K > 2 classes).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples,) or (n_samples, n_columns)
-            Scores, as at ``fit``.
+        {columns_parameters}
 
         Returns
         -------
@@ -1320,10 +1335,7 @@ class AutoCalibrator(BaseCalibrator):
     def decision_function(self, X):
         """Calibrated log-likelihood-ratios (natural log), binary ``y`` only.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples,) or (n_samples, 1)
-            Scores.
+        {scores_parameters}
 
         Returns
         -------
@@ -1354,10 +1366,7 @@ class AutoCalibrator(BaseCalibrator):
     def predict(self, X):
         """Bayes decisions at ``prior_`` (binary) or the most probable class.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples,) or (n_samples, n_columns)
-            Scores, as at ``fit``.
+        {columns_parameters}
 
         Returns
         -------

@@ -32,6 +32,8 @@ from ._data._training import (
     check_trials_target,
 )
 from .metrics._trials import ScoredTrials, fit_inputs
+from .utils._calibrator_docs import CALIBRATOR_DOCS
+from .utils._docstrings import fill_doc
 from .utils._sklearn_compat import (
     ClassifierTags,
     Interval,
@@ -176,6 +178,13 @@ class _hidden_on_several_columns(needs_single_column):
         return super().__get__(obj, owner)
 
 
+#: The ``Parameters`` of a method taking one column of scores.
+SCORES_DOCS = {
+    "scores_parameters": "Parameters\n----------\n" + CALIBRATOR_DOCS["scores"]
+}
+
+
+@fill_doc(SCORES_DOCS)
 class BaseCalibrator(
     ClassifierMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator
 ):
@@ -301,10 +310,7 @@ class BaseCalibrator(
         calibration-aware choice is a scorer from
         :func:`skcalib.metrics.get_scorer` (e.g. ``get_scorer('neg_cllr')``).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples,) or (n_samples, 1)
-            Scores.
+        {scores_parameters}
         y : array-like of shape (n_samples,)
             True labels.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -322,10 +328,7 @@ class BaseCalibrator(
     def decision_function(self, X):
         """Calibrated log-likelihood-ratios (natural log).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples,) or (n_samples, 1)
-            Scores.
+        {scores_parameters}
 
         Returns
         -------
@@ -346,10 +349,7 @@ class BaseCalibrator(
     def predict_proba(self, X):
         """Posterior probabilities at ``prior_``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples,) or (n_samples, 1)
-            Scores.
+        {scores_parameters}
 
         Returns
         -------
@@ -371,10 +371,7 @@ class BaseCalibrator(
         ``classes_[1]`` is decided iff ``llr >= -logit(prior_)``, ties at the
         threshold included.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples,) or (n_samples, 1)
-            Scores.
+        {scores_parameters}
 
         Returns
         -------
