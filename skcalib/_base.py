@@ -178,6 +178,14 @@ class _hidden_on_several_columns(needs_single_column):
         return super().__get__(obj, owner)
 
 
+def calibrator_tags(tags, *, multi_class):
+    """``tags`` of a calibrator: labels required, no NaN scores."""
+    tags.target_tags.required = True
+    tags.classifier_tags = ClassifierTags(multi_class=multi_class)
+    tags.input_tags.allow_nan = False
+    return tags
+
+
 #: The ``Parameters`` of a method taking one column of scores.
 SCORES_DOCS = {
     "scores_parameters": "Parameters\n----------\n" + CALIBRATOR_DOCS["scores"]
@@ -408,8 +416,4 @@ class BaseCalibrator(
         return X, was_1d
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.classifier_tags = ClassifierTags(multi_class=False)
-        tags.input_tags.allow_nan = False
-        return tags
+        return calibrator_tags(super().__sklearn_tags__(), multi_class=False)

@@ -48,7 +48,7 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted
 
 from ._affine import ProperScoringAffineCalibrator
-from ._base import training_data
+from ._base import calibrator_tags, training_data
 from ._dask import blockwise
 from ._kernel._solver import (
     DEFAULT_L2,
@@ -58,8 +58,8 @@ from ._kernel._solver import (
     warn_convergence,
 )
 from ._kernel._special import scaled_affine
+from .utils._docstrings import doc_blocks, fill_doc
 from .utils._sklearn_compat import (
-    ClassifierTags,
     Interval,
     StrOptions,
     _fit_context,
@@ -557,6 +557,16 @@ def _identity_start(kind, d, K):
     return Wb.ravel()
 
 
+_DOCS = doc_blocks(
+    log_scores_parameters="""
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Log-scores.
+        """
+)
+
+
 def _n_classes(estimator):
     """Columns of ``transform`` and ``predict_proba``: one per class."""
     return estimator.classes_.shape[0]
@@ -965,13 +975,11 @@ default='matrix'
         )
 
     @blockwise(n_out=_n_classes)
+    @fill_doc(_DOCS)
     def transform(self, X):
         """Calibrated log-posteriors.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Log-scores.
+        {log_scores_parameters}
 
         Returns
         -------
@@ -982,13 +990,11 @@ default='matrix'
         return self._log_posteriors(X)
 
     @blockwise(n_out=_n_classes)
+    @fill_doc(_DOCS)
     def predict_proba(self, X):
         """Calibrated posterior probabilities.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Log-scores.
+        {log_scores_parameters}
 
         Returns
         -------
@@ -1000,13 +1006,11 @@ default='matrix'
         return np.exp(self._log_posteriors(X))
 
     @blockwise
+    @fill_doc(_DOCS)
     def predict(self, X):
         """The most probable class of each sample.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Log-scores.
+        {log_scores_parameters}
 
         Returns
         -------
@@ -1017,11 +1021,7 @@ default='matrix'
         return self.classes_[np.argmax(log_proba, axis=1)]
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.classifier_tags = ClassifierTags(multi_class=True)
-        tags.input_tags.allow_nan = False
-        return tags
+        return calibrator_tags(super().__sklearn_tags__(), multi_class=True)
 
 
 def one_step_refits(fitted, X, y_index, folds, sample_weight=None):
