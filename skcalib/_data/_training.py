@@ -21,6 +21,7 @@ import numpy as np
 
 from .._kernel._pav import BlockSummary, pav_blocks
 from .._kernel._solver import ArrayData
+from ..utils._docstrings import doc_blocks, fill_doc
 from ..utils._stats import class_totals, drop_zero_weights
 from ..utils._validation import check_binary_y, check_class_y, check_weights
 
@@ -32,6 +33,21 @@ __all__ = [
     "check_class_totals",
     "check_trials_target",
 ]
+
+
+#: The parameters of the array training data but the labels.
+_DOCS = doc_blocks(
+    array_scores="""
+        X : ndarray of shape (n_samples, n_columns), float64
+            Validated finite scores.
+        """,
+    array_weights="""
+        sample_weight : array-like of shape (n_samples,) or None
+            Non-negative weights.
+        owner : str
+            Name of the estimator, for error messages.
+        """,
+)
 
 
 class TrainingData:
@@ -90,6 +106,7 @@ class TrainingData:
         )
 
 
+@fill_doc(_DOCS)
 class ArrayTrainingData(TrainingData):
     """:class:`TrainingData` of in-memory arrays.
 
@@ -98,14 +115,10 @@ class ArrayTrainingData(TrainingData):
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_columns), float64
-        Validated finite scores.
+    {array_scores}
     y : array-like of shape (n_samples,)
         Two distinct labels; the larger is the target.
-    sample_weight : array-like of shape (n_samples,) or None
-        Non-negative weights.
-    owner : str
-        Name of the estimator, for error messages.
+    {array_weights}
 
     Examples
     --------
@@ -236,19 +249,16 @@ class ClassTrainingData:
         )
 
 
+@fill_doc(_DOCS)
 class ArrayClassTrainingData(ClassTrainingData):
     """:class:`ClassTrainingData` of in-memory arrays.
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_columns), float64
-        Validated finite scores.
+    {array_scores}
     y : array-like of shape (n_samples,)
         At least two distinct labels.
-    sample_weight : array-like of shape (n_samples,) or None
-        Non-negative weights.
-    owner : str
-        Name of the estimator, for error messages.
+    {array_weights}
 
     Examples
     --------
