@@ -8,6 +8,7 @@ from numbers import Real
 import numpy as np
 from scipy.special import expit, logit
 
+from ..utils._docstrings import REFERENCES, fill_doc
 from ..utils._sklearn_compat import Interval, validate_parameter_constraints
 
 __all__ = [
@@ -28,6 +29,7 @@ APPLICATION_CONSTRAINTS = {
 }
 
 
+@fill_doc(REFERENCES)
 class Application:
     """A detection application: the target prior and the costs of the errors.
 
@@ -73,10 +75,7 @@ class Application:
     :math:`\\min(\\pi C_{miss}, (1-\\pi) C_{fa})`, the cost of the best
     system that decides without looking at the trial.
 
-    References
-    ----------
-    .. [1] N. Brümmer and J. du Preez, "Application-independent evaluation of
-       speaker detection", Computer Speech and Language 20, 2006.
+    {brummer_du_preez_references}
 
     Examples
     --------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from numbers import Real
 
-from ..utils._docstrings import doc_blocks, fill_doc
+from ..utils._docstrings import REFERENCES, doc_blocks, fill_doc
 from ..utils._sklearn_compat import validate_params
 from ._application import APPLICATIONS_CONSTRAINTS, as_applications
 from ._params import TRIALS_DOCS, trials_constraints
@@ -126,7 +126,7 @@ def actual_dcf(
     trials_constraints("y_score", **APPLICATIONS_CONSTRAINTS, normalize=["boolean"]),
     prefer_skip_nested_validation=True,
 )
-@fill_doc(TRIALS_DOCS, _DOCS)
+@fill_doc(TRIALS_DOCS, _DOCS, REFERENCES)
 def min_dcf(
     y_true,
     y_score,
@@ -175,10 +175,7 @@ def min_dcf(
     Tied scores are one operating point (a threshold cannot split them).
     ``min_dcf`` equals the actual DCF of the PAV-LLRs of the scores.
 
-    References
-    ----------
-    .. [1] T. Fawcett and A. Niculescu-Mizil, "PAV and the ROC convex hull",
-       Machine Learning 68, 2007.
+    {fawcett_references}
 
     Examples
     --------
@@ -205,7 +202,7 @@ def min_dcf(
     trials_constraints("llr", prior_log_odds=["array-like", Real]),
     prefer_skip_nested_validation=True,
 )
-@fill_doc(TRIALS_DOCS, BAYES_ERROR_DOCS)
+@fill_doc(TRIALS_DOCS, BAYES_ERROR_DOCS, REFERENCES)
 def bayes_error_curve(
     y_true, llr, prior_log_odds, *, sample_weight=None, pos_label=None
 ):
@@ -249,10 +246,7 @@ def bayes_error_curve(
     where the PAV-LLRs cross :math:`-\\eta`, so each grid point costs a binary
     search.
 
-    References
-    ----------
-    .. [1] N. Brümmer and J. du Preez, "The PAV algorithm optimizes binary
-       proper scoring rules".
+    {pav_references}
 
     Examples
     --------

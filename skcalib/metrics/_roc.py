@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..utils._docstrings import fill_doc
+from ..utils._docstrings import REFERENCES, fill_doc
 from ..utils._sklearn_compat import validate_params
 from ._params import SCORE_METRIC_PARAMS, TRIALS_DOCS
 from ._trials import ScoredTrials
@@ -11,7 +11,7 @@ __all__ = ["rocch", "eer"]
 
 
 @validate_params(SCORE_METRIC_PARAMS, prefer_skip_nested_validation=True)
-@fill_doc(TRIALS_DOCS)
+@fill_doc(TRIALS_DOCS, REFERENCES)
 def rocch(y_true, y_score, *, sample_weight=None, pos_label=None):
     """Vertices of the ROC convex hull, as miss and false-alarm rates.
 
@@ -41,10 +41,7 @@ def rocch(y_true, y_score, *, sample_weight=None, pos_label=None):
     ratio: the hull vertices are the cumulative :math:`(P_{miss}, P_{fa})` at
     the PAV block boundaries.
 
-    References
-    ----------
-    .. [1] T. Fawcett and A. Niculescu-Mizil, "PAV and the ROC convex hull",
-       Machine Learning 68, 2007.
+    {fawcett_references}
 
     Examples
     --------

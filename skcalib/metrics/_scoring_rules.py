@@ -31,7 +31,7 @@ _BRIER_INSTEAD = (
     trials_constraints("llr", p_target=[_PROB, None]),
     prefer_skip_nested_validation=True,
 )
-@fill_doc(TRIALS_DOCS)
+@fill_doc(TRIALS_DOCS, REFERENCES)
 def cllr(y_true, llr, *, p_target=None, sample_weight=None, pos_label=None):
     """Log-likelihood-ratio cost Cllr, in bits.
 
@@ -75,10 +75,7 @@ def cllr(y_true, llr, *, p_target=None, sample_weight=None, pos_label=None):
             \\overline{\\log_2(1 + e^{-l})}_{tar}
             + \\overline{\\log_2(1 + e^{l})}_{non} \\right).
 
-    References
-    ----------
-    .. [1] N. Brümmer and J. du Preez, "Application-independent evaluation of
-       speaker detection", Computer Speech and Language 20, 2006.
+    {brummer_du_preez_references}
 
     Examples
     --------
@@ -104,7 +101,7 @@ def cllr(y_true, llr, *, p_target=None, sample_weight=None, pos_label=None):
     trials_constraints("y_score", p_target=[_PROB, None]),
     prefer_skip_nested_validation=True,
 )
-@fill_doc(TRIALS_DOCS)
+@fill_doc(TRIALS_DOCS, REFERENCES)
 def min_cllr(y_true, y_score, *, p_target=None, sample_weight=None, pos_label=None):
     """Minimum Cllr: the Cllr of the optimally recalibrated scores (PAV-LLR).
 
@@ -138,10 +135,7 @@ def min_cllr(y_true, y_score, *, p_target=None, sample_weight=None, pos_label=No
     scoring rule over monotonic transformations (Brümmer and du Preez), so
     ``min_cllr <= cllr`` for any LLRs with the same order.
 
-    References
-    ----------
-    .. [1] N. Brümmer and J. du Preez, "The PAV algorithm optimizes binary
-       proper scoring rules".
+    {pav_references}
 
     Examples
     --------

@@ -92,5 +92,23 @@ REFERENCES = doc_blocks(
         ----------
         .. [1] N. Brümmer and G. Doddington, "Likelihood-ratio calibration using
            prior-weighted proper scoring rules", Interspeech 2013.
-        """
+        """,
+    fawcett_references="""
+        References
+        ----------
+        .. [1] T. Fawcett and A. Niculescu-Mizil, "PAV and the ROC convex hull",
+           Machine Learning 68, 2007.
+        """,
+    brummer_du_preez_references="""
+        References
+        ----------
+        .. [1] N. Brümmer and J. du Preez, "Application-independent evaluation of
+           speaker detection", Computer Speech and Language 20, 2006.
+        """,
+    pav_references="""
+        References
+        ----------
+        .. [1] N. Brümmer and J. du Preez, "The PAV algorithm optimizes binary
+           proper scoring rules".
+        """,
 )
