@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernel._pav import BlockSummary, pav_finish, pav_merge, pav_points
+from ..utils._docstrings import doc_blocks, fill_doc
 from ._partitions import (
     DaskInputSummary,
     _first_pass,
@@ -146,6 +147,19 @@ def dask_block_summary(
     return pav_finish(ranges, pseudo_count), summary
 
 
+def _n_ranges_doc(scores):
+    """The block ``{n_ranges}`` of a function chunking ``scores``."""
+    return doc_blocks(
+        n_ranges=f"""
+            n_ranges : int or None, default=None
+                Number of score ranges solved in parallel; ``None`` means the number
+                of partitions of ``{scores}``, at most 64.
+            """
+    )
+
+
+@fill_doc(_n_ranges_doc("y_score"))
+@fill_doc(_n_ranges_doc("scores"))
 def range_blocks(
     y_true,
     y_score,
@@ -179,9 +193,7 @@ def range_blocks(
         Whether both classes must be present with non-zero weight.
     allow_inf : bool, default=True
         Whether +/-inf scores are allowed (the estimators reject them).
-    n_ranges : int or None, default=None
-        Number of score ranges solved in parallel; ``None`` means the number
-        of partitions of ``y_score``, at most 64.
+    {n_ranges}
 
     Returns
     -------
@@ -238,9 +250,7 @@ def dask_pav_blocks(
         Non-negative weights; zero-weight samples are dropped before PAV.
     pseudo_count : float, default=0.0
         As in :func:`~skcalib._kernel._pav.pav_blocks`.
-    n_ranges : int or None, default=None
-        Number of score ranges solved in parallel; ``None`` means the number
-        of partitions of ``scores``, at most 64.
+    {n_ranges}
 
     Returns
     -------
