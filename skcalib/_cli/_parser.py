@@ -101,9 +101,29 @@ def _add_application(p) -> None:
     )
 
 
-def _add_output_and_model_options(p, **helps) -> None:
-    """The options ``calibrate`` and ``fuse`` share, in this order, with each
-    command's help texts (``helps``, by destination)."""
+def _add_output_and_model_options(
+    p, *, model, llrs, rule="", alpha_default="1", refused, **helps
+) -> None:
+    """The options ``calibrate`` and ``fuse`` share, in this order.
+
+    Their help texts name the ``model`` the command fits (``"calibrator"``)
+    and the LLRs it writes (``"calibrated"``); ``rule`` prefixes the help of
+    the rule's options, ``refused`` lists the training options
+    ``--load-model`` refuses; ``helps`` gives the rest (``output``, ``l2``).
+    """
+    helps = {
+        "alpha": f"{rule}Beta-family rule parameter alpha (default {alpha_default})",
+        "beta": f"{rule}Beta-family rule parameter beta (default 1)",
+        "p_target": f"{rule}target prior of the application the objective is "
+        "tuned for (default 0.5)",
+        "prior": f"prior that turns {llrs} LLRs into probabilities for --output "
+        "proba (default: the training proportion of targets)",
+        "save_model": f"save the fitted {model} (joblib pickle)",
+        "load_model": f"use a {model} saved with --save-model instead of training "
+        "(only load files you trust: it is a pickle); the training options "
+        f"{refused} are refused",
+        **helps,
+    }
     p.add_argument(
         "-o",
         "--out",
@@ -294,21 +314,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_output_and_model_options(
         ca,
+        model="calibrator",
+        llrs="calibrated",
+        rule="affine, beta: ",
+        refused="--method, --alpha, --beta, --p-target, --prior",
         output="write calibrated LLRs (default) or target "
         "probabilities at the calibrator's prior",
-        alpha="affine, beta: Beta-family rule parameter alpha (default 1)",
-        beta="affine, beta: Beta-family rule parameter beta (default 1)",
-        p_target="affine, beta: target prior of the application the objective is tuned "
-        "for (default 0.5)",
         l2="affine, beta: L2 penalty (default 1e-5; 0: the exact unpenalized "
         "fit), for affine on the slope per standard deviation of the training "
         "scores, for beta on a^2 + b^2",
-        prior="prior that turns calibrated LLRs into probabilities for "
-        "--output proba (default: the training proportion of targets)",
-        save_model="save the fitted calibrator (joblib pickle)",
-        load_model="use a calibrator saved with --save-model instead of "
-        "training (only load files you trust: it is a pickle); the training "
-        "options --method, --alpha, --beta, --p-target, --prior are refused",
     )
     ca.set_defaults(command_module="_commands", command_func="cmd_calibrate")
 
@@ -345,19 +359,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_output_and_model_options(
         fu,
+        model="fusion",
+        llrs="fused",
+        alpha_default="1: logistic regression",
+        refused="--train, --train-key, --alpha, --beta, --p-target, --l2, --prior",
         output="write fused LLRs (default) or target probabilities at --prior",
-        alpha="Beta-family rule parameter alpha (default 1: logistic regression)",
-        beta="Beta-family rule parameter beta (default 1)",
-        p_target="target prior of the application the objective is tuned for "
-        "(default 0.5)",
         l2="L2 penalty on each fusion weight per standard deviation of its "
         "system's training scores (default 1e-5; 0: the exact unpenalized fit)",
-        prior="prior that turns fused LLRs into probabilities for --output proba "
-        "(default: the training proportion of targets)",
-        save_model="save the fitted fusion (joblib pickle)",
-        load_model="use a fusion saved with --save-model instead of training (only "
-        "load files you trust: it is a pickle); the training options --train, "
-        "--train-key, --alpha, --beta, --p-target, --l2, --prior are refused",
     )
     fu.set_defaults(command_module="_fuse", command_func="cmd_fuse")
 
