@@ -1,4 +1,5 @@
-"""What every benchmark's ``--json`` records about its run: commit and date.
+"""What the benchmarks share: what every ``--json`` records about its run
+(commit and date), and the CPU-time and peak-memory probes.
 
 The benchmarks are run as scripts (``python benchmarks/bench_x.py``), so this
 module is imported from the script's own folder.
@@ -9,6 +10,8 @@ from __future__ import annotations
 import datetime
 import os
 import subprocess
+import time
+import tracemalloc
 
 
 def git_commit(short: bool = False) -> str:
@@ -50,3 +53,26 @@ def write_json(path: str, record) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def best_cpu_times(fns, repeats):
+    """Best CPU time of each function, the functions timed in turn (so that
+    a changing machine load hits all alike)."""
+    best = [float("inf")] * len(fns)
+    for _ in range(repeats):
+        for i, fn in enumerate(fns):
+            t0 = time.process_time()
+            fn()
+            best[i] = min(best[i], time.process_time() - t0)
+    return best
+
+
+def peak_bytes(fn):
+    """Peak memory ``fn`` allocates through Python's allocators, in bytes."""
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak - base

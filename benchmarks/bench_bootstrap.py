@@ -50,10 +50,9 @@ import io
 import os
 import tempfile
 import time
-import tracemalloc
 
 import numpy as np
-from _meta import git_commit, utc_now, write_json
+from _meta import git_commit, peak_bytes, utc_now, write_json
 
 from skcalib.metrics import bootstrap_ci, min_dcf
 
@@ -83,16 +82,6 @@ def timed(f):
     t = time.perf_counter()
     out = f()
     return time.perf_counter() - t, out
-
-
-def peak_bytes(f):
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    base = tracemalloc.get_traced_memory()[0]
-    f()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak - base
 
 
 def run(y, s, args):

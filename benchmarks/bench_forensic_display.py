@@ -30,34 +30,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import time
-import tracemalloc
 
 import numpy as np
-from _meta import git_commit, utc_now, write_json
+from _meta import best_cpu_times, git_commit, peak_bytes, utc_now, write_json
 from scipy.special import expit
 
 from skcalib.metrics import empirical_cross_entropy, reliability_curve
 from skcalib.metrics._plot import _cross_entropy
-
-
-def _best_cpu_times(fns, repeats):
-    """Best CPU time of each function, the functions timed in turn."""
-    best = [np.inf] * len(fns)
-    for _ in range(repeats):
-        for i, fn in enumerate(fns):
-            t0 = time.process_time()
-            fn()
-            best[i] = min(best[i], time.process_time() - t0)
-    return best
-
-
-def _peak_bytes(fn):
-    tracemalloc.start()
-    fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak
 
 
 def _data(n, seed=0):
@@ -81,9 +60,9 @@ def _measure(n, args, calculate_ece):
     y, llr = _data(n)
     row = {"n": n}
     fns = [lambda: np.sort(llr), lambda: empirical_cross_entropy(y, llr)]
-    row["sort_s"], row["ece_s"] = _best_cpu_times(fns, args.repeats)
+    row["sort_s"], row["ece_s"] = best_cpu_times(fns, args.repeats)
     row["ece_over_sort"] = row["ece_s"] / row["sort_s"]
-    peak = _peak_bytes(lambda: empirical_cross_entropy(y, llr))
+    peak = peak_bytes(lambda: empirical_cross_entropy(y, llr))
     row["ece_bytes_per_trial"] = peak / n
     row["ece_memory_over_input"] = peak / llr.nbytes
     # the reliability curve of the probabilities sigmoid(llr): both bin
@@ -99,19 +78,19 @@ def _measure(n, args, calculate_ece):
         for strategy in ("uniform", "quantile")
         for weights in (None, w)
     }
-    times = _best_cpu_times([lambda: np.sort(prob), *variants.values()], args.repeats)
+    times = best_cpu_times([lambda: np.sort(prob), *variants.values()], args.repeats)
     for (name, fn), t in zip(variants.items(), times[1:], strict=True):
         row[f"{name}_over_sort"] = t / times[0]
-        row[f"{name}_memory_over_input"] = _peak_bytes(fn) / prob.nbytes
+        row[f"{name}_memory_over_input"] = peak_bytes(fn) / prob.nbytes
     if n in {int(m) for m in args.direct_sizes}:
-        (row["direct_s"],) = _best_cpu_times([lambda: _direct(y, llr)], 1)
+        (row["direct_s"],) = best_cpu_times([lambda: _direct(y, llr)], 1)
         row["direct_over_sort"] = row["direct_s"] / row["sort_s"]
         a, b = empirical_cross_entropy(y, llr)[1], _direct(y, llr)[1]
         row["binned_vs_direct_max_rel"] = float(np.max(np.abs(a - b) / b))
     if calculate_ece is not None and n in {int(m) for m in args.lir_sizes}:
         priors = 1.0 / (1.0 + 10.0 ** -np.arange(-3, 3, 0.01))
         lr = np.exp(llr)
-        (row["lir_s"],) = _best_cpu_times([lambda: calculate_ece(lr, y, priors)], 1)
+        (row["lir_s"],) = best_cpu_times([lambda: calculate_ece(lr, y, priors)], 1)
         row["lir_over_ece"] = row["lir_s"] / row["ece_s"]
     return row
 

@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import argparse
 import time
-import tracemalloc
 
 import numpy as np
-from _meta import git_commit, utc_now, write_json
+from _meta import best_cpu_times, git_commit, peak_bytes, utc_now, write_json
 from sklearn.isotonic import IsotonicRegression
 
 from skcalib import PAVCalibrator
@@ -44,26 +43,6 @@ def _median_time(fn, repeats):
         fn()
         times.append(time.perf_counter() - t0)
     return float(np.median(times))
-
-
-def _best_cpu_times(fns, repeats):
-    """Best CPU time of each function, the functions timed in turn."""
-    best = [np.inf] * len(fns)
-    for _ in range(repeats):
-        for i, fn in enumerate(fns):
-            t0 = time.process_time()
-            fn()
-            best[i] = min(best[i], time.process_time() - t0)
-    return best
-
-
-def _peak_bytes(fn):
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    fn()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak
 
 
 def _data(n, variant, rng):
@@ -85,7 +64,7 @@ def run(sizes, repeats, seed=0):
             t_argsort = _median_time(lambda s=s: np.argsort(s), repeats)
             t_sort = _median_time(lambda s=s: np.sort(s), repeats)
             is_target = y.astype(bool)
-            t_sort_cpu, t_points_cpu = _best_cpu_times(
+            t_sort_cpu, t_points_cpu = best_cpu_times(
                 [lambda s=s: np.sort(s), lambda s=s, t=is_target: pav_points(s, t)],
                 repeats,
             )
@@ -111,7 +90,7 @@ def run(sizes, repeats, seed=0):
             t_iso_pred = _median_time(
                 lambda new=new, iso=iso: iso.predict(new), iso_repeats
             )
-            peak = _peak_bytes(lambda s=s, y=y: PAVCalibrator().fit(s, y))
+            peak = peak_bytes(lambda s=s, y=y: PAVCalibrator().fit(s, y))
             rows.append(
                 {
                     "n": n,

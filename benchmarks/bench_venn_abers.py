@@ -34,10 +34,9 @@ import argparse
 import importlib.metadata
 import os
 import time
-import tracemalloc
 
 import numpy as np
-from _meta import git_commit, utc_now, write_json
+from _meta import git_commit, peak_bytes, utc_now, write_json
 from scipy.special import expit
 
 from skcalib import VennAbersCalibrator
@@ -57,15 +56,6 @@ def _cpu_times(fn, repeats):
         fn()
         times.append(time.process_time() - t0)
     return float(np.min(times)), float(np.median(times))
-
-
-def _peak_bytes(fn):
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    fn()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak
 
 
 def _data(n, variant, rng):
@@ -122,7 +112,7 @@ def run(sizes, n_test, repeats, peer_max, seed=0):
                 "predict/searchsorted": t_pred / t_search,
                 "fit_predict_s": t_ours,
                 "fit_predict_median_s": t_ours_med,
-                "fit_peak_bytes_per_score": _peak_bytes(
+                "fit_peak_bytes_per_score": peak_bytes(
                     lambda p=p, y=y: VennAbersCalibrator().fit(p, y)
                 )
                 / n,
