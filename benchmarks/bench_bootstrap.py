@@ -160,10 +160,13 @@ def evaluate_ci(n, n_resamples, seed=0):
             out = io.StringIO()
             start = time.perf_counter()
             with contextlib.redirect_stdout(out):
-                main(argv)
+                status = main(argv)
             wall = time.perf_counter() - start
         finally:
             _commands.BootstrapProgress = original
+    if status:
+        # The command line has already said why on standard error.
+        raise SystemExit(f"bench_bootstrap: skcalib evaluate exited with {status}")
     resampling = [e for e in estimates if e[1] == "resamples"]
     end = resampling[-1][0]
     errors = {}
