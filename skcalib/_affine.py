@@ -275,13 +275,7 @@ class ProperScoringAffineCalibrator(AffineCalibrator):
         tol=1e-8,
         max_iter=100,
     ):
-        self.alpha = alpha
-        self.beta = beta
-        self.p_target = p_target
-        self.prior = prior
-        self.l2 = l2
-        self.tol = tol
-        self.max_iter = max_iter
+        self._store(locals())
 
     def _objective(self, data, summary, standardizer):
         p_target = float(self.p_target)

@@ -32,6 +32,7 @@ from ._data._training import (
     check_trials_target,
 )
 from .metrics._trials import ScoredTrials, fit_inputs
+from .utils._arguments import store_arguments
 from .utils._calibrator_docs import CALIBRATOR_DOCS
 from .utils._docstrings import fill_doc
 from .utils._sklearn_compat import (
@@ -235,6 +236,11 @@ class BaseCalibrator(
     _parameter_constraints: dict = {
         "prior": [Interval(Real, 0, 1, closed="neither"), None],
     }
+
+    def _store(self, arguments):
+        """A calibrator's ``__init__``: each parameter (its ``locals()``)
+        stored unchanged as the attribute of its name."""
+        store_arguments(self, arguments)
 
     # ------------------------------------------------------------ subclass API
     def _fit(self, data):  # pragma: no cover - abstract

@@ -198,14 +198,7 @@ class BetaCalibrator(BaseCalibrator):
         tol=1e-8,
         max_iter=100,
     ):
-        self.alpha = alpha
-        self.beta = beta
-        self.p_target = p_target
-        self.l2 = l2
-        self.prior = prior
-        self.input_scale = input_scale
-        self.tol = tol
-        self.max_iter = max_iter
+        self._store(locals())
 
     def _check_scores(self, X):
         if self.input_scale == "probability" and (

@@ -110,9 +110,7 @@ class BoundedCalibrator(BaseCalibrator):
     }
 
     def __init__(self, calibrator=None, *, bounds="elub", prior=None):
-        self.calibrator = calibrator
-        self.bounds = bounds
-        self.prior = prior
+        self._store(locals())
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):

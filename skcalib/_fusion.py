@@ -452,13 +452,7 @@ class ProperScoringFusion(BaseCalibrator):
         tol=1e-8,
         max_iter=100,
     ):
-        self.alpha = alpha
-        self.beta = beta
-        self.p_target = p_target
-        self.l2 = l2
-        self.prior = prior
-        self.tol = tol
-        self.max_iter = max_iter
+        self._store(locals())
 
     def _fit(self, data):
         # one model of all the columns: one source of them side by side

@@ -145,12 +145,7 @@ class _BasePAVCalibrator(BaseCalibrator):
         strict=False,
         prior=None,
     ):
-        self.interpolation = interpolation
-        self.out_of_bounds = out_of_bounds
-        self.extremes = extremes
-        self.max_abs_llr = max_abs_llr
-        self.strict = strict
-        self.prior = prior
+        self._store(locals())
 
     # ------------------------------------------------------------------ fit
     def _block_values(self, blocks: BlockSummary, n_tar: float, n_non: float):

@@ -112,10 +112,7 @@ class PlattCalibrator(AffineCalibrator):
     }
 
     def __init__(self, *, smooth_targets=True, prior=None, tol=1e-8, max_iter=100):
-        self.smooth_targets = smooth_targets
-        self.prior = prior
-        self.tol = tol
-        self.max_iter = max_iter
+        self._store(locals())
 
     def _objective(self, data, summary, standardizer):
         n_pos, n_neg = summary.w_tar, summary.w_non

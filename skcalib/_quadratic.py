@@ -148,11 +148,7 @@ class QuadraticCalibrator(BaseCalibrator):
     def __init__(
         self, *, p_target=None, l2=DEFAULT_L2, prior=None, tol=1e-8, max_iter=100
     ):
-        self.p_target = p_target
-        self.l2 = l2
-        self.prior = prior
-        self.tol = tol
-        self.max_iter = max_iter
+        self._store(locals())
 
     def _fit(self, data):
         X, is_target, sample_weight = data.arrays()

@@ -148,6 +148,16 @@ def _add_output_and_model_options(
         p.add_argument(flag, metavar="FILE", help=helps[dest])
 
 
+def _add_command(sub, name, quiet, runner, **kwargs):
+    """The parser of subcommand ``name``, with the shared ``-q`` option
+    (``quiet``), run by ``runner``: ``"module.function"`` of ``skcalib._cli``
+    (imported only when the command runs)."""
+    p = sub.add_parser(name, parents=[quiet], **kwargs)
+    module, func = runner.split(".")
+    p.set_defaults(command_module=module, command_func=func)
+    return p
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
 
@@ -179,9 +189,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    ev = sub.add_parser(
+    ev = _add_command(
+        sub,
         "evaluate",
-        parents=[quiet],
+        quiet,
+        "_commands.cmd_evaluate",
         help="EER, min/actual DCF, Cllr and min Cllr of a score file",
         description="Evaluate scores read as natural-log LLRs: EER and min "
         "DCF/min Cllr (discrimination) and actual DCF/Cllr (calibration); "
@@ -282,11 +294,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help=f"print the results as JSON ({JSON_INFINITY_HELP})",
     )
-    ev.set_defaults(command_module="_commands", command_func="cmd_evaluate")
 
-    ca = sub.add_parser(
+    ca = _add_command(
+        sub,
         "calibrate",
-        parents=[quiet],
+        quiet,
+        "_commands.cmd_calibrate",
         help="train a calibrator on one score file, apply it to another",
         description="Fit a calibrator on labelled training scores and write "
         "calibrated scores of another file, in that file's format.",
@@ -324,11 +337,12 @@ def build_parser() -> argparse.ArgumentParser:
         "fit), for affine on the slope per standard deviation of the training "
         "scores, for beta on a^2 + b^2",
     )
-    ca.set_defaults(command_module="_commands", command_func="cmd_calibrate")
 
-    fu = sub.add_parser(
+    fu = _add_command(
+        sub,
         "fuse",
-        parents=[quiet],
+        quiet,
+        "_fuse.cmd_fuse",
         help="fuse several systems' scores of the same trials into one "
         "calibrated LLR (ProperScoringFusion)",
         description="Train a linear fusion (llr = w1 s1 + ... + wk sk + b, "
@@ -367,11 +381,12 @@ def build_parser() -> argparse.ArgumentParser:
         l2="L2 penalty on each fusion weight per standard deviation of its "
         "system's training scores (default 1e-5; 0: the exact unpenalized fit)",
     )
-    fu.set_defaults(command_module="_fuse", command_func="cmd_fuse")
 
-    de = sub.add_parser(
+    de = _add_command(
+        sub,
         "demo",
-        parents=[quiet],
+        quiet,
+        "_demo.cmd_demo",
         help="the whole job on built-in data: classifier, calibrators, "
         "metrics table and Bayes error plot",
     )
@@ -406,5 +421,4 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help=f"print the results as JSON ({JSON_INFINITY_HELP})",
     )
-    de.set_defaults(command_module="_demo", command_func="cmd_demo")
     return parser

@@ -13,6 +13,14 @@ from ..utils._sklearn_compat import Interval, validate_params
 __all__ = ["make_gaussian_scores", "make_waveform"]
 
 
+#: The constraints of the sampling parameters both generators take.
+_SAMPLING_CONSTRAINTS = {
+    "n_samples": [Interval(Integral, 2, None, closed="left")],
+    "shuffle": ["boolean"],
+    "random_state": ["random_state"],
+}
+
+
 def _class_counts(n_samples: int, prior: float) -> tuple[int, int]:
     """Exact target / non-target counts, both at least one."""
     n_tar = int(round(prior * n_samples))
@@ -27,14 +35,12 @@ def _class_counts(n_samples: int, prior: float) -> tuple[int, int]:
 
 @validate_params(
     {
-        "n_samples": [Interval(Integral, 2, None, closed="left")],
+        **_SAMPLING_CONSTRAINTS,
         "prior": [Interval(Real, 0, 1, closed="neither")],
         "target_mean": [Interval(Real, None, None, closed="neither")],
         "target_std": [Interval(Real, 0, None, closed="neither")],
         "nontarget_mean": [Interval(Real, None, None, closed="neither")],
         "nontarget_std": [Interval(Real, 0, None, closed="neither")],
-        "shuffle": ["boolean"],
-        "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )
@@ -171,11 +177,9 @@ def _waveform_loglik(X: np.ndarray, ha, hb, noise: float) -> np.ndarray:
 
 @validate_params(
     {
-        "n_samples": [Interval(Integral, 2, None, closed="left")],
+        **_SAMPLING_CONSTRAINTS,
         "noise": [Interval(Real, 0, None, closed="neither")],
-        "shuffle": ["boolean"],
         "return_llr": ["boolean"],
-        "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )

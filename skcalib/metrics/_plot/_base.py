@@ -11,6 +11,7 @@ share, and each display keeps only what it computes and draws.
 
 from __future__ import annotations
 
+from ...utils._arguments import store_arguments
 from ...utils._docstrings import doc_blocks, fill_members
 from ...utils._response import estimator_scores
 from .._params import TRIALS_DOCS
@@ -155,9 +156,7 @@ class _DisplayMixin:
     def _store(self, arguments):
         """The constructor's work: each argument (its ``locals()``) stored as
         the attribute of its name."""
-        for key, value in arguments.items():
-            if key != "self":
-                setattr(self, key, value)
+        store_arguments(self, arguments)
 
     def _plot_axes(self, ax, **subplots_kwargs):
         """``(ax, figure)`` to draw on: ``ax``, or a new figure if None."""
