@@ -1083,6 +1083,11 @@ def one_step_refits(fitted, X, y_index, folds, sample_weight=None):
                 continue
             chunk = obj.prepare((S[rows], y_index[rows], w[rows]))
             _, grads[j, c], hessians[j, c] = obj.terms(theta, chunk, 2)
+    if structured:
+        # the structured ridge is proportional to 1 / n: built once, at n = 1
+        _, unit_grad, unit_hess = fitted._structured_penalty(
+            map_kind, d, K, fitted._exponent, 1.0
+        )(theta, 2)
     refits = []
     for j in range(n_folds):
         others = np.arange(n_folds) != j
@@ -1096,11 +1101,8 @@ def one_step_refits(fitted, X, y_index, folds, sample_weight=None):
         grad = np.einsum("c,ck->k", factors, grads[others].sum(axis=0))
         hess = np.einsum("c,ckl->kl", factors, hessians[others].sum(axis=0))
         if structured:
-            penalty = fitted._structured_penalty(
-                map_kind, d, K, fitted._exponent, float(totals.sum())
-            )
-            _, g_pen, h_pen = penalty(theta, 2)
-            grad, hess = grad + g_pen, hess + h_pen
+            n = float(totals.sum())
+            grad, hess = grad + unit_grad / n, hess + unit_hess / n
         try:
             step = np.linalg.solve(hess, grad)
         except np.linalg.LinAlgError:
