@@ -1379,13 +1379,10 @@ class AutoCalibrator(BaseCalibrator):
             elif n_samples < ONE_STEP_MIN_SAMPLES:
                 return None
             full = fit_one(cal, slice(None))
-            refits = one_step_refits(full, X, y_index, folds, sample_weight)
-            if refits is None:
-                return None
-            return full, [
-                _multiclass_log_loss(r.predict_proba(X[test]), y_index[test])
-                for r, (_, test) in zip(refits, folds, strict=True)
-            ]
+            refits = one_step_refits(
+                full, X, y_index, folds, sample_weight, losses=True
+            )
+            return None if refits is None else (full, refits[1])
 
         self.candidate_names_ = [name for name, _ in candidates]
         loss, weights = self._select(

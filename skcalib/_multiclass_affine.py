@@ -1024,7 +1024,7 @@ default='matrix'
         return calibrator_tags(super().__sklearn_tags__(), multi_class=True)
 
 
-def one_step_refits(fitted, X, y_index, folds, sample_weight=None):
+def one_step_refits(fitted, X, y_index, folds, sample_weight=None, *, losses=False):
     """Approximate refits of a fitted calibrator on the training rows of folds.
 
     For each ``(train, test)`` split, one Newton step of the map's objective
@@ -1046,7 +1046,11 @@ def one_step_refits(fitted, X, y_index, folds, sample_weight=None):
     fitted copy of ``fitted`` per fold, or None where the approximation does
     not apply (kinds other than ``'sms'``, ``'svs'`` and unpenalized
     ``'temperature'``, ``'vector'``, ``'matrix'``; a fit that did not
-    converge; a Hessian that cannot be solved).
+    converge; a Hessian that cannot be solved). With ``losses=True``, also
+    the per-sample log loss of each refit on its fold's test rows
+    (``-log predict_proba`` of the true class, floored as probabilities at
+    the smallest normal float), from the input of the map computed once
+    for all the folds.
     """
     kind, map_kind = fitted.kind, getattr(fitted, "_map_kind", None)
     structured = kind in ("sms", "svs")
@@ -1113,4 +1117,13 @@ def one_step_refits(fitted, X, y_index, folds, sample_weight=None):
         refit._theta = theta - step
         refit._set_map(refit._theta, d, K, fitted._exponent)
         refits.append(refit)
-    return refits
+    if not losses:
+        return refits
+    out = []
+    floor = -np.log(np.finfo(np.float64).tiny)
+    for refit, (_, test) in zip(refits, folds, strict=True):
+        L = _affine_log_softmax(
+            S[test], refit._scaled_coef, refit.intercept_, refit._exponent
+        )
+        out.append(np.minimum(-L[np.arange(test.shape[0]), y_index[test]], floor))
+    return refits, out
