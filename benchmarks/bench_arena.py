@@ -43,7 +43,10 @@ mean test log-loss over its repeats), as CalArena reports them:
 - ``fit ms``: the median time of calibrating (fit and predict on the test
   part), over the (cell, repeat) pairs: wall-clock time; the CPU time of
   the process (one BLAS thread, less sensitive to other load on a shared
-  machine) is saved beside it in ``--json`` (``cpu_times``).
+  machine) is saved beside it in ``--json`` (``cpu_times``);
+- with ``--namesakes``, a second table: each skcalib method's log-loss over
+  its scikit-learn namesake's and its peers' (probmetrics, betacal, netcal,
+  venn-abers) per cell: the cells above 1.02x, the worst, the geometric mean.
 
 Halves. Every task is either in the *tuning* half or the *held-out* half by
 the first hex digit of the SHA-256 of its name (``_arena_tasks.half``):
@@ -67,6 +70,7 @@ Usage::
     python benchmarks/bench_arena.py --half heldout         # the methods
     python benchmarks/bench_arena.py --peers --json arena.json
     python benchmarks/bench_arena.py --from-json arena.json --update-docs
+    python benchmarks/bench_arena.py --from-json arena.json --namesakes
     python benchmarks/bench_arena.py --list                 # tasks, halves
     python benchmarks/bench_arena.py --tasks-table          # the docs' list
 
@@ -597,6 +601,93 @@ def print_report(allstats, repeats, out=sys.stdout):
                 p(f"   default's worst cell: {w[0]:.3f}x sk3 ({w[1]} x {w[2]})")
 
 
+#: Peer namesakes of skcalib methods beside the registry's (``Method.namesake``:
+#: scikit-learn's method, or the probmetrics one the method reimplements).
+EXTRA_NAMESAKES = {
+    "beta": ("betacal", "netcal_beta"),
+    "venn": ("venn_abers",),
+    "temp": ("probmetrics_ts", "netcal_temp"),
+}
+#: The acceptance limits: a scikit-learn namesake in every cell, a peer on
+#: the geometric mean.
+SKLEARN_PAIR_LIMIT, PEER_GM_LIMIT = 1.02, 1.01
+
+
+def namesake_pairs(method_names, registry):
+    """``(method, namesake)`` pairs among ``method_names``: each method's
+    namesake in ``registry`` (not the default's ``'best'``) and
+    :data:`EXTRA_NAMESAKES`."""
+    pairs = []
+    for m in method_names:
+        own = getattr(registry.get(m), "namesake", None)
+        refs = ([] if own in (None, "best") else [own]) + list(
+            EXTRA_NAMESAKES.get(m, ())
+        )
+        pairs += [(m, r) for r in refs if r in method_names]
+    return pairs
+
+
+def namesake_ratios(cells, pairs):
+    """Per pair and group (binary, multiclass): the log-loss ratios of the
+    cells where both ran (``n``, their geometric mean ``gm``, the ``worst``
+    as ``(ratio, task, classifier)``, ``over``: cells above
+    :data:`SKLEARN_PAIR_LIMIT`) and ``failed``: cells where the method
+    failed and its namesake ran. A pair n/a in every cell of a group is left
+    out of it."""
+    out = {}
+    for m, ref in pairs:
+        for g in ("binary", "multiclass"):
+            ratios, failed = [], 0
+            for c in cells:
+                if (c["n_classes"] == 2) != (g == "binary"):
+                    continue
+                a, b = _ll(c, m), _ll(c, ref)
+                if b is not None and a is None and c["methods"][m]["status"] != "n/a":
+                    failed += 1
+                elif a is not None and b is not None:
+                    ratios.append((a / b, c["task"], c["classifier"]))
+            if not ratios and not failed:
+                continue
+            r = np.array([x for x, _, _ in ratios])
+            out[(m, ref, g)] = {
+                "n": len(ratios),
+                "gm": float(np.exp(np.log(r).mean())) if ratios else None,
+                "worst": max(ratios) if ratios else None,
+                "over": int((r > SKLEARN_PAIR_LIMIT).sum()),
+                "failed": failed,
+            }
+    return out
+
+
+def print_namesakes(cells, method_names, registry, out=sys.stdout):
+    """The namesake table: per pair and group the cells, the geometric mean
+    of the ratios, the worst cell, and the acceptance verdict (scikit-learn:
+    every cell <= 1.02x; a peer: the geometric mean <= 1.01x; no cell
+    failed where the namesake ran)."""
+    p = partial(print, file=out)
+    p("\n== skcalib methods / their namesakes (log-loss ratios per cell)")
+    p(
+        f"   {'method / namesake':36s} {'group':10s} {'cells':>5s} {'gm':>7s} "
+        f"{'worst':>7s}  {'worst cell':34s} {'>1.02':>5s}  ok"
+    )
+    for (m, ref, g), r in namesake_ratios(
+        cells, namesake_pairs(method_names, registry)
+    ).items():
+        sk = getattr(registry.get(ref), "family", None) == "sklearn"
+        worst = r["worst"] or (float("nan"), "-", "-")
+        if sk:
+            ok = r["over"] == 0 and r["failed"] == 0
+        else:
+            ok = r["failed"] == 0 and r["gm"] is not None and r["gm"] <= PEER_GM_LIMIT
+        gm = float("nan") if r["gm"] is None else r["gm"]
+        p(
+            f"   {m + ' / ' + ref:36s} {g:10s} {r['n']:5d} {gm:7.4f} "
+            f"{worst[0]:7.4f}  {worst[1] + ' x ' + worst[2]:34s} {r['over']:5d}  "
+            f"{'yes' if ok else 'NO'}"
+            + (f" ({r['failed']} failed)" if r["failed"] else "")
+        )
+
+
 def _rst_table(header, rows):
     return bq._rst(header, rows)
 
@@ -830,6 +921,12 @@ def main(argv=None):
         action="store_true",
         help=f"rewrite the generated blocks of {DOC_PAGE}",
     )
+    parser.add_argument(
+        "--namesakes",
+        action="store_true",
+        help="also print each skcalib method's log-loss ratios to its "
+        "scikit-learn and peer namesakes",
+    )
     parser.add_argument("--list", action="store_true", help="tasks and halves")
     parser.add_argument(
         "--tasks-table", action="store_true", help="print the task table (rst)"
@@ -851,6 +948,10 @@ def main(argv=None):
         allstats = all_statistics(cells, meta["methods"])
         allstats["all"] = all_statistics(cells, meta["methods"], ("all",))["all"]
         print_report(allstats, meta["repeats"])
+        if args.namesakes:
+            registry = {**bq.build_methods()}
+            registry.update({k: v[1] for k, v in peer_registry().items()})
+            print_namesakes(cells, meta["methods"], registry)
         if args.update_docs:
             update_docs(root, allstats, meta)
             update_readme(root, allstats, meta)
@@ -928,6 +1029,8 @@ def main(argv=None):
         f"{len(method_names)} methods, {meta['seconds']:.0f} s"
     )
     print_report(allstats, repeats)
+    if args.namesakes:
+        print_namesakes(cells, method_names, registry)
     if args.json:
         write_json(args.json, {"meta": meta, "cells": cells})
     if args.update_docs:

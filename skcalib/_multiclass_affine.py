@@ -1024,7 +1024,7 @@ default='matrix'
         return calibrator_tags(super().__sklearn_tags__(), multi_class=True)
 
 
-def one_step_refits(fitted, X, y_index, folds, sample_weight=None):
+def one_step_refits(fitted, X, y_index, folds, sample_weight=None, *, losses=False):
     """Approximate refits of a fitted calibrator on the training rows of folds.
 
     For each ``(train, test)`` split, one Newton step of the map's objective
@@ -1046,7 +1046,11 @@ def one_step_refits(fitted, X, y_index, folds, sample_weight=None):
     fitted copy of ``fitted`` per fold, or None where the approximation does
     not apply (kinds other than ``'sms'``, ``'svs'`` and unpenalized
     ``'temperature'``, ``'vector'``, ``'matrix'``; a fit that did not
-    converge; a Hessian that cannot be solved).
+    converge; a Hessian that cannot be solved). With ``losses=True``, also
+    the per-sample log loss of each refit on its fold's test rows
+    (``-log predict_proba`` of the true class, floored as probabilities at
+    the smallest normal float), from the input of the map computed once
+    for all the folds.
     """
     kind, map_kind = fitted.kind, getattr(fitted, "_map_kind", None)
     structured = kind in ("sms", "svs")
@@ -1083,6 +1087,11 @@ def one_step_refits(fitted, X, y_index, folds, sample_weight=None):
                 continue
             chunk = obj.prepare((S[rows], y_index[rows], w[rows]))
             _, grads[j, c], hessians[j, c] = obj.terms(theta, chunk, 2)
+    if structured:
+        # the structured ridge is proportional to 1 / n: built once, at n = 1
+        _, unit_grad, unit_hess = fitted._structured_penalty(
+            map_kind, d, K, fitted._exponent, 1.0
+        )(theta, 2)
     refits = []
     for j in range(n_folds):
         others = np.arange(n_folds) != j
@@ -1096,11 +1105,8 @@ def one_step_refits(fitted, X, y_index, folds, sample_weight=None):
         grad = np.einsum("c,ck->k", factors, grads[others].sum(axis=0))
         hess = np.einsum("c,ckl->kl", factors, hessians[others].sum(axis=0))
         if structured:
-            penalty = fitted._structured_penalty(
-                map_kind, d, K, fitted._exponent, float(totals.sum())
-            )
-            _, g_pen, h_pen = penalty(theta, 2)
-            grad, hess = grad + g_pen, hess + h_pen
+            n = float(totals.sum())
+            grad, hess = grad + unit_grad / n, hess + unit_hess / n
         try:
             step = np.linalg.solve(hess, grad)
         except np.linalg.LinAlgError:
@@ -1111,4 +1117,13 @@ def one_step_refits(fitted, X, y_index, folds, sample_weight=None):
         refit._theta = theta - step
         refit._set_map(refit._theta, d, K, fitted._exponent)
         refits.append(refit)
-    return refits
+    if not losses:
+        return refits
+    out = []
+    floor = -np.log(np.finfo(np.float64).tiny)
+    for refit, (_, test) in zip(refits, folds, strict=True):
+        L = _affine_log_softmax(
+            S[test], refit._scaled_coef, refit.intercept_, refit._exponent
+        )
+        out.append(np.minimum(-L[np.arange(test.shape[0]), y_index[test]], floor))
+    return refits, out

@@ -926,6 +926,41 @@ def test_multiclass_affine_candidates_cross_validated_by_one_step(monkeypatch):
         assert one_step_refits(fresh, X, y, _folds(X, y)) is not None
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("start", [None, "identity"])
+def test_platt_columns_are_platt_fits(weighted, start):
+    """The one-vs-rest Platt fits of all the classes at once are
+    PlattCalibrator's fits of each column (its optimum, to its tolerance)."""
+    from skcalib._auto import _platt_columns
+
+    X, y = _multiclass(600, K=5, seed=3)
+    ovr = one_vs_rest_log_odds(X)
+    w = np.random.default_rng(1).uniform(0.0, 3.0, y.shape[0]) if weighted else None
+    K = X.shape[1]
+    if start is not None:
+        start = (np.ones(K), np.zeros(K))
+    a, b = _platt_columns(ovr, y[:, None] == np.arange(K), w, start)
+    for k in range(K):
+        ref = PlattCalibrator().fit(ovr[:, k], (y == k).astype(int), w)
+        assert_allclose(a[k], ref.coef_[0], rtol=1e-7)
+        assert_allclose(b[k], ref.intercept_[0], rtol=1e-7, atol=1e-9)
+        proba = ref.predict_proba(ovr[:, k])[:, 1]
+        assert_allclose(expit(ovr[:, k] * a[k] + b[k]), proba, rtol=1e-8)
+
+
+def test_platt_columns_leave_odd_columns_to_the_solver():
+    """A class absent or a column of equal scores: None (fitted one by one)."""
+    from skcalib._auto import _platt_columns
+
+    X, y = _multiclass(200, K=3, seed=4)
+    targets = y[:, None] == np.arange(3)
+    assert _platt_columns(X, targets, None) is not None
+    assert _platt_columns(X, targets[:, [0, 1, 1]] & (y[:, None] != 1), None) is None
+    flat = X.copy()
+    flat[:, 2] = -1.0
+    assert _platt_columns(flat, targets, None) is None
+
+
 @pytest.mark.parametrize(
     "K, n, weight, expected",
     [

@@ -773,6 +773,20 @@ def test_one_step_refits_are_a_newton_step_on_the_training_rows(
         assert err_step < 0.25 * err_full
 
 
+@pytest.mark.parametrize("kind", ["sms", "temperature"])
+def test_one_step_refit_losses_are_those_of_the_refits(kind):
+    """``losses=True``: each fold's per-sample log loss of its refit's
+    ``predict_proba`` on the test rows."""
+    from skcalib._multiclass_affine import one_step_refits
+
+    X, y, folds = _one_step_problem()
+    full = MulticlassAffineCalibrator(kind=kind, l2=0.0).fit(X, y)
+    refits, losses = one_step_refits(full, X, y, folds, losses=True)
+    for refit, loss, (_, test) in zip(refits, losses, folds, strict=True):
+        proba = refit.predict_proba(X[test])[np.arange(test.shape[0]), y[test]]
+        np.testing.assert_allclose(loss, -np.log(proba), rtol=1e-12, atol=1e-14)
+
+
 def test_one_step_refits_decline_kinds_they_do_not_fit():
     from skcalib._multiclass_affine import one_step_refits
 

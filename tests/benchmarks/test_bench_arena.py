@@ -2,6 +2,7 @@
 its statistics on a worked example, the cache against a live classifier, the
 halves, and the CalArena adapter."""
 
+import io
 import os
 import sys
 
@@ -216,3 +217,31 @@ def test_oracle_and_readme_table():
     # the default, scikit-learn's three and the peers, by mean rank
     assert rows[0] == "| method"
     assert set(rows[1:]) == {f"| {m}" for m in names}
+
+
+def test_namesake_ratios_worked_example():
+    registry = bq.build_methods()
+    registry.update({k: v[1] for k, v in ba.peer_registry().items()})
+    names = ["platt", "sigmoid", "beta", "betacal", "default"]
+    cells = [
+        _cell("t1", platt=0.505, sigmoid=0.5, beta=0.4, betacal=0.5, default=0.3),
+        _cell("t2", platt=0.2, sigmoid=0.25, beta=None, betacal=0.2, default=0.3),
+    ]
+    cells[1]["methods"]["betacal"]["status"] = "ok"
+    pairs = ba.namesake_pairs(names, registry)
+    # the default's namesake ('best') is not a pair
+    assert pairs == [("platt", "sigmoid"), ("beta", "betacal")]
+    r = ba.namesake_ratios(cells, pairs)
+    platt = r[("platt", "sigmoid", "binary")]
+    assert platt["n"] == 2 and platt["over"] == 0 and platt["failed"] == 0
+    assert platt["gm"] == pytest.approx(np.sqrt(1.01 * 0.8))
+    assert platt["worst"] == pytest.approx((1.01, "t1", "c"))
+    beta = r[("beta", "betacal", "binary")]
+    assert beta["n"] == 1 and beta["failed"] == 1 and beta["gm"] == pytest.approx(0.8)
+    assert ("platt", "sigmoid", "multiclass") not in r
+    out = io.StringIO()
+    ba.print_namesakes(cells, names, registry, out)
+    text = out.getvalue()
+    # scikit-learn's namesake: every cell within 1.02; a peer: the gm within 1.01
+    assert "platt / sigmoid" in text and "beta / betacal" in text
+    assert text.count(" yes") == 1 and "NO (1 failed)" in text
