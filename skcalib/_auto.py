@@ -522,8 +522,7 @@ class _TwoClassTemperature(BaseCalibrator):
     }
 
     def __init__(self, *, l2=1e-5, prior=None):
-        self.l2 = l2
-        self.prior = prior
+        self._store(locals())
 
     def _fit(self, data):
         X, is_target, sample_weight = data.arrays()
@@ -1043,11 +1042,7 @@ class AutoCalibrator(BaseCalibrator):
         uninformative_weight="auto",
         prior=None,
     ):
-        self.candidates = candidates
-        self.n_folds = n_folds
-        self.combine = combine
-        self.uninformative_weight = uninformative_weight
-        self.prior = prior
+        self._store(locals())
 
     # ------------------------------------------------------------------ fit
     def _candidates(self, multiclass, n_samples):

@@ -46,6 +46,7 @@ from ._score_transformer import (
     wrapper_docs,
 )
 from ._venn_abers import VennAbersCalibrator, warn_small_folds
+from .utils._arguments import store_arguments
 from .utils._docstrings import fill_doc
 from .utils._response import (
     choose_proba_input,
@@ -443,11 +444,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     def __init__(
         self, estimator=None, calibrator=None, *, cv=5, ensemble=False, n_jobs=None
     ):
-        self.estimator = estimator
-        self.calibrator = calibrator
-        self.cv = cv
-        self.ensemble = ensemble
-        self.n_jobs = n_jobs
+        store_arguments(self, locals())
 
     def _get_estimator(self):
         if self.estimator is not None:

@@ -58,6 +58,7 @@ from ._kernel._solver import (
     warn_convergence,
 )
 from ._kernel._special import scaled_affine
+from .utils._arguments import store_arguments
 from .utils._docstrings import doc_blocks, fill_doc
 from .utils._sklearn_compat import (
     Interval,
@@ -778,12 +779,7 @@ default='matrix'
         tol=1e-8,
         max_iter=100,
     ):
-        self.kind = kind
-        self.p_classes = p_classes
-        self.l2 = l2
-        self.ridge = ridge
-        self.tol = tol
-        self.max_iter = max_iter
+        store_arguments(self, locals())
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):

@@ -37,6 +37,7 @@ from sklearn.utils.validation import (
     has_fit_parameter,
 )
 
+from .utils._arguments import store_arguments
 from .utils._docstrings import doc_blocks, fill_doc
 from .utils._response import (
     class_response,
@@ -404,10 +405,7 @@ class ScoreTransformer(
     }
 
     def __init__(self, estimator, *, response_method="auto", cv=5, n_jobs=None):
-        self.estimator = estimator
-        self.response_method = response_method
-        self.cv = cv
-        self.n_jobs = n_jobs
+        store_arguments(self, locals())
 
     def _prepare_fit(self, X, y, sample_weight, fit_params, method):
         X, y = indexable(X, y)

@@ -122,7 +122,7 @@ class VennAbersCalibrator(BaseCalibrator):
     _output = "proba"
 
     def __init__(self, *, prior=None):
-        self.prior = prior
+        self._store(locals())
 
     def _fit(self, data):
         X, is_target, sample_weight = data.arrays()
