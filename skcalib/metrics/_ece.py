@@ -10,13 +10,10 @@ from numbers import Integral
 
 import numpy as np
 
+from .._kernel._sort import linear_quantiles, weighted_quantiles
 from ..utils._docstrings import fill_doc
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
-from ..utils._stats import (
-    cumulative_quantiles,
-    sorted_cumulative,
-    weighted_quantiles,
-)
+from ..utils._stats import cumulative_quantiles, sorted_cumulative
 from ..utils._validation import check_metric_inputs, check_weights
 from ._multiclass import _validated
 from ._params import TRIALS_DOCS, classes_constraints, trials_constraints
@@ -185,8 +182,8 @@ def _bin_ids_from_edges(p, w, n_bins, strategy):
     q = np.linspace(0.0, 1.0, n_bins + 1)
     if strategy == "uniform":
         edges = q
-    elif w is None:  # calibration_curve's (linear) quantiles exactly
-        edges = np.quantile(p, q)
+    elif w is None:  # calibration_curve's np.quantile, without its sort
+        edges = linear_quantiles(p, q)
     else:
         edges = weighted_quantiles(p, w, q)
     interior = edges[1:-1]
