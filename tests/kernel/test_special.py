@@ -14,6 +14,8 @@ from skcalib._kernel._special import (
     _tail_deriv,
     _tail_general,
     beta_rule_costs,
+    cllr_bits_grouped,
+    cllr_sums,
     log1pexp,
     prior_weighted_objective,
     rule_terms,
@@ -363,3 +365,41 @@ def test_costs_integrate_their_derivatives(a, b, x1, width):
         ref = quad(d, x1, x2, epsabs=1e-13, epsrel=1e-11, limit=200)[0]
         scale = max(abs(c1[i][0]), abs(c2[i][0]), 1e-300)
         assert c2[i][0] - c1[i][0] == pytest.approx(ref, rel=1e-7, abs=1e-11 * scale)
+
+
+def _cllr_exact(llr, y):
+    loss_tar, loss_non, n_tar, n_non = cllr_sums(llr, y, None)
+    return 0.5 * (loss_tar / n_tar + loss_non / n_non)
+
+
+@pytest.mark.parametrize("spread", [0.25, 1.0, 3.0, 6.0])
+@pytest.mark.parametrize("n", [100, 20_000, 200_001])
+def test_cllr_bits_grouped_equals_the_per_trial_sum(spread, n):
+    rng = np.random.default_rng(n)
+    y = rng.random(n) < 0.3
+    llr = np.where(y, spread**2 / 2, -(spread**2) / 2) + spread * rng.standard_normal(n)
+    llr[: n // 10] = np.round(llr[: n // 10])  # ties
+    llr[n // 10 : n // 10 + 5] = [1000.0, -1000.0, 700.0, -700.0, 0.0]
+    before = (llr.copy(), y.copy())
+    value = cllr_bits_grouped(llr, y)
+    assert value == pytest.approx(_cllr_exact(llr, y), rel=1e-13)
+    np.testing.assert_array_equal(llr, before[0])
+    np.testing.assert_array_equal(y, before[1])
+
+
+def test_cllr_bits_grouped_takes_the_per_trial_sum_where_it_must():
+    rng = np.random.default_rng(1)
+    n = 50_000
+    y = rng.random(n) < 0.5
+    # a tiny Cllr (the absolute rounding of the products would matter)
+    llr = np.where(y, 60.0, -60.0) + rng.standard_normal(n)
+    assert cllr_bits_grouped(llr, y) == _cllr_exact(llr, y)
+    # infinite LLRs: the exact limits
+    llr = np.where(y, 1.0, -1.0)
+    llr[:2] = [np.inf, -np.inf]
+    y[:2] = [True, False]
+    assert cllr_bits_grouped(llr, y) == _cllr_exact(llr, y)
+    y[0] = False  # a non-target at +inf
+    assert cllr_bits_grouped(llr, y) == np.inf
+    # all-zero LLRs: exactly 1 bit
+    assert cllr_bits_grouped(np.zeros(n), y) == 1.0
