@@ -142,12 +142,9 @@ def _bin_offsets(x, lo, hi):
     # power of 2: the moments are scaled back exactly), from the scaled
     # values themselves: no gather of the centres.
     origin = math.floor(lo / _BIN_WIDTH) * _BIN_WIDTH
-    d = np.subtract(x, origin)
-    d *= 1.0 / _BIN_WIDTH
-    d += 0.5
-    idx = d.astype(np.intp)
-    d -= idx
-    d -= 0.5  # in [-1/2, 1/2] up to rounding
+    d = np.empty(x.shape[0])
+    idx = np.empty(x.shape[0], dtype=np.intp)
+    _offsets(x, origin, d, idx)  # d in [-1/2, 1/2] up to rounding
     n_bins = int(math.floor((hi - origin) / _BIN_WIDTH + 0.5)) + 2
     return idx, d, origin + np.arange(n_bins) * _BIN_WIDTH
 
@@ -249,19 +246,7 @@ def _class_softplus_means(is_target, x, w, plo):
             _softplus_sums_direct(non, wn, plo) if non.size else 0.0 * plo,
         ]
     else:
-        idx, d, centres = _bin_offsets(x, lo, hi)
-        n_bins = centres.shape[0]
-        idx *= 2
-        idx += is_target  # the code: twice the bin, plus 1 for a target
-        moments = np.empty((_ORDER + 1, n_bins, 2))
-        moments[0] = np.bincount(idx, weights=w, minlength=2 * n_bins).reshape(-1, 2)
-        term = d.copy() if w is None else d * w
-        for k in range(1, _ORDER + 1):
-            if k > 1:
-                term *= d
-            moments[k] = np.bincount(idx, weights=term, minlength=2 * n_bins).reshape(
-                -1, 2
-            )
+        moments, centres = _class_moments(is_target, x, w, lo, hi)
         order = np.arange(_ORDER + 1)
         moments /= _FACTORIALS[:, None, None]
         moments *= (_BIN_WIDTH**order)[:, None, None]
@@ -271,6 +256,54 @@ def _class_softplus_means(is_target, x, w, plo):
         np.full(plo.shape[0], np.inf) if inf else total / norm
         for total, norm, inf in zip(sums, norms, infinite, strict=True)
     )
+
+
+def _class_moments(is_target, x, w, lo, hi):
+    """``(moments, centres)``: ``moments[k, b, c]`` the weighted sum of
+    ``d^k`` (``d`` the offset from the centre of bin ``b`` in units of the
+    width) over the trials of class ``c`` (1: targets) in bin ``b``.
+
+    One code per trial (twice its bin, plus 1 for a target) and one
+    weighted count per moment, chunk by chunk so that the codes, offsets
+    and powers stay in cache.
+    """
+    origin = math.floor(lo / _BIN_WIDTH) * _BIN_WIDTH
+    n_bins = int(math.floor((hi - origin) / _BIN_WIDTH + 0.5)) + 2
+    moments = np.zeros((_ORDER + 1, n_bins, 2))
+    flat = moments.reshape(_ORDER + 1, -1)
+    size = min(x.shape[0], _CHUNK)
+    d_buf, term_buf = np.empty(size), np.empty(size)
+    idx_buf = np.empty(size, dtype=np.intp)
+    for start in range(0, x.shape[0], _CHUNK):
+        xc = x[start : start + _CHUNK]
+        m = xc.shape[0]
+        d, term, idx = d_buf[:m], term_buf[:m], idx_buf[:m]
+        _offsets(xc, origin, d, idx)
+        idx *= 2
+        idx += is_target[start : start + m]
+        wc = None if w is None else w[start : start + m]
+        flat[0] += np.bincount(idx, weights=wc, minlength=2 * n_bins)
+        if wc is None:
+            np.copyto(term, d)
+        else:
+            np.multiply(d, wc, out=term)
+        for k in range(1, _ORDER + 1):
+            if k > 1:
+                term *= d
+            flat[k] += np.bincount(idx, weights=term, minlength=2 * n_bins)
+    return moments, origin + np.arange(n_bins) * _BIN_WIDTH
+
+
+def _offsets(x, origin, d, idx):
+    """The bin ``idx`` of each LLR and its offset ``d`` from the bin's
+    centre in units of the width, written to ``d`` and ``idx`` (see
+    :func:`_bin_offsets`)."""
+    np.subtract(x, origin, out=d)
+    d *= 1.0 / _BIN_WIDTH
+    d += 0.5
+    np.copyto(idx, d, casting="unsafe")  # truncation: d >= 0
+    d -= idx
+    d -= 0.5
 
 
 def _weighted_ece(mean_tar, mean_non, plo):
