@@ -58,21 +58,25 @@ def _mean_softplus(x, w, shifts):
 
 
 def _softplus_sums_direct(x, w, shifts):
-    """``sum_i w_i softplus(x_i + s)``, one pass per shift (``w`` None:
-    unit weights)."""
+    """``sum_i w_i softplus(x_i + s)`` for each shift (``w`` None: unit
+    weights): a table of trials by shifts at a time, of at most
+    ``_TABLE`` entries (the memory stays bounded, whatever the grid)."""
     if w is None:
         w = np.ones(x.shape[0])
     total = np.zeros(shifts.shape[0])
-    size = min(x.shape[0], _CHUNK)
-    shifted, cost = np.empty(size), np.empty(size)
-    for start in range(0, x.shape[0], _CHUNK):
-        xc, wc = x[start : start + _CHUNK], w[start : start + _CHUNK]
-        b, v = shifted[: xc.shape[0]], cost[: xc.shape[0]]
-        for g, s in enumerate(shifts.tolist()):
-            np.add(xc, s, out=b)
-            log1pexp(b, out=v, overwrite_x=True)
-            total[g] += float(wc @ v)
+    chunk = min(x.shape[0], _CHUNK)
+    group = max(1, _TABLE // max(chunk, 1))
+    for start in range(0, x.shape[0], chunk):
+        xc, wc = x[start : start + chunk], w[start : start + chunk]
+        for first in range(0, shifts.shape[0], group):
+            table = np.add.outer(shifts[first : first + group], xc)
+            cost = log1pexp(table, overwrite_x=True)
+            total[first : first + group] += einsum("gi,i->g", cost, wc)
     return total
+
+
+#: Entries of the table of trials by shifts of :func:`_softplus_sums_direct`.
+_TABLE = 1 << 18
 
 
 #: Bin width and Taylor order of the binned sums. Every finite LLR is within
