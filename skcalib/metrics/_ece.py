@@ -192,10 +192,20 @@ def _bin_ids_from_edges(p, w, n_bins, strategy):
     # For a few edges, one comparison per edge (a linear pass each) beats the
     # binary search of unsorted values several times over (1e6 values, 10
     # bins: 15 instead of 100 ms); the count of edges below p is the same.
+    # Chunk by chunk, so that the comparisons stay in cache.
     ids = np.zeros(p.shape[0], dtype=np.int8)
-    for edge in interior:
-        np.add(ids, p > edge, out=ids, casting="unsafe")
+    above = np.empty(min(p.shape[0], _ID_CHUNK), dtype=bool)
+    for start in range(0, p.shape[0], _ID_CHUNK):
+        pc, idc = p[start : start + _ID_CHUNK], ids[start : start + _ID_CHUNK]
+        flag = above[: pc.shape[0]]
+        for edge in interior.tolist():
+            np.greater(pc, edge, out=flag)
+            np.add(idc, flag, out=idc, casting="unsafe")
     return ids
+
+
+#: Probabilities per step of the edge comparisons of :func:`_bin_ids_from_edges`.
+_ID_CHUNK = 1 << 15
 
 
 def _bin_ids_by_bisection(p, w, n_bins, strategy):
