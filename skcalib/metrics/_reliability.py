@@ -116,7 +116,11 @@ def _kish(ids, w, n_ids, count):
     peak = float(top.max())
     low = float(top[count > 0].min())
     if low > 0 and math.log2(peak) - math.log2(low) < 400:
-        u = np.ldexp(w, -int(np.frexp(peak)[1]))
+        exponent = -int(np.frexp(peak)[1])
+        if exponent <= 1023:  # a float: the product is ldexp's, faster
+            u = w * math.ldexp(1.0, exponent)
+        else:
+            u = np.ldexp(w, exponent)
     else:
         u = w / np.where(top > 0, top, 1.0)[ids]
     u_sum = np.bincount(ids, weights=u, minlength=n_ids)
