@@ -49,6 +49,7 @@ from ._sort import (
 __all__ = [
     "BlockSummary",
     "pav_points",
+    "pav_points_sorted",
     "pav_merge",
     "pav_finish",
     "pav_blocks",
@@ -87,7 +88,12 @@ def _compress_pure_runs(points: BlockSummary) -> BlockSummary:
     return pool_blocks(points, run_starts(changed))
 
 
-def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
+def _points_unweighted(
+    scores: np.ndarray, is_target: np.ndarray, keep_sorted: list | None = None
+) -> BlockSummary:
+    """The points of many unweighted scores (see the module's notes); the
+    scores of each class, sorted, are appended to ``keep_sorted`` (targets,
+    then non-targets) if it is a list."""
     n = scores.shape[0]
     n_tar = np.count_nonzero(is_target)
     q_is_tar = 2 * n_tar <= n
@@ -103,6 +109,8 @@ def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummar
     q.sort()
     b.sort()
     nb = n - nq
+    if keep_sorted is not None:
+        keep_sorted.extend((q, b) if q_is_tar else (b, q))
     if nq == 0:
         one = np.array([float(nb)])
         zero = np.zeros(1)
@@ -469,6 +477,38 @@ def pav_points(
         # built run-compressed
         return _points_unweighted(scores, is_target)
     return _compress_pure_runs(labelled_sort(scores, is_target, sample_weight))
+
+
+def pav_points_sorted(scores: np.ndarray, is_target: np.ndarray):
+    """:func:`pav_points` of unweighted scores, and each class's scores sorted.
+
+    The sorted classes are what the points are built from (no extra sort),
+    kept for the metrics that sum per-trial terms by class.
+
+    Returns
+    -------
+    points : BlockSummary
+        As :func:`pav_points`.
+    tar, non : ndarray or None
+        The target and the non-target scores, each increasing (read only:
+        views of the kernel's work array); None for few scores, whose
+        points come from one labelled sort.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib._kernel._pav import pav_points_sorted
+    >>> rng = np.random.default_rng(0)
+    >>> s, y = rng.normal(size=5000), rng.random(5000) < 0.3
+    >>> points, tar, non = pav_points_sorted(s, y)
+    >>> bool(np.array_equal(tar, np.sort(s[y])))
+    True
+    """
+    if scores.shape[0] <= _SMALL_N:
+        return _points_small(scores, is_target), None, None
+    kept = []
+    points = _points_unweighted(scores, is_target, kept)
+    return points, kept[0], kept[1]
 
 
 def pav_merge(points: BlockSummary) -> BlockSummary:

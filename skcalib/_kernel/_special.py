@@ -76,7 +76,7 @@ __all__ = [
     "beta_rule_costs",
     "prior_weighted_objective",
     "uninformative_objective",
-    "cllr_bits_grouped",
+    "cllr_bits_sorted",
     "cllr_sums",
     "scaled_affine",
 ]
@@ -643,110 +643,91 @@ def _cllr_chunk(llr, is_target, w, scratch):
 
 
 #: Factors ``1 + e^-|l|`` (each in (1, 2]) multiplied before one logarithm
-#: in :func:`cllr_bits_grouped`: their product is below ``2**64``.
+#: in :func:`cllr_bits_sorted`: their product is below ``2**64``.
 _GROUP = 64
 
-#: Values per step of :func:`cllr_bits_grouped` (a multiple of ``_GROUP``).
+#: Values per step of :func:`cllr_bits_sorted` (a multiple of ``_GROUP``).
 _GROUPED_CHUNK = 1 << 15
 
-#: The fewest unweighted trials that :func:`cllr_bits_grouped` groups.
-_GROUPED_MIN = 1 << 14
-
-#: The smallest Cllr (bits) that :func:`cllr_bits_grouped` keeps: below it,
-#: the per-trial logarithms of :func:`cllr_sums`.
+#: The smallest Cllr (bits) that :func:`cllr_bits_sorted` gives: below it,
+#: the rounding of the products would matter (None: per-trial logarithms).
 _GROUPED_MIN_CLLR = 1e-2
 
 
-def cllr_bits_grouped(llr, is_target):
-    """Cllr in bits of unweighted finite LLRs, one logarithm per 64 trials.
+def cllr_bits_sorted(tar, non):
+    """Cllr in bits of each class's LLRs sorted, one logarithm per 64 trials.
 
     The cost of a target is ``log(1 + e^-l) = max(-l, 0) + log1p(e)`` and of
-    a non-target ``max(l, 0) + log1p(e)``, with one exponential ``e =
-    e^-|l|`` for both. The ``log1p`` terms of each class are summed as
-    ``log2`` of products of up to 64 factors ``1 + e`` in (1, 2], which
-    cannot overflow: a logarithm per 64 trials instead of one per trial.
-    Each term is then off by about ``2**-52`` absolutely (the rounding of
-    ``1 + e`` and of the products), which is below ``1e-13`` of a Cllr of
-    at least ``1e-2``; a smaller Cllr, an infinite LLR, weights or few
-    trials take the per-trial logarithms of :func:`cllr_sums` instead.
+    a non-target ``max(l, 0) + log1p(e)``, with ``e = e^-|l|``. The
+    ``max`` terms of sorted LLRs are the sum of a prefix (suffix); the
+    ``log1p`` terms are summed as ``log2`` of products of up to 64 factors
+    ``1 + e`` in (1, 2], which cannot overflow: a logarithm per 64 trials
+    instead of one per trial. Each term is then off by about ``2**-52``
+    absolutely (the rounding of ``1 + e`` and of the products), below
+    ``1e-13`` of a Cllr of at least ``1e-2``.
 
     Parameters
     ----------
-    llr : ndarray of shape (n_samples,), float64
-    is_target : ndarray of shape (n_samples,), bool
+    tar, non : ndarray of shape (n_tar,) and (n_non,), float64
+        The target and the non-target LLRs, each increasing; not modified.
 
     Returns
     -------
-    cllr : float
+    cllr : float or None
         ``(mean target cost + mean non-target cost) / 2`` in bits, as
-        ``cllr_sums`` gives it to within ``1e-13`` relative.
+        :func:`cllr_sums` gives it to within ``1e-13`` relative; None if a
+        class is empty, an LLR is infinite or the Cllr is below ``1e-2``
+        (then the per-trial logarithms of :func:`cllr_sums` are due).
 
     Examples
     --------
     >>> import numpy as np
-    >>> from skcalib._kernel._special import cllr_bits_grouped
+    >>> from skcalib._kernel._special import cllr_bits_sorted
     >>> rng = np.random.default_rng(0)
     >>> y = rng.random(100_000) < 0.3
     >>> llr = np.where(y, 2.0, -2.0) + 2.0 * rng.standard_normal(y.size)
     >>> lt, ln, nt, nn = cllr_sums(llr, y, None)
-    >>> bool(abs(cllr_bits_grouped(llr, y) - (lt / nt + ln / nn) / 2) < 1e-14)
+    >>> value = cllr_bits_sorted(np.sort(llr[y]), np.sort(llr[~y]))
+    >>> bool(abs(value - (lt / nt + ln / nn) / 2) < 1e-14)
     True
     """
-    n = llr.shape[0]
-    n_tar = float(np.count_nonzero(is_target))
-    n_non = float(n) - n_tar
-    value = None
-    if n >= _GROUPED_MIN and n_tar and n_non:
-        if math.isfinite(llr.min()) and math.isfinite(llr.max()):
-            value = _grouped_cllr(llr, is_target, n_tar, n_non)
-    if value is None or value < _GROUPED_MIN_CLLR:
-        loss_tar, loss_non, n_tar, n_non = cllr_sums(llr, is_target, None)
-        value = 0.5 * (loss_tar / n_tar + loss_non / n_non)
-    return float(value)
+    if not (tar.shape[0] and non.shape[0]):
+        return None
+    ends = (tar[0], tar[-1], non[0], non[-1])
+    if not all(math.isfinite(v) for v in ends):
+        return None
+    # the max terms: minus the sum of the negative target LLRs, the sum of
+    # the positive non-target LLRs (nats)
+    relu_tar = -float(np.add.reduce(tar[: np.searchsorted(tar, 0.0)]))
+    relu_non = float(np.add.reduce(non[np.searchsorted(non, 0.0, side="right") :]))
+    loss_tar = relu_tar / _LOG2 + _log1p_exp_bits(tar)
+    loss_non = relu_non / _LOG2 + _log1p_exp_bits(non)
+    value = 0.5 * (loss_tar / tar.shape[0] + loss_non / non.shape[0])
+    return value if value >= _GROUPED_MIN_CLLR else None
 
 
-def _grouped_cllr(llr, is_target, n_tar, n_non):
-    """:func:`cllr_bits_grouped` by products, chunk by chunk (finite LLRs)."""
-    n = llr.shape[0]
-    size = min(_GROUPED_CHUNK, n)
-    work = np.empty((5, size))
-    relu = [0.0, 0.0]  # nats: sum of max(-l, 0) over targets, max(l, 0) over non
-    logs = [0.0, 0.0]  # bits: sum of log2 of the products, targets, non-targets
-    for start in range(0, n, _GROUPED_CHUNK):
-        x = llr[start : start + _GROUPED_CHUNK]
-        m = x.shape[0]
-        e, tt, uu, f, g = (row[:m] for row in work)
-        np.copyto(tt, is_target[start : start + m])  # 1.0 for targets
-        np.subtract(1.0, tt, out=uu)  # 1.0 for non-targets
-        np.maximum(x, 0.0, out=f)
-        relu[1] += float(_dot(f, uu))
-        np.minimum(x, 0.0, out=f)
-        relu[0] -= float(_dot(f, tt))
-        np.abs(x, out=e)
-        np.negative(e, out=e)
-        np.exp(e, out=e)
-        # each class's factors 1 + e, and 1 (exactly) for the other class
-        for k, mask in enumerate((tt, uu)):
-            np.multiply(e, mask, out=f)
-            f += 1.0
-            logs[k] += _log2_of_products(f, g)
-    loss_tar = relu[0] / _LOG2 + logs[0]
-    loss_non = relu[1] / _LOG2 + logs[1]
-    return 0.5 * (loss_tar / n_tar + loss_non / n_non)
-
-
-def _log2_of_products(f, scratch):
-    """``sum(log2(f))`` of factors in [1, 2], as ``log2`` of products of 64."""
-    m = f.shape[0]
-    whole = m - m % _GROUP
+def _log1p_exp_bits(x):
+    """``sum(log2(1 + e^-|x|))`` as ``log2`` of products of 64 factors."""
+    size = min(_GROUPED_CHUNK, x.shape[0])
+    f = np.empty(size)
+    prod = np.empty(size // _GROUP + 1)
     total = 0.0
-    if whole:
-        rows = f[:whole].reshape(_GROUP, -1)  # strided groups: elementwise
-        prod = np.multiply.reduce(rows, axis=0, out=scratch[: whole // _GROUP])
-        total += float(np.add.reduce(np.log2(prod, out=prod)))
-    if whole < m:
-        rest = np.log2(f[whole:], out=scratch[: m - whole])
-        total += float(np.add.reduce(rest))
+    for start in range(0, x.shape[0], _GROUPED_CHUNK):
+        xc = x[start : start + _GROUPED_CHUNK]
+        m = xc.shape[0]
+        fc = f[:m]
+        np.abs(xc, out=fc)
+        np.negative(fc, out=fc)
+        np.exp(fc, out=fc)
+        fc += 1.0
+        whole = m - m % _GROUP
+        if whole:
+            rows = fc[:whole].reshape(_GROUP, -1)  # strided groups: elementwise
+            p = np.multiply.reduce(rows, axis=0, out=prod[: whole // _GROUP])
+            total += float(np.add.reduce(np.log2(p, out=p)))
+        if whole < m:
+            rest = np.log2(fc[whole:], out=fc[whole:])
+            total += float(np.add.reduce(rest))
     return total
 
 

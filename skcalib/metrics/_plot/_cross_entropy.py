@@ -250,16 +250,85 @@ def _class_softplus_means(is_target, x, w, plo):
             _softplus_sums_direct(non, wn, plo) if non.size else 0.0 * plo,
         ]
     else:
-        moments, centres = _class_moments(is_target, x, w, lo, hi)
-        order = np.arange(_ORDER + 1)
-        moments /= _FACTORIALS[:, None, None]
-        moments *= (_BIN_WIDTH**order)[:, None, None]
-        used = np.flatnonzero(moments[0].any(axis=1))  # empty bins add 0
-        sums = _taylor_sums_both(moments[:, used], centres[used, None] + plo[None, :])
+        sums = _taylor_class_sums(*_class_moments(is_target, x, w, lo, hi), plo)
+    return _class_means(sums, norms, infinite, plo)
+
+
+def _class_means(sums, norms, infinite, plo):
     return tuple(
         np.full(plo.shape[0], np.inf) if inf else total / norm
         for total, norm, inf in zip(sums, norms, infinite, strict=True)
     )
+
+
+def _taylor_class_sums(moments, centres, plo):
+    """The class sums of the terms from the bins' raw moments."""
+    order = np.arange(_ORDER + 1)
+    moments /= _FACTORIALS[:, None, None]
+    moments *= (_BIN_WIDTH**order)[:, None, None]
+    used = np.flatnonzero(moments[0].any(axis=1))  # empty bins add 0
+    return _taylor_sums_both(moments[:, used], centres[used, None] + plo[None, :])
+
+
+def _sorted_class_softplus_means(tar, non, plo):
+    """:func:`_class_softplus_means` of unweighted trials from each class's
+    scores sorted (the PAV kernel's sort): a bin's trials are then a run,
+    and its moments sums over the run (``np.add.reduceat``), several times
+    faster than a weighted count per moment."""
+    norms = (float(tar.shape[0]), float(non.shape[0]))
+    # a target at -inf or a non-target at +inf costs inf; the other
+    # infinite LLRs cost 0
+    infinite = [
+        bool(tar.shape[0] and tar[0] == -np.inf),
+        bool(non.shape[0] and non[-1] == np.inf),
+    ]
+    tar = tar[np.searchsorted(tar, -np.inf, side="right") :]
+    tar = tar[: np.searchsorted(tar, np.inf, side="left")]
+    non = non[np.searchsorted(non, -np.inf, side="right") :]
+    non = non[: np.searchsorted(non, np.inf, side="left")]
+    ends = [a[[0, -1]] for a in (tar, non) if a.shape[0]]
+    lo = min((float(e[0]) for e in ends), default=0.0)
+    hi = max((float(e[1]) for e in ends), default=0.0)
+    n = tar.shape[0] + non.shape[0]
+    if n == 0 or ((hi - lo) / _BIN_WIDTH + 2.0) * (_ORDER + 1) > n / 4:
+        sums = [
+            _softplus_sums_direct(-tar, None, -plo) if tar.size else 0.0 * plo,
+            _softplus_sums_direct(non, None, plo) if non.size else 0.0 * plo,
+        ]
+    else:
+        origin = math.floor(lo / _BIN_WIDTH) * _BIN_WIDTH
+        n_bins = int(math.floor((hi - origin) / _BIN_WIDTH + 0.5)) + 2
+        moments = np.zeros((_ORDER + 1, n_bins, 2))
+        for c, x in ((1, tar), (0, non)):
+            _run_moments(x, origin, moments[:, :, c])
+        sums = _taylor_class_sums(moments, origin + np.arange(n_bins) * _BIN_WIDTH, plo)
+    return _class_means(sums, norms, infinite, plo)
+
+
+def _run_moments(x, origin, out):
+    """Add ``sum d^k`` per bin of the sorted finite ``x`` to ``out[k, bin]``,
+    chunk by chunk: the bins of sorted values are runs."""
+    size = min(x.shape[0], _CHUNK)
+    d_buf, term_buf = np.empty(size), np.empty(size)
+    idx_buf = np.empty(size, dtype=np.intp)
+    flags = np.empty(size, dtype=bool)
+    for start in range(0, x.shape[0], _CHUNK):
+        xc = x[start : start + _CHUNK]
+        m = xc.shape[0]
+        d, term, idx = d_buf[:m], term_buf[:m], idx_buf[:m]
+        _offsets(xc, origin, d, idx)
+        # the bin of a sorted value never decreases: a run per bin
+        changed = np.not_equal(idx[1:], idx[:-1], out=flags[1:m])
+        starts = np.flatnonzero(changed)
+        starts += 1
+        starts = np.concatenate([[0], starts])
+        bins = idx[starts]
+        out[0, bins] += np.diff(np.append(starts, m))
+        np.copyto(term, d)
+        for k in range(1, _ORDER + 1):
+            if k > 1:
+                term *= d
+            out[k, bins] += np.add.reduceat(term, starts)
 
 
 def _class_moments(is_target, x, w, lo, hi):
@@ -327,11 +396,17 @@ def _ece_curves(trials, plo):
     """The ECE of the system, of its PAV-LLRs and of LLR = 0 at ``plo``."""
     # a target costs -log2 P(H1 | llr, pi) = log1pexp(-(llr + plo)) / ln 2,
     # a non-target -log2 P(H2 | llr, pi) = log1pexp(llr + plo) / ln 2
-    system = _weighted_ece(*_class_softplus_means(*trials.as_arrays(), plo), plo)
     # PAV: one LLR per block, the block's share of each class as its weight
     # (the hull's steps), so the curve costs O(blocks x grid)
     llr_b = trials.pav_llr()[0]
     pmiss, pfa = trials.rocch()
+    # the system: from each class's sorted LLRs if the PAV sort formed them
+    classes = trials._sorted_classes()
+    if classes is None:
+        means = _class_softplus_means(*trials.as_arrays(), plo)
+    else:
+        means = _sorted_class_softplus_means(*classes, plo)
+    system = _weighted_ece(*means, plo)
     t, u = np.diff(pmiss), -np.diff(pfa)
     has_t, has_u = t > 0, u > 0
     pav = _weighted_ece(
