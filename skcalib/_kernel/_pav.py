@@ -103,8 +103,13 @@ def _points_unweighted(
     # entries (left, run_left, flags): first touches of separate arrays of a
     # few MiB cost a page fault per 4 KiB, which one large array mostly
     # takes on huge pages (1e7 scores: 1,400 faults instead of 3,100).
-    work = np.empty(n + 2 * nq + nq // 8 + 1)
-    both = _split_classes(scores, is_target, q_is_tar, nq, work[:n])
+    scratch = 2 * nq + nq // 8 + 1
+    if keep_sorted is None:
+        work = np.empty(n + scratch)
+        both, extra = work[:n], work[n:]
+    else:  # the sorted classes outlive the work arrays
+        both, extra = np.empty(n), np.empty(scratch)
+    both = _split_classes(scores, is_target, q_is_tar, nq, both)
     q, b = both[:nq], both[nq:]
     q.sort()
     b.sort()
@@ -118,7 +123,7 @@ def _points_unweighted(
         return BlockSummary(b[:1].copy(), b[-1:].copy(), *counts)
 
     # Distinct minority values uq; q_first[i]: where uq[i] starts in q.
-    flags = work[n + 2 * nq :].view(np.bool_)
+    flags = extra[2 * nq :].view(np.bool_)
     new_value = np.not_equal(q[1:], q[:-1], out=flags[: nq - 1])
     if count_nonzero(new_value) == nq - 1:
         uq, q_first = q, None
@@ -129,9 +134,9 @@ def _points_unweighted(
     # values with equal `left` has no majority sample between its values;
     # only its last value can be tied with majority samples (at b[left]).
     m = uq.shape[0]
-    left = _searchsorted_sorted(b, uq, work[n : n + m].view(np.int64))
+    left = _searchsorted_sorted(b, uq, extra[:m].view(np.int64))
     edges = run_edges(np.not_equal(left[1:], left[:-1], out=flags[: m - 1]))
-    run_left = work[n + nq : n + nq + edges.shape[0] - 1].view(np.int64)
+    run_left = extra[nq : nq + edges.shape[0] - 1].view(np.int64)
     left.take(edges[:-1], out=run_left, mode="clip")
     # the first majority sample at or above each run (clip: a run above
     # them all), tied with its last value?
@@ -491,7 +496,7 @@ def pav_points_sorted(scores: np.ndarray, is_target: np.ndarray):
         As :func:`pav_points`.
     tar, non : ndarray or None
         The target and the non-target scores, each increasing (read only:
-        views of the kernel's work array); None for few scores, whose
+        views of one array of ``n_samples``); None for few scores, whose
         points come from one labelled sort.
 
     Examples
