@@ -676,8 +676,9 @@ def cllr_bits_sorted(tar, non):
     cllr : float or None
         ``(mean target cost + mean non-target cost) / 2`` in bits, as
         :func:`cllr_sums` gives it to within ``1e-13`` relative; None if a
-        class is empty, an LLR is infinite or the Cllr is below ``1e-2``
-        (then the per-trial logarithms of :func:`cllr_sums` are due).
+        class is empty, an LLR is infinite (or so large that a sum of them
+        could overflow) or the Cllr is below ``1e-2`` (then the per-trial
+        logarithms of :func:`cllr_sums` are due).
 
     Examples
     --------
@@ -693,8 +694,9 @@ def cllr_bits_sorted(tar, non):
     """
     if not (tar.shape[0] and non.shape[0]):
         return None
-    ends = (tar[0], tar[-1], non[0], non[-1])
-    if not all(math.isfinite(v) for v in ends):
+    # infinite LLRs, or sums of LLRs that could overflow: per trial
+    top = max(abs(float(v)) for v in (tar[0], tar[-1], non[0], non[-1]))
+    if not top * (tar.shape[0] + non.shape[0]) < 1e300:
         return None
     # the max terms: minus the sum of the negative target LLRs, the sum of
     # the positive non-target LLRs (nats)

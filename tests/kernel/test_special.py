@@ -404,5 +404,8 @@ def test_cllr_bits_sorted_leaves_to_the_per_trial_sum_what_it_must():
     y[:2] = [True, False]
     assert cllr_bits_sorted(*_sorted(llr, y)) is None
     assert cllr_bits_sorted(np.array([1.0, 2.0]), np.array([])) is None
+    # LLRs whose sums could overflow
+    huge = np.array([-1.5e308, 1.0])
+    assert cllr_bits_sorted(huge, np.array([-1.0, 1e308])) is None
     # all-zero LLRs: exactly 1 bit
     assert cllr_bits_sorted(np.zeros(n), np.zeros(n)) == 1.0

@@ -511,3 +511,14 @@ def test_devpav_near_the_largest_float(k):
     assert np.isfinite(got)
     expected = _devpav_exact(*ScoredTrials(y, llr).pav_llr())
     assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_cllr_cal_of_many_trials_with_extreme_llrs():
+    # +/-1000 and near the float maximum: the per-trial sums, no warning
+    x, y, _ = make_scores(5000, **LLRS)
+    x = x.copy()
+    x[:4] = [1000.0, -1000.0, 1.7e308, -1.7e308]
+    y = y.copy()
+    y[:4] = [1, 0, 1, 0]
+    expected = cllr(y, x) - min_cllr(y, x)
+    assert cllr_cal(y, x) == pytest.approx(expected, rel=1e-12, abs=1e-14)
