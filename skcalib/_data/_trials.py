@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logit
 
-from .._kernel._pav import pav_blocks, pav_merge, pav_points
+from .._kernel._pav import pav_blocks, pav_merge, pav_points, pav_points_sorted
 from .._kernel._special import cllr_sums, prior_weighted_objective
 from ..utils._stats import error_counts
 from ..utils._validation import check_metric_inputs, warn_if_probabilities
@@ -102,6 +102,7 @@ class ArrayTrials:
         self.inputs = inputs
         self._positive = None
         self._points = None
+        self._sorted_classes = (None, None)
 
     @classmethod
     def validate(
@@ -138,8 +139,22 @@ class ArrayTrials:
         score ranges kept): the one sort of these trials."""
         if self._points is None:
             is_target, x, w = self.positive()
-            self._points = pav_points(x, is_target, w)
+            if w is None:
+                self._points, *self._sorted_classes = pav_points_sorted(x, is_target)
+            else:
+                self._points = pav_points(x, is_target, w)
         return self._points
+
+    def sorted_classes(self):
+        """``(tar, non)``: the target and the non-target scores, each sorted,
+        from the one sort of :meth:`points` (read only); None for weighted
+        or few trials, whose sort does not form them."""
+        _, x, w = self.positive()
+        if w is not None or x.shape[0] <= FEW_TRIALS:
+            return None
+        self.points()
+        tar, non = self._sorted_classes
+        return None if tar is None else (tar, non)
 
     @property
     def sorted(self) -> bool:

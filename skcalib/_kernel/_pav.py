@@ -49,6 +49,7 @@ from ._sort import (
 __all__ = [
     "BlockSummary",
     "pav_points",
+    "pav_points_sorted",
     "pav_merge",
     "pav_finish",
     "pav_blocks",
@@ -87,7 +88,12 @@ def _compress_pure_runs(points: BlockSummary) -> BlockSummary:
     return pool_blocks(points, run_starts(changed))
 
 
-def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
+def _points_unweighted(
+    scores: np.ndarray, is_target: np.ndarray, keep_sorted: list | None = None
+) -> BlockSummary:
+    """The points of many unweighted scores (see the module's notes); the
+    scores of each class, sorted, are appended to ``keep_sorted`` (targets,
+    then non-targets) if it is a list."""
     n = scores.shape[0]
     n_tar = np.count_nonzero(is_target)
     q_is_tar = 2 * n_tar <= n
@@ -97,12 +103,19 @@ def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummar
     # entries (left, run_left, flags): first touches of separate arrays of a
     # few MiB cost a page fault per 4 KiB, which one large array mostly
     # takes on huge pages (1e7 scores: 1,400 faults instead of 3,100).
-    work = np.empty(n + 2 * nq + nq // 8 + 1)
-    both = _split_classes(scores, is_target, q_is_tar, nq, work[:n])
+    scratch = 2 * nq + nq // 8 + 1
+    if keep_sorted is None:
+        work = np.empty(n + scratch)
+        both, extra = work[:n], work[n:]
+    else:  # the sorted classes outlive the work arrays
+        both, extra = np.empty(n), np.empty(scratch)
+    both = _split_classes(scores, is_target, q_is_tar, nq, both)
     q, b = both[:nq], both[nq:]
     q.sort()
     b.sort()
     nb = n - nq
+    if keep_sorted is not None:
+        keep_sorted.extend((q, b) if q_is_tar else (b, q))
     if nq == 0:
         one = np.array([float(nb)])
         zero = np.zeros(1)
@@ -110,7 +123,7 @@ def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummar
         return BlockSummary(b[:1].copy(), b[-1:].copy(), *counts)
 
     # Distinct minority values uq; q_first[i]: where uq[i] starts in q.
-    flags = work[n + 2 * nq :].view(np.bool_)
+    flags = extra[2 * nq :].view(np.bool_)
     new_value = np.not_equal(q[1:], q[:-1], out=flags[: nq - 1])
     if count_nonzero(new_value) == nq - 1:
         uq, q_first = q, None
@@ -121,9 +134,9 @@ def _points_unweighted(scores: np.ndarray, is_target: np.ndarray) -> BlockSummar
     # values with equal `left` has no majority sample between its values;
     # only its last value can be tied with majority samples (at b[left]).
     m = uq.shape[0]
-    left = _searchsorted_sorted(b, uq, work[n : n + m].view(np.int64))
+    left = _searchsorted_sorted(b, uq, extra[:m].view(np.int64))
     edges = run_edges(np.not_equal(left[1:], left[:-1], out=flags[: m - 1]))
-    run_left = work[n + nq : n + nq + edges.shape[0] - 1].view(np.int64)
+    run_left = extra[nq : nq + edges.shape[0] - 1].view(np.int64)
     left.take(edges[:-1], out=run_left, mode="clip")
     # the first majority sample at or above each run (clip: a run above
     # them all), tied with its last value?
@@ -469,6 +482,38 @@ def pav_points(
         # built run-compressed
         return _points_unweighted(scores, is_target)
     return _compress_pure_runs(labelled_sort(scores, is_target, sample_weight))
+
+
+def pav_points_sorted(scores: np.ndarray, is_target: np.ndarray):
+    """:func:`pav_points` of unweighted scores, and each class's scores sorted.
+
+    The sorted classes are what the points are built from (no extra sort),
+    kept for the metrics that sum per-trial terms by class.
+
+    Returns
+    -------
+    points : BlockSummary
+        As :func:`pav_points`.
+    tar, non : ndarray or None
+        The target and the non-target scores, each increasing (read only:
+        views of one array of ``n_samples``); None for few scores, whose
+        points come from one labelled sort.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib._kernel._pav import pav_points_sorted
+    >>> rng = np.random.default_rng(0)
+    >>> s, y = rng.normal(size=5000), rng.random(5000) < 0.3
+    >>> points, tar, non = pav_points_sorted(s, y)
+    >>> bool(np.array_equal(tar, np.sort(s[y])))
+    True
+    """
+    if scores.shape[0] <= _SMALL_N:
+        return _points_small(scores, is_target), None, None
+    kept = []
+    points = _points_unweighted(scores, is_target, kept)
+    return points, kept[0], kept[1]
 
 
 def pav_merge(points: BlockSummary) -> BlockSummary:

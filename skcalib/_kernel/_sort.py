@@ -10,6 +10,11 @@ carries the weights along. The run helpers (:func:`run_edges`,
 :func:`run_starts`, :func:`run_ends`) cut a sorted array into its runs of
 equal values.
 
+:func:`order_statistics`, :func:`linear_quantiles` (``np.quantile``'s
+default, exactly) and :func:`weighted_quantiles` (inverted CDF) select a few
+order statistics without a sort: the values are counted in buckets of their
+bits, and only the buckets that hold an answer are searched further.
+
 The unweighted PAV kernel takes the labelled sort below a few thousand
 scores only; above, it sorts the two classes apart and locates the minority
 among the majority, which hands PAV pooled runs without ever forming the
@@ -28,10 +33,13 @@ __all__ = [
     "BlockSummary",
     "group_ties",
     "labelled_sort",
+    "linear_quantiles",
+    "order_statistics",
     "run_edges",
     "run_ends",
     "run_starts",
     "sorted_labelled",
+    "weighted_quantiles",
 ]
 
 
@@ -282,3 +290,269 @@ def labelled_sort(scores, is_target, sample_weight=None) -> BlockSummary:
         np.add.reduceat(np.where(t, w, 0.0), starts),
         np.add.reduceat(np.where(t, 0.0, w), starts),
     )
+
+
+# ------------------------------------------------- quantiles without a sort
+#: Buckets per level of :func:`_select`: a bincount over a table that stays
+#: in cache.
+_SELECT_BITS = 14
+
+#: Values that :func:`_select` sorts instead of bucketing them again.
+_SELECT_SMALL = 4096
+
+
+def _ordered_keys(x):
+    """``(keys, signed)``: uint64 keys in the order of the float64 ``x``
+    (``-0.0`` just below ``0.0``), the bits themselves (no copy, ``signed``
+    False) if no sign bit is set."""
+    bits = x.view(np.int64)
+    if x.shape[0] == 0 or int(bits.min()) >= 0:
+        return bits.view(np.uint64), False
+    keys = _order_keys(bits, np.empty_like(bits))
+    # int64 keys to uint64 in the same order: flip the sign bit
+    keys ^= np.int64(-(2**63))
+    return keys.view(np.uint64), True
+
+
+def _float_of_keys(keys, signed):
+    """The floats of keys made by :func:`_ordered_keys`."""
+    if not signed:
+        return keys.view(np.float64)
+    bits = keys.view(np.int64) ^ np.int64(-(2**63))
+    return _order_keys(bits, np.empty_like(bits)).view(np.float64)
+
+
+#: Keys per step of the bucket passes (:func:`_bucket_totals`,
+#: :func:`_gather_buckets`): work arrays that stay in cache.
+_SELECT_CHUNK = 1 << 16
+
+
+class _Buckets(NamedTuple):
+    """``2**14`` buckets of equal key width from the lowest key (fewer if
+    the keys span fewer; ``shift == 0``: one key per bucket)."""
+
+    lo: int
+    shift: int
+    n_buckets: int
+
+    @classmethod
+    def of(cls, keys):
+        lo, hi = int(keys.min()), int(keys.max())
+        shift = max(0, (hi - lo).bit_length() - _SELECT_BITS)
+        return cls(lo, shift, ((hi - lo) >> shift) + 1)
+
+    def chunks(self, keys):
+        """``(start, bucket)`` of each chunk of the keys (``bucket`` is
+        overwritten by the next chunk)."""
+        work = np.empty(min(_SELECT_CHUNK, keys.shape[0]), dtype=np.uint64)
+        lo, shift = np.uint64(self.lo), np.uint64(self.shift)
+        for start in range(0, keys.shape[0], _SELECT_CHUNK):
+            chunk = keys[start : start + _SELECT_CHUNK]
+            b = work[: chunk.shape[0]]
+            np.subtract(chunk, lo, out=b)
+            b >>= shift
+            yield start, b.view(np.intp)
+
+    def totals(self, keys, w):
+        """The count (``w`` None) or weight of each bucket."""
+        out = np.zeros(self.n_buckets, dtype=np.intp if w is None else np.float64)
+        for start, b in self.chunks(keys):
+            ws = None if w is None else w[start : start + b.shape[0]]
+            out += np.bincount(b, weights=ws, minlength=self.n_buckets)
+        return out
+
+    def gather(self, keys, w, needed):
+        """The keys (and weights, and buckets) in the buckets ``needed``."""
+        parts = []
+        for start, b in self.chunks(keys):
+            take = needed.take(b)
+            stop = start + b.shape[0]
+            parts.append(
+                (
+                    keys[start:stop][take],
+                    None if w is None else w[start:stop][take],
+                    b[take],
+                )
+            )
+        sub = np.concatenate([p[0] for p in parts])
+        sub_w = None if w is None else np.concatenate([p[1] for p in parts])
+        return sub, sub_w, np.concatenate([p[2] for p in parts])
+
+
+def _select_ranks(keys, ranks):
+    """``np.sort(keys)[ranks]`` (uint64 keys), without a sort of all keys.
+
+    The keys are counted in buckets of equal key width (one bincount); only
+    the buckets that hold a wanted rank are gathered, and searched the same
+    way, or sorted when few or when that would not shrink them (clustered
+    keys).
+    """
+    n = keys.shape[0]
+    if n <= _SELECT_SMALL:
+        return np.sort(keys)[ranks]
+    buckets = _Buckets.of(keys)
+    count = buckets.totals(keys, None)
+    cum = np.cumsum(count)
+    at = np.searchsorted(cum, ranks, side="right")  # the bucket of each rank
+    if buckets.shift == 0:  # one key per bucket
+        return (at + buckets.lo).astype(np.uint64)
+    needed = np.zeros(buckets.n_buckets, dtype=bool)
+    needed[at] = True
+    sub = buckets.gather(keys, None, needed)[0]
+    # the ranks among the gathered keys: less the keys of the buckets below
+    # that are not gathered
+    kept = np.where(needed, count, 0)
+    skipped = (cum - count) - (np.cumsum(kept) - kept)
+    sub_ranks = ranks - skipped[at]
+    if 2 * sub.shape[0] > n:
+        return np.sort(sub)[sub_ranks]
+    return _select_ranks(sub, sub_ranks)
+
+
+def _select_weighted(keys, w, q):
+    """Per level ``q``, the smallest key whose cumulative weight, the keys
+    in increasing order, reaches ``q`` times the total (the last key if
+    none does); unit weights: ``np.quantile(..., method='inverted_cdf')``.
+
+    Few keys: a stable sort and the running sum. Otherwise the weights are
+    summed per bucket of keys (one bincount), and the keys of the buckets
+    that hold an answer are gathered and sorted; within each, the running
+    sums are taken from the bucket's end, so that they end at its
+    cumulative total and the bucket found by the totals holds its answer.
+    """
+    n = keys.shape[0]
+    if n <= _SELECT_SMALL:
+        order = np.argsort(keys, kind="stable")
+        cum = np.cumsum(w[order])
+        k = np.searchsorted(cum, q * cum[-1], side="left")
+        return keys[order[np.minimum(k, n - 1)]]
+    buckets = _Buckets.of(keys)
+    cum = np.cumsum(buckets.totals(keys, w))
+    targets = q * cum[-1]
+    at = np.searchsorted(cum, targets, side="left")
+    np.minimum(at, buckets.n_buckets - 1, out=at)
+    if buckets.shift == 0:  # one key per bucket
+        return (at + buckets.lo).astype(np.uint64)
+    needed = np.zeros(buckets.n_buckets, dtype=bool)
+    needed[at] = True
+    sub, sub_w, sub_b = buckets.gather(keys, w, needed)
+    order = np.argsort(sub, kind="stable")
+    sk, sw, sb = sub[order], sub_w[order], sub_b[order]
+    # the weight after each key within its bucket: the suffix sums, less
+    # that of the bucket's last key
+    after = np.cumsum(sw[::-1])[::-1]
+    after -= sw
+    last = np.flatnonzero(np.r_[sb[1:] != sb[:-1], True])
+    first = np.r_[0, last[:-1] + 1]
+    after -= np.repeat(after[last], last - first + 1)
+    running = cum[sb] - after
+    k = np.searchsorted(np.maximum.accumulate(running), targets, side="left")
+    return sk[np.minimum(k, sk.shape[0] - 1)]
+
+
+def order_statistics(x, ranks):
+    """``np.sort(x)[ranks]`` without sorting ``x``.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_samples,), float64
+        Values; +/-inf allowed, NaN not. Not modified.
+    ranks : ndarray of shape (n_ranks,), int
+        Positions in ``0..n_samples-1``.
+
+    Returns
+    -------
+    values : ndarray of shape (n_ranks,)
+        The order statistics (``-0.0`` sorts just below ``0.0``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib._kernel._sort import order_statistics
+    >>> order_statistics(np.array([3.0, -1.0, 2.0, 2.0]), np.array([0, 2, 3]))
+    array([-1.,  2.,  3.])
+    """
+    keys, signed = _ordered_keys(x)
+    ranks = np.asarray(ranks, dtype=np.intp)
+    return _float_of_keys(_select_ranks(keys, ranks), signed)
+
+
+def linear_quantiles(x, q):
+    """``np.quantile(x, q)`` (its default ``'linear'`` method), exactly.
+
+    The order statistics next to each quantile from :func:`order_statistics`
+    (no sort), then numpy's own interpolation: the virtual index ``(n - 1)
+    q``, and ``a + (b - a) g`` or, for ``g >= 1/2``, ``b - (b - a) (1 - g)``.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_samples,), float64
+        ``n_samples >= 1`` values; NaN not allowed.
+    q : ndarray of shape (n_quantiles,)
+        Probabilities in [0, 1].
+
+    Returns
+    -------
+    quantiles : ndarray of shape (n_quantiles,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib._kernel._sort import linear_quantiles
+    >>> linear_quantiles(np.array([4.0, 1.0, 3.0, 2.0]), np.array([0.0, 0.5, 0.9]))
+    array([1. , 2.5, 3.7])
+    """
+    n = x.shape[0]
+    q = np.asarray(q, dtype=np.float64)
+    virtual = (n - 1) * q
+    previous = np.floor(virtual)
+    above = virtual >= n - 1
+    previous[above] = -1.0  # as numpy: the gamma below is then virtual + 1
+    previous[virtual < 0] = 0.0
+    gamma = virtual - previous
+    first = previous.astype(np.intp)
+    second = first + 1
+    first[above] = n - 1
+    second[above] = n - 1
+    values = order_statistics(x, np.concatenate([first, second]))
+    a, b = values[: q.shape[0]], values[q.shape[0] :]
+    diff = b - a
+    out = np.add(a, diff * gamma)
+    np.subtract(b, diff * (1 - gamma), out=out, where=gamma >= 0.5)
+    return out
+
+
+def weighted_quantiles(x, sample_weight, q):
+    """Inverted-CDF quantiles of ``x`` weighted by ``sample_weight``.
+
+    For each ``q``, the smallest value whose cumulative weight (the values
+    in increasing order) reaches ``q`` times the total weight:
+    ``np.quantile``'s ``'inverted_cdf'`` method for unit weights. Without a
+    sort (see :func:`_select`); the cumulative weights are summed per bucket
+    of values, so a level that meets a cumulative weight to within rounding
+    may take the neighbouring value of the sum in sorted order.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_samples,), float64
+        Values; +/-inf allowed, NaN not. Not modified.
+    sample_weight : ndarray of shape (n_samples,)
+        Non-negative weights with a positive sum.
+    q : ndarray of shape (n_quantiles,)
+        Probabilities in [0, 1].
+
+    Returns
+    -------
+    quantiles : ndarray of shape (n_quantiles,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib._kernel._sort import weighted_quantiles
+    >>> x, w = np.array([3.0, 1.0, 2.0, 4.0]), np.array([1.0, 1.0, 2.0, 0.0])
+    >>> weighted_quantiles(x, w, np.array([0.25, 0.5, 1.0]))
+    array([1., 2., 3.])
+    """
+    keys, signed = _ordered_keys(x)
+    w = np.asarray(sample_weight, dtype=np.float64)
+    return _float_of_keys(_select_weighted(keys, w, np.asarray(q, float)), signed)

@@ -10,13 +10,10 @@ from numbers import Integral
 
 import numpy as np
 
+from .._kernel._sort import linear_quantiles, weighted_quantiles
 from ..utils._docstrings import fill_doc
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
-from ..utils._stats import (
-    cumulative_quantiles,
-    sorted_cumulative,
-    weighted_quantiles,
-)
+from ..utils._stats import cumulative_quantiles, sorted_cumulative
 from ..utils._validation import check_metric_inputs, check_weights
 from ._multiclass import _validated
 from ._params import TRIALS_DOCS, classes_constraints, trials_constraints
@@ -185,8 +182,8 @@ def _bin_ids_from_edges(p, w, n_bins, strategy):
     q = np.linspace(0.0, 1.0, n_bins + 1)
     if strategy == "uniform":
         edges = q
-    elif w is None:  # calibration_curve's (linear) quantiles exactly
-        edges = np.quantile(p, q)
+    elif w is None:  # calibration_curve's np.quantile, without its sort
+        edges = linear_quantiles(p, q)
     else:
         edges = weighted_quantiles(p, w, q)
     interior = edges[1:-1]
@@ -195,10 +192,20 @@ def _bin_ids_from_edges(p, w, n_bins, strategy):
     # For a few edges, one comparison per edge (a linear pass each) beats the
     # binary search of unsorted values several times over (1e6 values, 10
     # bins: 15 instead of 100 ms); the count of edges below p is the same.
+    # Chunk by chunk, so that the comparisons stay in cache.
     ids = np.zeros(p.shape[0], dtype=np.int8)
-    for edge in interior:
-        np.add(ids, p > edge, out=ids, casting="unsafe")
+    above = np.empty(min(p.shape[0], _ID_CHUNK), dtype=bool)
+    for start in range(0, p.shape[0], _ID_CHUNK):
+        pc, idc = p[start : start + _ID_CHUNK], ids[start : start + _ID_CHUNK]
+        flag = above[: pc.shape[0]]
+        for edge in interior.tolist():
+            np.greater(pc, edge, out=flag)
+            np.add(idc, flag, out=idc, casting="unsafe")
     return ids
+
+
+#: Probabilities per step of the edge comparisons of :func:`_bin_ids_from_edges`.
+_ID_CHUNK = 1 << 15
 
 
 def _bin_ids_by_bisection(p, w, n_bins, strategy):

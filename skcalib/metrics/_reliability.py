@@ -103,23 +103,38 @@ def _clopper_pearson(k, n, confidence_level):
     return lower, upper
 
 
-def _kish(ids, w, n_ids, count):
+def _kish(ids, w, n_ids, count, total, w_min):
     """Kish's effective count ``(sum w)^2 / sum w^2`` of each bin.
 
     The weights are scaled so that squares cannot underflow to 0: all by
     one power of two (exact) when that keeps every bin's largest weight
     above ``2^-400`` (its square a normal number), else each bin's by its
-    largest weight.
+    largest weight. ``total`` holds the bins' weights, ``w_min`` the
+    smallest positive weight: when every weight is within ``2^400`` of the
+    largest, no bin's largest weight need be found, and when the scaled
+    weights stay normal numbers their sums are ``total`` scaled, exactly.
     """
-    top = np.zeros(n_ids)
-    np.maximum.at(top, ids, w)
-    peak = float(top.max())
-    low = float(top[count > 0].min())
-    if low > 0 and math.log2(peak) - math.log2(low) < 400:
-        u = np.ldexp(w, -int(np.frexp(peak)[1]))
-    else:
+    peak = float(w.max())
+    if math.log2(peak) - math.log2(w_min) < 400:
+        exponent = -int(np.frexp(peak)[1])
+    else:  # each bin's largest weight decides
+        top = np.zeros(n_ids)
+        np.maximum.at(top, ids, w)
+        low = float(top[count > 0].min())
+        exponent = None
+        if low > 0 and math.log2(peak) - math.log2(low) < 400:
+            exponent = -int(np.frexp(peak)[1])
+    if exponent is None:
         u = w / np.where(top > 0, top, 1.0)[ids]
-    u_sum = np.bincount(ids, weights=u, minlength=n_ids)
+        u_sum = np.bincount(ids, weights=u, minlength=n_ids)
+    else:
+        scale = math.ldexp(1.0, min(exponent, 1023))
+        # a float: the product is ldexp's, faster
+        u = w * scale if exponent <= 1023 else np.ldexp(w, exponent)
+        if exponent <= 1023 and w_min * scale >= 2.0**-1022:
+            u_sum = total * scale  # the same sums, scaled: no rounding
+        else:
+            u_sum = np.bincount(ids, weights=u, minlength=n_ids)
     np.multiply(u, u, out=u)
     u_sq = np.bincount(ids, weights=u, minlength=n_ids)
     return np.divide(u_sum**2, u_sq, out=np.zeros(n_ids), where=count > 0)
@@ -148,14 +163,16 @@ def _curve_bins(outcome, p, w, n_bins, strategy, confidence_level):
         positive = w > 0
         if positive.all():
             count = np.bincount(ids, minlength=n_ids)
+            w_min = float(w.min())
         else:
             count = np.bincount(ids[positive], minlength=n_ids)
+            w_min = float(np.min(w, where=positive, initial=np.inf))
         total = np.bincount(ids, weights=w, minlength=n_ids)
         wo = np.multiply(w, outcome)
         positives = np.bincount(ids, weights=wo, minlength=n_ids)
         np.multiply(w, p, out=wo)
         prob = np.bincount(ids, weights=wo, minlength=n_ids)
-        n_eff = _kish(ids, w, n_ids, count)
+        n_eff = _kish(ids, w, n_ids, count, total, w_min)
     keep = np.flatnonzero(count > 0)
     total, positives, prob = total[keep], positives[keep], prob[keep]
     n_eff = n_eff[keep]

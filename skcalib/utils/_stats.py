@@ -19,7 +19,6 @@ __all__ = [
     "drop_zero_weights",
     "error_counts",
     "sorted_cumulative",
-    "weighted_quantiles",
 ]
 
 
@@ -155,22 +154,3 @@ def cumulative_quantiles(xs, cum, q):
     """
     idx = np.searchsorted(cum, q * cum[-1], side="left")
     return xs[np.clip(idx, 0, xs.shape[0] - 1)]
-
-
-def weighted_quantiles(x, sample_weight, q):
-    """Inverted-CDF quantiles of ``x`` weighted by ``sample_weight``.
-
-    Parameters
-    ----------
-    x : ndarray of shape (n_samples,)
-    sample_weight : ndarray of shape (n_samples,)
-        Non-negative weights with a positive sum.
-    q : ndarray of shape (n_quantiles,)
-        Probabilities in [0, 1].
-
-    Returns
-    -------
-    quantiles : ndarray of shape (n_quantiles,)
-        See :func:`cumulative_quantiles`.
-    """
-    return cumulative_quantiles(*sorted_cumulative(x, sample_weight), q)

@@ -392,9 +392,15 @@ def check_metric_inputs(
         if w is None:
             n_tar = count_nonzero(is_target)
             has_tar, has_non = n_tar > 0, n_tar < is_target.shape[0]
-        else:
-            has_tar = bool((w[is_target] > 0).any())
-            has_non = bool((w[~is_target] > 0).any())
+        else:  # boolean passes: no copy of the weights of each class
+            positive = w > 0
+            if positive.all():
+                n_tar = count_nonzero(is_target)
+                has_tar, has_non = n_tar > 0, n_tar < is_target.shape[0]
+            else:
+                has_tar = bool(np.logical_and(positive, is_target).any())
+                np.logical_and(positive, ~is_target, out=positive)
+                has_non = bool(positive.any())
         if not (has_tar and has_non):
             missing = "target" if not has_tar else "non-target"
             raise ValueError(

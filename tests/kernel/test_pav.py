@@ -16,6 +16,7 @@ from skcalib._kernel._pav import (
     pav_blocks,
     pav_merge,
     pav_points,
+    pav_points_sorted,
     rocch_from_blocks,
 )
 
@@ -408,3 +409,23 @@ def test_public_isotonic_regression_fallback_gives_the_same_blocks(monkeypatch):
         got = _pav.pav_blocks(*c)
         for a, b in zip(got, expected, strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("n", [50, 2001, 30_000])
+@pytest.mark.parametrize("target_share", [0.0, 0.3, 0.7])
+def test_pav_points_sorted_gives_the_points_and_the_sorted_classes(n, target_share):
+    rng = np.random.default_rng(n)
+    s = np.round(rng.normal(size=n), 2)  # ties
+    s[:5] = [np.inf, -np.inf, 0.0, -0.0, 1e300]
+    y = rng.random(n) < target_share
+    kept = s.copy(), y.copy()
+    points, tar, non = pav_points_sorted(s, y)
+    for a, b in zip(points, pav_points(s, y), strict=True):
+        np.testing.assert_array_equal(a, b)
+    if n <= 2000:  # few scores: one labelled sort, no classes formed
+        assert tar is None and non is None
+    else:
+        np.testing.assert_array_equal(tar, np.sort(s[y]))
+        np.testing.assert_array_equal(non, np.sort(s[~y]))
+    np.testing.assert_array_equal(s, kept[0])
+    np.testing.assert_array_equal(y, kept[1])

@@ -8,8 +8,11 @@ from hypothesis import strategies as st
 from skcalib._kernel._sort import (
     SMALL_SORT,
     labelled_sort,
+    linear_quantiles,
+    order_statistics,
     run_edges,
     sorted_labelled,
+    weighted_quantiles,
 )
 
 HYP = settings(derandomize=True, database=None, deadline=None, max_examples=80)
@@ -82,3 +85,79 @@ def test_sorted_labelled_keeps_each_label_with_its_score(n):
 def test_run_edges_cut_runs_of_equal_values():
     x = np.array([1, 1, 2, 3, 3, 3])
     assert run_edges(x[1:] != x[:-1]).tolist() == [0, 2, 3, 6]
+
+
+def _quantile_data(kind, n, rng):
+    if kind == "uniform":
+        return rng.random(n)
+    if kind == "ties":
+        return np.round(rng.random(n), 2)
+    if kind == "signed":
+        return rng.normal(size=n) * 1e3
+    if kind == "extreme":
+        return rng.choice([-np.inf, np.inf, 0.0, -0.0, 1e300, -5.0, 1e-300], n)
+    if kind == "clustered":  # two clusters far apart in the bits
+        return np.concatenate([rng.random(n // 2) * 1e-12, 1 + rng.random(n - n // 2)])
+    return np.full(n, 0.3)
+
+
+KINDS = ["uniform", "ties", "signed", "extreme", "clustered", "constant"]
+SIZES = [1, 2, 17, 4096, 4097, 30_000, 200_000]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("n", SIZES)
+def test_order_statistics_equal_the_sorted_values(kind, n):
+    rng = np.random.default_rng(n)
+    x = _quantile_data(kind, n, rng)
+    before = x.copy()
+    ranks = np.r_[0, n - 1, rng.integers(0, n, 9)]
+    np.testing.assert_array_equal(order_statistics(x, ranks), np.sort(x)[ranks])
+    np.testing.assert_array_equal(x, before)
+    np.testing.assert_array_equal(np.signbit(x), np.signbit(before))
+
+
+@pytest.mark.parametrize("kind", [k for k in KINDS if k != "extreme"])
+@pytest.mark.parametrize("n", SIZES)
+def test_linear_quantiles_equal_numpys(kind, n):
+    rng = np.random.default_rng(n + 1)
+    x = _quantile_data(kind, n, rng)
+    q = np.r_[np.linspace(0.0, 1.0, 11), rng.random(6)]
+    np.testing.assert_array_equal(linear_quantiles(x, q), np.quantile(x, q))
+
+
+def _inverted_cdf(x, w, q):
+    """The definition: the stable sort and the running sum of the weights."""
+    order = np.argsort(x, kind="stable")
+    cum = np.cumsum(w[order])
+    k = np.searchsorted(cum, q * cum[-1], side="left")
+    return x[order][np.minimum(k, x.shape[0] - 1)]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("n", SIZES)
+def test_weighted_quantiles_equal_the_sorted_running_sum(kind, n):
+    rng = np.random.default_rng(n + 2)
+    x = _quantile_data(kind, n, rng)
+    q = np.r_[np.linspace(0.0, 1.0, 11), rng.random(6)]
+    # integer weights (exact sums, zeros among them), and unit weights,
+    # whose inverted-CDF quantiles are numpy's
+    w = rng.integers(0, 3, n).astype(float)
+    w[-1] = 1.0
+    before = (x.copy(), w.copy())
+    np.testing.assert_array_equal(weighted_quantiles(x, w, q), _inverted_cdf(x, w, q))
+    ones = np.ones(n)
+    expected = np.quantile(x, q, method="inverted_cdf")
+    np.testing.assert_array_equal(weighted_quantiles(x, ones, q), expected)
+    np.testing.assert_array_equal(x, before[0])
+    np.testing.assert_array_equal(w, before[1])
+
+
+def test_weighted_quantiles_of_real_weights_are_within_rounding():
+    # summed per bucket, the running sums differ from the sorted ones by
+    # rounding only: the quantiles are equal away from exact hits
+    rng = np.random.default_rng(5)
+    x = rng.random(100_000)
+    w = rng.uniform(0.1, 2.0, x.shape[0])
+    q = np.linspace(0.0, 1.0, 21)
+    np.testing.assert_array_equal(weighted_quantiles(x, w, q), _inverted_cdf(x, w, q))

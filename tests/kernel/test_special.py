@@ -14,6 +14,8 @@ from skcalib._kernel._special import (
     _tail_deriv,
     _tail_general,
     beta_rule_costs,
+    cllr_bits_sorted,
+    cllr_sums,
     log1pexp,
     prior_weighted_objective,
     rule_terms,
@@ -363,3 +365,47 @@ def test_costs_integrate_their_derivatives(a, b, x1, width):
         ref = quad(d, x1, x2, epsabs=1e-13, epsrel=1e-11, limit=200)[0]
         scale = max(abs(c1[i][0]), abs(c2[i][0]), 1e-300)
         assert c2[i][0] - c1[i][0] == pytest.approx(ref, rel=1e-7, abs=1e-11 * scale)
+
+
+def _cllr_exact(llr, y):
+    loss_tar, loss_non, n_tar, n_non = cllr_sums(llr, y, None)
+    return 0.5 * (loss_tar / n_tar + loss_non / n_non)
+
+
+def _sorted(llr, y):
+    return np.sort(llr[y]), np.sort(llr[~y])
+
+
+@pytest.mark.parametrize("spread", [0.25, 1.0, 3.0, 6.0])
+@pytest.mark.parametrize("n", [100, 20_000, 200_001])
+def test_cllr_bits_sorted_equals_the_per_trial_sum(spread, n):
+    rng = np.random.default_rng(n)
+    y = rng.random(n) < 0.3
+    llr = np.where(y, spread**2 / 2, -(spread**2) / 2) + spread * rng.standard_normal(n)
+    llr[: n // 10] = np.round(llr[: n // 10])  # ties
+    llr[n // 10 : n // 10 + 5] = [1000.0, -1000.0, 700.0, -700.0, 0.0]
+    tar, non = _sorted(llr, y)
+    before = (tar.copy(), non.copy())
+    value = cllr_bits_sorted(tar, non)
+    assert value == pytest.approx(_cllr_exact(llr, y), rel=1e-13)
+    np.testing.assert_array_equal(tar, before[0])
+    np.testing.assert_array_equal(non, before[1])
+
+
+def test_cllr_bits_sorted_leaves_to_the_per_trial_sum_what_it_must():
+    rng = np.random.default_rng(1)
+    n = 50_000
+    y = rng.random(n) < 0.5
+    # a tiny Cllr (the absolute rounding of the products would matter)
+    assert cllr_bits_sorted(*_sorted(np.where(y, 60.0, -60.0), y)) is None
+    # infinite LLRs, an empty class
+    llr = np.where(y, 1.0, -1.0)
+    llr[:2] = [np.inf, -np.inf]
+    y[:2] = [True, False]
+    assert cllr_bits_sorted(*_sorted(llr, y)) is None
+    assert cllr_bits_sorted(np.array([1.0, 2.0]), np.array([])) is None
+    # LLRs whose sums could overflow
+    huge = np.array([-1.5e308, 1.0])
+    assert cllr_bits_sorted(huge, np.array([-1.0, 1e308])) is None
+    # all-zero LLRs: exactly 1 bit
+    assert cllr_bits_sorted(np.zeros(n), np.zeros(n)) == 1.0

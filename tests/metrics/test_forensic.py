@@ -347,6 +347,18 @@ def test_cllr_cal_is_cllr_minus_min_cllr():
     assert cllr_cal([0, 1], [np.inf, 0.0]) == np.inf
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cllr_cal_of_many_trials_is_cllr_minus_min_cllr(weighted):
+    # many unweighted trials take the grouped logarithms of the Cllr
+    x, y, _ = make_scores(100_000, **LLRS)
+    w = np.random.default_rng(0).uniform(0.5, 2.0, x.size) if weighted else None
+    before = x.copy()
+    expected = cllr(y, x, sample_weight=w) - min_cllr(y, x, sample_weight=w)
+    value = cllr_cal(y, x, sample_weight=w)
+    assert value == pytest.approx(expected, rel=1e-12, abs=1e-14)
+    np.testing.assert_array_equal(x, before)
+
+
 def test_misleading_evidence_rates():
     y = [1, 1, 1, 1, 0, 0, 0]
     x = [-1.0, 0.0, 2.0, -np.inf, 0.0, 3.0, np.inf]
@@ -499,3 +511,14 @@ def test_devpav_near_the_largest_float(k):
     assert np.isfinite(got)
     expected = _devpav_exact(*ScoredTrials(y, llr).pav_llr())
     assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_cllr_cal_of_many_trials_with_extreme_llrs():
+    # +/-1000 and near the float maximum: the per-trial sums, no warning
+    x, y, _ = make_scores(5000, **LLRS)
+    x = x.copy()
+    x[:4] = [1000.0, -1000.0, 1.7e308, -1.7e308]
+    y = y.copy()
+    y[:4] = [1, 0, 1, 0]
+    expected = cllr(y, x) - min_cllr(y, x)
+    assert cllr_cal(y, x) == pytest.approx(expected, rel=1e-12, abs=1e-14)

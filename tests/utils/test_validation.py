@@ -147,3 +147,21 @@ def test_equal_huge_weights_equal_unit_weights():
         rtol=1e-12,
         atol=1e-15,
     )
+
+
+@pytest.mark.parametrize(
+    "w, missing",
+    [([0.0, 1.0, 1.0, 0.0], "target"), ([1.0, 0.0, 0.0, 2.0], "non-target")],
+)
+def test_check_metric_inputs_needs_each_class_with_positive_weight(w, missing):
+    from skcalib.utils._validation import check_metric_inputs
+
+    y, s = [1, 0, 0, 1], [0.1, 0.2, 0.3, 0.4]
+    with pytest.raises(ValueError, match=f"no {missing} samples"):
+        check_metric_inputs(y, s, w)
+    # a zero weight elsewhere is fine, and the weights are not modified
+    w = np.array([1.0, 0.0, 1.0, 1.0])
+    before = w.copy()
+    _, _, got = check_metric_inputs(y, s, w)
+    np.testing.assert_array_equal(got, before)
+    np.testing.assert_array_equal(w, before)

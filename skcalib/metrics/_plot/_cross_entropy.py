@@ -58,21 +58,25 @@ def _mean_softplus(x, w, shifts):
 
 
 def _softplus_sums_direct(x, w, shifts):
-    """``sum_i w_i softplus(x_i + s)``, one pass per shift (``w`` None:
-    unit weights)."""
+    """``sum_i w_i softplus(x_i + s)`` for each shift (``w`` None: unit
+    weights): a table of trials by shifts at a time, of at most
+    ``_TABLE`` entries (the memory stays bounded, whatever the grid)."""
     if w is None:
         w = np.ones(x.shape[0])
     total = np.zeros(shifts.shape[0])
-    size = min(x.shape[0], _CHUNK)
-    shifted, cost = np.empty(size), np.empty(size)
-    for start in range(0, x.shape[0], _CHUNK):
-        xc, wc = x[start : start + _CHUNK], w[start : start + _CHUNK]
-        b, v = shifted[: xc.shape[0]], cost[: xc.shape[0]]
-        for g, s in enumerate(shifts.tolist()):
-            np.add(xc, s, out=b)
-            log1pexp(b, out=v, overwrite_x=True)
-            total[g] += float(wc @ v)
+    chunk = min(x.shape[0], _CHUNK)
+    group = max(1, _TABLE // max(chunk, 1))
+    for start in range(0, x.shape[0], chunk):
+        xc, wc = x[start : start + chunk], w[start : start + chunk]
+        for first in range(0, shifts.shape[0], group):
+            table = np.add.outer(shifts[first : first + group], xc)
+            cost = log1pexp(table, overwrite_x=True)
+            total[first : first + group] += einsum("gi,i->g", cost, wc)
     return total
+
+
+#: Entries of the table of trials by shifts of :func:`_softplus_sums_direct`.
+_TABLE = 1 << 18
 
 
 #: Bin width and Taylor order of the binned sums. Every finite LLR is within
@@ -142,12 +146,9 @@ def _bin_offsets(x, lo, hi):
     # power of 2: the moments are scaled back exactly), from the scaled
     # values themselves: no gather of the centres.
     origin = math.floor(lo / _BIN_WIDTH) * _BIN_WIDTH
-    d = np.subtract(x, origin)
-    d *= 1.0 / _BIN_WIDTH
-    d += 0.5
-    idx = d.astype(np.intp)
-    d -= idx
-    d -= 0.5  # in [-1/2, 1/2] up to rounding
+    d = np.empty(x.shape[0])
+    idx = np.empty(x.shape[0], dtype=np.intp)
+    _offsets(x, origin, d, idx)  # d in [-1/2, 1/2] up to rounding
     n_bins = int(math.floor((hi - origin) / _BIN_WIDTH + 0.5)) + 2
     return idx, d, origin + np.arange(n_bins) * _BIN_WIDTH
 
@@ -249,28 +250,133 @@ def _class_softplus_means(is_target, x, w, plo):
             _softplus_sums_direct(non, wn, plo) if non.size else 0.0 * plo,
         ]
     else:
-        idx, d, centres = _bin_offsets(x, lo, hi)
-        n_bins = centres.shape[0]
-        idx *= 2
-        idx += is_target  # the code: twice the bin, plus 1 for a target
-        moments = np.empty((_ORDER + 1, n_bins, 2))
-        moments[0] = np.bincount(idx, weights=w, minlength=2 * n_bins).reshape(-1, 2)
-        term = d.copy() if w is None else d * w
-        for k in range(1, _ORDER + 1):
-            if k > 1:
-                term *= d
-            moments[k] = np.bincount(idx, weights=term, minlength=2 * n_bins).reshape(
-                -1, 2
-            )
-        order = np.arange(_ORDER + 1)
-        moments /= _FACTORIALS[:, None, None]
-        moments *= (_BIN_WIDTH**order)[:, None, None]
-        used = np.flatnonzero(moments[0].any(axis=1))  # empty bins add 0
-        sums = _taylor_sums_both(moments[:, used], centres[used, None] + plo[None, :])
+        sums = _taylor_class_sums(*_class_moments(is_target, x, w, lo, hi), plo)
+    return _class_means(sums, norms, infinite, plo)
+
+
+def _class_means(sums, norms, infinite, plo):
     return tuple(
         np.full(plo.shape[0], np.inf) if inf else total / norm
         for total, norm, inf in zip(sums, norms, infinite, strict=True)
     )
+
+
+def _taylor_class_sums(moments, centres, plo):
+    """The class sums of the terms from the bins' raw moments."""
+    order = np.arange(_ORDER + 1)
+    moments /= _FACTORIALS[:, None, None]
+    moments *= (_BIN_WIDTH**order)[:, None, None]
+    used = np.flatnonzero(moments[0].any(axis=1))  # empty bins add 0
+    return _taylor_sums_both(moments[:, used], centres[used, None] + plo[None, :])
+
+
+def _sorted_class_softplus_means(tar, non, plo):
+    """:func:`_class_softplus_means` of unweighted trials from each class's
+    scores sorted (the PAV kernel's sort): a bin's trials are then a run,
+    and its moments sums over the run (``np.add.reduceat``), several times
+    faster than a weighted count per moment."""
+    norms = (float(tar.shape[0]), float(non.shape[0]))
+    # a target at -inf or a non-target at +inf costs inf; the other
+    # infinite LLRs cost 0
+    infinite = [
+        bool(tar.shape[0] and tar[0] == -np.inf),
+        bool(non.shape[0] and non[-1] == np.inf),
+    ]
+    tar = tar[np.searchsorted(tar, -np.inf, side="right") :]
+    tar = tar[: np.searchsorted(tar, np.inf, side="left")]
+    non = non[np.searchsorted(non, -np.inf, side="right") :]
+    non = non[: np.searchsorted(non, np.inf, side="left")]
+    ends = [a[[0, -1]] for a in (tar, non) if a.shape[0]]
+    lo = min((float(e[0]) for e in ends), default=0.0)
+    hi = max((float(e[1]) for e in ends), default=0.0)
+    n = tar.shape[0] + non.shape[0]
+    if n == 0 or ((hi - lo) / _BIN_WIDTH + 2.0) * (_ORDER + 1) > n / 4:
+        sums = [
+            _softplus_sums_direct(-tar, None, -plo) if tar.size else 0.0 * plo,
+            _softplus_sums_direct(non, None, plo) if non.size else 0.0 * plo,
+        ]
+    else:
+        origin = math.floor(lo / _BIN_WIDTH) * _BIN_WIDTH
+        n_bins = int(math.floor((hi - origin) / _BIN_WIDTH + 0.5)) + 2
+        moments = np.zeros((_ORDER + 1, n_bins, 2))
+        for c, x in ((1, tar), (0, non)):
+            _run_moments(x, origin, moments[:, :, c])
+        sums = _taylor_class_sums(moments, origin + np.arange(n_bins) * _BIN_WIDTH, plo)
+    return _class_means(sums, norms, infinite, plo)
+
+
+def _run_moments(x, origin, out):
+    """Add ``sum d^k`` per bin of the sorted finite ``x`` to ``out[k, bin]``,
+    chunk by chunk: the bins of sorted values are runs."""
+    size = min(x.shape[0], _CHUNK)
+    d_buf, term_buf = np.empty(size), np.empty(size)
+    idx_buf = np.empty(size, dtype=np.intp)
+    flags = np.empty(size, dtype=bool)
+    for start in range(0, x.shape[0], _CHUNK):
+        xc = x[start : start + _CHUNK]
+        m = xc.shape[0]
+        d, term, idx = d_buf[:m], term_buf[:m], idx_buf[:m]
+        _offsets(xc, origin, d, idx)
+        # the bin of a sorted value never decreases: a run per bin
+        changed = np.not_equal(idx[1:], idx[:-1], out=flags[1:m])
+        starts = np.flatnonzero(changed)
+        starts += 1
+        starts = np.concatenate([[0], starts])
+        bins = idx[starts]
+        out[0, bins] += np.diff(np.append(starts, m))
+        np.copyto(term, d)
+        for k in range(1, _ORDER + 1):
+            if k > 1:
+                term *= d
+            out[k, bins] += np.add.reduceat(term, starts)
+
+
+def _class_moments(is_target, x, w, lo, hi):
+    """``(moments, centres)``: ``moments[k, b, c]`` the weighted sum of
+    ``d^k`` (``d`` the offset from the centre of bin ``b`` in units of the
+    width) over the trials of class ``c`` (1: targets) in bin ``b``.
+
+    One code per trial (twice its bin, plus 1 for a target) and one
+    weighted count per moment, chunk by chunk so that the codes, offsets
+    and powers stay in cache.
+    """
+    origin = math.floor(lo / _BIN_WIDTH) * _BIN_WIDTH
+    n_bins = int(math.floor((hi - origin) / _BIN_WIDTH + 0.5)) + 2
+    moments = np.zeros((_ORDER + 1, n_bins, 2))
+    flat = moments.reshape(_ORDER + 1, -1)
+    size = min(x.shape[0], _CHUNK)
+    d_buf, term_buf = np.empty(size), np.empty(size)
+    idx_buf = np.empty(size, dtype=np.intp)
+    for start in range(0, x.shape[0], _CHUNK):
+        xc = x[start : start + _CHUNK]
+        m = xc.shape[0]
+        d, term, idx = d_buf[:m], term_buf[:m], idx_buf[:m]
+        _offsets(xc, origin, d, idx)
+        idx *= 2
+        idx += is_target[start : start + m]
+        wc = None if w is None else w[start : start + m]
+        flat[0] += np.bincount(idx, weights=wc, minlength=2 * n_bins)
+        if wc is None:
+            np.copyto(term, d)
+        else:
+            np.multiply(d, wc, out=term)
+        for k in range(1, _ORDER + 1):
+            if k > 1:
+                term *= d
+            flat[k] += np.bincount(idx, weights=term, minlength=2 * n_bins)
+    return moments, origin + np.arange(n_bins) * _BIN_WIDTH
+
+
+def _offsets(x, origin, d, idx):
+    """The bin ``idx`` of each LLR and its offset ``d`` from the bin's
+    centre in units of the width, written to ``d`` and ``idx`` (see
+    :func:`_bin_offsets`)."""
+    np.subtract(x, origin, out=d)
+    d *= 1.0 / _BIN_WIDTH
+    d += 0.5
+    np.copyto(idx, d, casting="unsafe")  # truncation: d >= 0
+    d -= idx
+    d -= 0.5
 
 
 def _weighted_ece(mean_tar, mean_non, plo):
@@ -290,11 +396,17 @@ def _ece_curves(trials, plo):
     """The ECE of the system, of its PAV-LLRs and of LLR = 0 at ``plo``."""
     # a target costs -log2 P(H1 | llr, pi) = log1pexp(-(llr + plo)) / ln 2,
     # a non-target -log2 P(H2 | llr, pi) = log1pexp(llr + plo) / ln 2
-    system = _weighted_ece(*_class_softplus_means(*trials.as_arrays(), plo), plo)
     # PAV: one LLR per block, the block's share of each class as its weight
     # (the hull's steps), so the curve costs O(blocks x grid)
     llr_b = trials.pav_llr()[0]
     pmiss, pfa = trials.rocch()
+    # the system: from each class's sorted LLRs if the PAV sort formed them
+    classes = trials._sorted_classes()
+    if classes is None:
+        means = _class_softplus_means(*trials.as_arrays(), plo)
+    else:
+        means = _sorted_class_softplus_means(*classes, plo)
+    system = _weighted_ece(*means, plo)
     t, u = np.diff(pmiss), -np.diff(pfa)
     has_t, has_u = t > 0, u > 0
     pav = _weighted_ece(

@@ -7,6 +7,7 @@ import pytest
 from skcalib.metrics._plot._cross_entropy import (
     _class_softplus_means,
     _softplus_sums_direct,
+    _sorted_class_softplus_means,
 )
 
 
@@ -53,3 +54,32 @@ def test_infinite_llrs(extreme):
     x_kept = x.copy()
     _class_softplus_means(is_target, x, None, plo)
     np.testing.assert_array_equal(x, x_kept)
+
+
+@pytest.mark.parametrize(
+    "scale, offset, extreme",
+    [
+        (2.0, 0.0, None),
+        (1.0, -40.0, None),
+        (2.0, 0.0, -np.inf),
+        (2.0, 0.0, np.inf),
+        (2.0, 0.0, 1000.0),  # a wide range: the direct sums
+    ],
+)
+def test_sorted_classes_equal_direct_sums(scale, offset, extreme):
+    # each class's LLRs sorted (the PAV kernel's sort): runs per bin
+    rng = np.random.default_rng(6)
+    n = 30000
+    is_target = rng.random(n) < 0.3
+    x = rng.normal(size=n) * scale + offset + np.where(is_target, 1.0, -1.0)
+    x[100:200] = np.round(x[100:200])  # ties
+    if extreme is not None:
+        x[:3], x[-3:] = extreme, -extreme
+    plo = np.linspace(-9.0, 9.0, 37)
+    tar, non = np.sort(x[is_target]), np.sort(x[~is_target])
+    kept = tar.copy(), non.copy()
+    got = _sorted_class_softplus_means(tar, non, plo)
+    for a, b in zip(got, _direct_means(is_target, x, None, plo), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-13)
+    np.testing.assert_array_equal(tar, kept[0])
+    np.testing.assert_array_equal(non, kept[1])

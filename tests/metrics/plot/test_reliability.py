@@ -574,3 +574,32 @@ def test_all_tied_probabilities():
     ci = binomtest(3, 5).proportion_ci(method="exact")
     assert curve.lower[0] == pytest.approx(ci.low, rel=1e-12)
     assert curve.upper[0] == pytest.approx(ci.high, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kind", ["spread", "tiny", "subnormal-scaled", "per-bin", "huge", "zeros"]
+)
+def test_effective_counts_of_extreme_weights(kind):
+    # Kish's count by its definition, in exact rational arithmetic, on
+    # weights that take each of its scaling paths; inputs not modified
+    from fractions import Fraction
+
+    y, p = _binary(seed=8)
+    rng = np.random.default_rng(8)
+    w = {
+        "spread": rng.uniform(0.1, 2.0, p.size),
+        "tiny": rng.uniform(0.1, 2.0, p.size) * 1e-300,
+        # scaled by the largest, the smallest weights are not normal numbers
+        "subnormal-scaled": np.where(rng.random(p.size) < 0.5, 1e-305, 1.0),
+        "per-bin": 10.0 ** rng.uniform(-200, 200, p.size),
+        "huge": rng.uniform(0.1, 2.0, p.size) * 1e300,
+        "zeros": np.where(rng.random(p.size) < 0.3, 0.0, rng.uniform(0.5, 1.5, p.size)),
+    }[kind]
+    kept = w.copy()
+    c = reliability_curve(y, p, n_bins=5, sample_weight=w)
+    np.testing.assert_array_equal(w, kept)
+    b = np.searchsorted(np.linspace(0, 1, 6)[1:-1], p)
+    for j, row in enumerate(c.bin):
+        ws = [Fraction(v) for v in w[b == row]]
+        exact = sum(ws) ** 2 / sum(v * v for v in ws)
+        assert c.n_effective[j] == pytest.approx(float(exact), rel=1e-12)
