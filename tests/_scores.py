@@ -10,7 +10,7 @@ change the order of the draws only together with those tests.
 
 import numpy as np
 
-__all__ = ["make_scores"]
+__all__ = ["VALUE_KINDS", "make_scores", "make_values"]
 
 KINDS = ("binary", "multiclass", "features", "probability")
 
@@ -172,3 +172,27 @@ def make_scores(
         if n_classes == 2 and kind in ("binary", "features"):
             w[np.argmax(y)] = w[np.argmin(y)] = 1.0
     return X, y, w
+
+
+#: The value families of :func:`make_values`.
+VALUE_KINDS = ("uniform", "ties", "signed", "extreme", "clustered", "constant")
+
+
+def make_values(kind, n, rng):
+    """``n`` unlabelled values of one family, for the kernels that order or
+    bin values by their bits (order statistics, quantiles): uniform, rounded
+    to ties, signed and wide, extreme (``+-inf``, ``+-0``, ``1e300``,
+    ``1e-300``), two clusters far apart in the exponent, or one constant."""
+    if kind == "uniform":
+        return rng.random(n)
+    if kind == "ties":
+        return np.round(rng.random(n), 2)
+    if kind == "signed":
+        return rng.normal(size=n) * 1e3
+    if kind == "extreme":
+        return rng.choice([-np.inf, np.inf, 0.0, -0.0, 1e300, -5.0, 1e-300], n)
+    if kind == "clustered":
+        return np.concatenate([rng.random(n // 2) * 1e-12, 1 + rng.random(n - n // 2)])
+    if kind == "constant":
+        return np.full(n, 0.3)
+    raise ValueError(f"kind must be one of {VALUE_KINDS}, got {kind!r}")

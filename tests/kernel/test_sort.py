@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from _scores import VALUE_KINDS, make_values
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -87,21 +88,7 @@ def test_run_edges_cut_runs_of_equal_values():
     assert run_edges(x[1:] != x[:-1]).tolist() == [0, 2, 3, 6]
 
 
-def _quantile_data(kind, n, rng):
-    if kind == "uniform":
-        return rng.random(n)
-    if kind == "ties":
-        return np.round(rng.random(n), 2)
-    if kind == "signed":
-        return rng.normal(size=n) * 1e3
-    if kind == "extreme":
-        return rng.choice([-np.inf, np.inf, 0.0, -0.0, 1e300, -5.0, 1e-300], n)
-    if kind == "clustered":  # two clusters far apart in the bits
-        return np.concatenate([rng.random(n // 2) * 1e-12, 1 + rng.random(n - n // 2)])
-    return np.full(n, 0.3)
-
-
-KINDS = ["uniform", "ties", "signed", "extreme", "clustered", "constant"]
+KINDS = list(VALUE_KINDS)
 SIZES = [1, 2, 17, 4096, 4097, 30_000, 200_000]
 
 
@@ -109,7 +96,7 @@ SIZES = [1, 2, 17, 4096, 4097, 30_000, 200_000]
 @pytest.mark.parametrize("n", SIZES)
 def test_order_statistics_equal_the_sorted_values(kind, n):
     rng = np.random.default_rng(n)
-    x = _quantile_data(kind, n, rng)
+    x = make_values(kind, n, rng)
     before = x.copy()
     ranks = np.r_[0, n - 1, rng.integers(0, n, 9)]
     np.testing.assert_array_equal(order_statistics(x, ranks), np.sort(x)[ranks])
@@ -121,7 +108,7 @@ def test_order_statistics_equal_the_sorted_values(kind, n):
 @pytest.mark.parametrize("n", SIZES)
 def test_linear_quantiles_equal_numpys(kind, n):
     rng = np.random.default_rng(n + 1)
-    x = _quantile_data(kind, n, rng)
+    x = make_values(kind, n, rng)
     q = np.r_[np.linspace(0.0, 1.0, 11), rng.random(6)]
     np.testing.assert_array_equal(linear_quantiles(x, q), np.quantile(x, q))
 
@@ -138,7 +125,7 @@ def _inverted_cdf(x, w, q):
 @pytest.mark.parametrize("n", SIZES)
 def test_weighted_quantiles_equal_the_sorted_running_sum(kind, n):
     rng = np.random.default_rng(n + 2)
-    x = _quantile_data(kind, n, rng)
+    x = make_values(kind, n, rng)
     q = np.r_[np.linspace(0.0, 1.0, 11), rng.random(6)]
     # integer weights (exact sums, zeros among them), and unit weights,
     # whose inverted-CDF quantiles are numpy's
