@@ -41,6 +41,7 @@ from ._calibrations import (
 )
 from ._dask import any_dask_collection
 from ._data._training import ArrayTrainingData, TrainingData
+from ._kernel._pav import pav_finish, pav_points_sorted
 from ._kernel._solver import ArrayData
 from ._kernel._special import rule_cost
 from ._multiclass_affine import (
@@ -48,7 +49,7 @@ from ._multiclass_affine import (
     one_step_refits,
     scale_variances,
 )
-from ._pav_calibrators import PAVLLRCalibrator
+from ._pav_calibrators import PAVLLRCalibrator, _interp
 from ._platt import PlattCalibrator
 from ._quadratic import QuadraticCalibrator
 from .utils._docstrings import doc_blocks, fill_doc
@@ -278,6 +279,53 @@ def _platt_fold_losses(ovr, y_index, n_classes, folds, sample_weight):
         proba = expit(ovr[test] * fit[0] + fit[1])
         losses.append(_multiclass_log_loss(normalize_one_vs_rest(proba), y_index[test]))
     return losses
+
+
+def _is_default_pav_llr(cal) -> bool:
+    """Whether ``cal`` is ``PAVLLRCalibrator()`` (the default parameters)."""
+    return type(cal) is PAVLLRCalibrator and cal.get_params() == _PAV_LLR_DEFAULTS
+
+
+_PAV_LLR_DEFAULTS = PAVLLRCalibrator().get_params()
+
+
+def _pav_fold_losses(template, ovr, y_index, n_classes, folds):
+    """Out-of-fold log loss of ``PAVLLRCalibrator()`` one-vs-rest, unweighted.
+
+    Each class's column of ``ovr`` is sorted once for all the folds: a
+    fold's training points are those rows of the sorted whole
+    (:func:`~skcalib._kernel._pav.pav_points_sorted`), then the
+    calibrator's own steps (PAV with its virtual trials, the column's map,
+    its interpolation) give each test row's LLR, as
+    :func:`_quick_one_vs_rest` does with one fit per class and fold.
+    Raises ``ValueError`` where a training fold holds one class only (as
+    :func:`_quick_fit`).
+    """
+    fitted = copy.copy(template)
+    fitted._weight_exponent = 0  # unweighted: virtual trials of weight 1
+    pseudo_count = fitted._pseudo_count
+    in_train = np.zeros((len(folds), y_index.shape[0]), dtype=bool)
+    for j, (train, _) in enumerate(folds):
+        in_train[j, train] = True
+    probas = [np.empty((test.shape[0], n_classes)) for _, test in folds]
+    for k in range(n_classes):
+        order = np.argsort(ovr[:, k])
+        s_all, t_all = ovr[order, k], y_index[order] == k
+        for j, (_, test) in enumerate(folds):
+            rows = in_train[j, order]
+            s, t = s_all[rows], t_all[rows]
+            n_tar = float(np.count_nonzero(t))
+            n_non = s.shape[0] - n_tar
+            if n_tar == 0 or n_non == 0:
+                raise ValueError("a training fold holds one class only")
+            blocks = pav_finish(pav_points_sorted(s, t), pseudo_count)
+            _, knot_x, knot_v, _ = fitted._column_map(blocks, n_tar, n_non)
+            llr = _interp(ovr[test, k], knot_x, knot_v)
+            probas[j][:, k] = expit(llr + _logit(n_tar / (n_tar + n_non)))
+    return [
+        _multiclass_log_loss(normalize_one_vs_rest(proba), y_index[test])
+        for proba, (_, test) in zip(probas, folds, strict=True)
+    ]
 
 
 def _is_log_proba(X) -> bool:
@@ -1364,6 +1412,9 @@ class AutoCalibrator(BaseCalibrator):
                 # the K classes of a fold in one Newton iteration
                 losses = _platt_fold_losses(ovr, y_index, K, folds, sample_weight)
                 return None if losses is None else (None, losses)
+            if sample_weight is None and _is_default_pav_llr(cal):
+                # each class's scores sorted once for all the folds
+                return None, _pav_fold_losses(cal, ovr, y_index, K, folds)
             if not isinstance(cal, MulticlassAffineCalibrator):
                 return None
             if isinstance(cal, _SeparationTemperature):

@@ -962,6 +962,45 @@ def test_platt_columns_leave_odd_columns_to_the_solver():
 
 
 @pytest.mark.parametrize(
+    "n, decimals, n_folds",
+    [(600, None, 5), (600, 1, 5), (4500, None, 2), (4500, 2, 2)],
+)
+def test_pav_fold_losses_are_those_of_pav_fits(n, decimals, n_folds):
+    """The one-vs-rest PAV folds from one sort per class: the out-of-fold
+    losses of PAVLLRCalibrator() fitted on each fold and class (ties, and
+    training folds above the kernel's small-input size, included)."""
+    from skcalib._auto import _pav_fold_losses
+
+    X, y = _multiclass(n, K=4, seed=5)
+    ovr = one_vs_rest_log_odds(X)
+    if decimals is not None:
+        ovr = ovr.round(decimals)
+    folds = _folds(X, y, n_folds)
+    losses = _pav_fold_losses(PAVLLRCalibrator(), ovr, y, 4, folds)
+    for loss, (train, test) in zip(losses, folds, strict=True):
+        proba = np.column_stack(
+            [
+                PAVLLRCalibrator()
+                .fit(ovr[train, k], (y[train] == k).astype(int))
+                .predict_proba(ovr[test, k])[:, 1]
+                for k in range(4)
+            ]
+        )
+        proba = normalize_one_vs_rest(proba)[np.arange(test.shape[0]), y[test]]
+        assert_allclose(loss, -np.log(proba), rtol=1e-12, atol=1e-14)
+
+
+def test_pav_fold_losses_refuse_a_fold_of_one_class():
+    from skcalib._auto import _pav_fold_losses
+
+    X, y = _multiclass(60, K=3, seed=6)
+    train = np.flatnonzero(y != 2)
+    folds = [(train, np.flatnonzero(y == 2))]
+    with pytest.raises(ValueError, match="one class only"):
+        _pav_fold_losses(PAVLLRCalibrator(), X, y, 3, folds)
+
+
+@pytest.mark.parametrize(
     "K, n, weight, expected",
     [
         (2, 199, None, 5),
