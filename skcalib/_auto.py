@@ -655,12 +655,31 @@ class _SeparationTemperature(MulticlassAffineCalibrator):
             X, y_index, sample_weight
         ):
             return super().fit(X, y, sample_weight)
+        return super().fit(*self._smoothed(X, y_index, classes, sample_weight))
+
+    def _fit_validated(self, X, y_index, sample_weight, n_classes):
+        if (
+            X.shape[1] != n_classes
+            or not np.bincount(y_index, minlength=n_classes).all()
+        ):
+            return self.fit(X, y_index, sample_weight)  # which refuses it
+        if outscored_somewhere(X, y_index, sample_weight):
+            return super()._fit_validated(X, y_index, sample_weight, n_classes)
+        classes = np.arange(n_classes)
+        return super()._fit_validated(
+            *self._smoothed(X, y_index, classes, sample_weight), n_classes
+        )
+
+    @staticmethod
+    def _smoothed(X, y_index, classes, sample_weight):
+        """Each sample once per class, with its share of the smoothed
+        targets as weight: ``(X, y, sample_weight)``."""
         n, K = y_index.shape[0], classes.shape[0]
         weight = np.ones(n) if sample_weight is None else sample_weight
         e = SEPARABLE_SMOOTHING / (float(weight.sum()) + 2.0)
         share = np.full((n, K), e / (K - 1))
         share[np.arange(n), y_index] = 1.0 - e
-        return super().fit(
+        return (
             np.repeat(X, K, axis=0),
             np.tile(classes, n),
             (share * weight[:, None]).reshape(-1),
@@ -1389,6 +1408,8 @@ class AutoCalibrator(BaseCalibrator):
 
         def fit_one(cal, rows):
             w = None if sample_weight is None else sample_weight[rows]
+            if isinstance(cal, MulticlassAffineCalibrator):
+                return clone(cal)._fit_validated(X[rows], y_index[rows], w, K)
             if takes_all_classes(cal):
                 return clone(cal).fit(X[rows], y_index[rows], w)
             return OneVsRestCalibration.fit(cal, ovr[rows], y_index[rows], K, w)

@@ -570,6 +570,31 @@ def test_separation_temperature():
     assert_allclose(_SeparationTemperature().fit(X, y, w).coef_, free.coef_)
 
 
+@pytest.mark.parametrize("separable", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_separation_temperature_fit_validated_is_fit(separable, weighted):
+    """The fit on validated arrays (AutoCalibrator's candidates) is ``fit``,
+    on both of the candidate's objectives; a class absent: ``fit``'s error."""
+    from skcalib._auto import _SeparationTemperature
+
+    rng = np.random.default_rng(7)
+    y = np.repeat([0, 1, 2, 3], 10)
+    X = np.log(np.full((40, 4), 0.1))
+    X[np.arange(40), y] = np.log(0.7)
+    X += 0.3 * rng.normal(size=X.shape)
+    if not separable:
+        X[0, 1] = X[0, 0] + 0.5
+    w = rng.uniform(0.5, 2.0, 40) if weighted else None
+    ref = _SeparationTemperature().fit(X, y, w)
+    fitted = _SeparationTemperature()._fit_validated(X, y, w, 4)
+    assert_allclose(fitted.coef_, ref.coef_, rtol=0, atol=0)
+    assert_allclose(fitted.intercept_, ref.intercept_, rtol=0, atol=0)
+    assert fitted.n_features_in_ == 4
+    rows = y != 3
+    with pytest.raises(ValueError):
+        _SeparationTemperature()._fit_validated(X[rows], y[rows], None, 4)
+
+
 def test_temperature_prior_stops_sharpening_on_a_separable_set():
     """Forty separable samples: unpenalized temperature scaling sharpens
     without limit; the default candidate keeps every posterior of the
