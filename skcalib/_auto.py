@@ -49,7 +49,7 @@ from ._multiclass_affine import (
     one_step_refits,
     scale_variances,
 )
-from ._pav_calibrators import PAVLLRCalibrator, _interp
+from ._pav_calibrators import PAVLLRCalibrator
 from ._platt import PlattCalibrator
 from ._quadratic import QuadraticCalibrator
 from .utils._docstrings import doc_blocks, fill_doc
@@ -319,8 +319,10 @@ def _pav_fold_losses(template, ovr, y_index, n_classes, folds):
             if n_tar == 0 or n_non == 0:
                 raise ValueError("a training fold holds one class only")
             blocks = pav_finish(pav_points_sorted(s, t), pseudo_count)
-            _, knot_x, knot_v, _ = fitted._column_map(blocks, n_tar, n_non)
-            llr = _interp(ovr[test, k], knot_x, knot_v)
+            blocks, knot_x, knot_v, _ = fitted._column_map(blocks, n_tar, n_non)
+            fitted.X_thresholds_, fitted.y_thresholds_ = [knot_x], [knot_v]
+            fitted.X_min_, fitted.X_max_ = blocks.lo[:1], blocks.hi[-1:]
+            llr = fitted._transform_column(0, ovr[test, k])
             probas[j][:, k] = expit(llr + _logit(n_tar / (n_tar + n_non)))
     return [
         _multiclass_log_loss(normalize_one_vs_rest(proba), y_index[test])
