@@ -234,8 +234,13 @@ def _platt_columns(U, T, sample_weight, start=None, max_iter=100):
             return None
         t = np.ones_like(a)
         # near the optimum the loss changes below its rounding: full steps,
-        # and no loss computed
-        search = size > 1e-4
+        # and no loss computed. Nor where the full step passes Armijo's test
+        # for sure: along it the loss's curvature grows at most as exp(R t),
+        # R = |d_a| + |d_b| (the weight p (1 - p) changes by at most a factor
+        # e^|dz|, and |u| <= 1), so the step's decrease is at least
+        # (1 - kappa) |slope|, kappa = (e^R - 1 - R) / R^2 = 0.72 at R = 1,
+        # where the test asks 1e-4 |slope|
+        search = (size > 1e-4) & (np.abs(d_a) + np.abs(d_b) > 1.0)
         if search.any():
             slope = g_a * d_a + g_b * d_b
             f = loss(a, b) if f is None else f
