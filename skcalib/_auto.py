@@ -1413,10 +1413,11 @@ class AutoCalibrator(BaseCalibrator):
         ovr = self._ovr_scores(X)
         folds = self._folds(X, y_index, K, sample_weight)
 
-        def fit_one(cal, rows):
+        def fit_one(cal, rows, ts_start=None):
             w = None if sample_weight is None else sample_weight[rows]
             if isinstance(cal, MulticlassAffineCalibrator):
-                return clone(cal)._fit_validated(X[rows], y_index[rows], w, K)
+                start = {} if ts_start is None else {"ts_start": ts_start}
+                return clone(cal)._fit_validated(X[rows], y_index[rows], w, K, **start)
             if takes_all_classes(cal):
                 return clone(cal).fit(X[rows], y_index[rows], w)
             return OneVsRestCalibration.fit(cal, ovr[rows], y_index[rows], K, w)
@@ -1457,7 +1458,17 @@ class AutoCalibrator(BaseCalibrator):
                     return None
             elif n_samples < ONE_STEP_MIN_SAMPLES:
                 return None
-            full = fit_one(cal, slice(None))
+            # the ts-mix step of SMS started from the temperature candidate's
+            # fit on all the rows, where there is one
+            ts_start = next(
+                (
+                    f.coef_[0, 0]
+                    for f in self._full_fits.values()
+                    if isinstance(f, _SeparationTemperature)
+                ),
+                None,
+            )
+            full = fit_one(cal, slice(None), ts_start)
             refits = one_step_refits(
                 full, X, y_index, folds, sample_weight, losses=True
             )

@@ -806,6 +806,27 @@ def test_fit_validated_is_fit(kind, weighted):
         MulticlassAffineCalibrator(kind=kind)._fit_validated(X, y, zero, 4)
 
 
+@pytest.mark.parametrize("kind", ["sms", "svs", "ts-mix"])
+@pytest.mark.parametrize("factor", [1.0, 0.2, 5.0])
+def test_ts_start_reaches_the_same_fit(kind, factor):
+    """The ts-mix step started from a given inverse temperature (near the
+    optimum, or far from it) reaches the fit started from 1."""
+    X, y, _ = _one_step_problem()
+    ref = MulticlassAffineCalibrator(kind=kind).fit(X, y)
+    start = (
+        factor
+        * MulticlassAffineCalibrator(kind="temperature", l2=0).fit(X, y).coef_[0, 0]
+    )
+    fitted = MulticlassAffineCalibrator(kind=kind)._fit_validated(
+        X, y, None, 4, ts_start=start
+    )
+    np.testing.assert_allclose(
+        fitted.inverse_temperature_, ref.inverse_temperature_, rtol=1e-9
+    )
+    np.testing.assert_allclose(fitted.coef_, ref.coef_, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(fitted.predict_proba(X), ref.predict_proba(X), atol=1e-9)
+
+
 def test_one_step_refits_decline_kinds_they_do_not_fit():
     from skcalib._multiclass_affine import one_step_refits
 
