@@ -158,7 +158,13 @@ def _quick_one_vs_rest(template, scores, y_index, n_classes, sample_weight=None)
 
 def _is_default_platt(cal) -> bool:
     """Whether ``cal`` is ``PlattCalibrator()`` (the default parameters)."""
-    return type(cal) is PlattCalibrator and cal.get_params() == _PLATT_DEFAULTS
+    return type(cal) is PlattCalibrator and _has_params(cal, _PLATT_DEFAULTS)
+
+
+def _has_params(cal, params) -> bool:
+    """``cal.get_params() == params`` for the parameters of ``cal``'s class
+    (read directly: ``get_params`` inspects the constructor's signature)."""
+    return all(getattr(cal, name) == value for name, value in params.items())
 
 
 _PLATT_DEFAULTS = PlattCalibrator().get_params()
@@ -288,7 +294,7 @@ def _platt_fold_losses(ovr, y_index, n_classes, folds, sample_weight):
 
 def _is_default_pav_llr(cal) -> bool:
     """Whether ``cal`` is ``PAVLLRCalibrator()`` (the default parameters)."""
-    return type(cal) is PAVLLRCalibrator and cal.get_params() == _PAV_LLR_DEFAULTS
+    return type(cal) is PAVLLRCalibrator and _has_params(cal, _PAV_LLR_DEFAULTS)
 
 
 _PAV_LLR_DEFAULTS = PAVLLRCalibrator().get_params()
