@@ -41,6 +41,7 @@ from ._calibrations import (
 )
 from ._dask import any_dask_collection
 from ._data._training import ArrayTrainingData, TrainingData
+from ._kernel._pav import pav_finish, pav_points_sorted
 from ._kernel._solver import ArrayData
 from ._kernel._special import rule_cost
 from ._multiclass_affine import (
@@ -157,7 +158,13 @@ def _quick_one_vs_rest(template, scores, y_index, n_classes, sample_weight=None)
 
 def _is_default_platt(cal) -> bool:
     """Whether ``cal`` is ``PlattCalibrator()`` (the default parameters)."""
-    return type(cal) is PlattCalibrator and cal.get_params() == _PLATT_DEFAULTS
+    return type(cal) is PlattCalibrator and _has_params(cal, _PLATT_DEFAULTS)
+
+
+def _has_params(cal, params) -> bool:
+    """``cal.get_params() == params`` for the parameters of ``cal``'s class
+    (read directly: ``get_params`` inspects the constructor's signature)."""
+    return all(getattr(cal, name) == value for name, value in params.items())
 
 
 _PLATT_DEFAULTS = PlattCalibrator().get_params()
@@ -233,8 +240,13 @@ def _platt_columns(U, T, sample_weight, start=None, max_iter=100):
             return None
         t = np.ones_like(a)
         # near the optimum the loss changes below its rounding: full steps,
-        # and no loss computed
-        search = size > 1e-4
+        # and no loss computed. Nor where the full step passes Armijo's test
+        # for sure: along it the loss's curvature grows at most as exp(R t),
+        # R = |d_a| + |d_b| (the weight p (1 - p) changes by at most a factor
+        # e^|dz|, and |u| <= 1), so the step's decrease is at least
+        # (1 - kappa) |slope|, kappa = (e^R - 1 - R) / R^2 = 0.72 at R = 1,
+        # where the test asks 1e-4 |slope|
+        search = (size > 1e-4) & (np.abs(d_a) + np.abs(d_b) > 1.0)
         if search.any():
             slope = g_a * d_a + g_b * d_b
             f = loss(a, b) if f is None else f
@@ -278,6 +290,55 @@ def _platt_fold_losses(ovr, y_index, n_classes, folds, sample_weight):
         proba = expit(ovr[test] * fit[0] + fit[1])
         losses.append(_multiclass_log_loss(normalize_one_vs_rest(proba), y_index[test]))
     return losses
+
+
+def _is_default_pav_llr(cal) -> bool:
+    """Whether ``cal`` is ``PAVLLRCalibrator()`` (the default parameters)."""
+    return type(cal) is PAVLLRCalibrator and _has_params(cal, _PAV_LLR_DEFAULTS)
+
+
+_PAV_LLR_DEFAULTS = PAVLLRCalibrator().get_params()
+
+
+def _pav_fold_losses(template, ovr, y_index, n_classes, folds):
+    """Out-of-fold log loss of ``PAVLLRCalibrator()`` one-vs-rest, unweighted.
+
+    Each class's column of ``ovr`` is sorted once for all the folds: a
+    fold's training points are those rows of the sorted whole
+    (:func:`~skcalib._kernel._pav.pav_points_sorted`), then the
+    calibrator's own steps (PAV with its virtual trials, the column's map,
+    its interpolation) give each test row's LLR, as
+    :func:`_quick_one_vs_rest` does with one fit per class and fold.
+    Raises ``ValueError`` where a training fold holds one class only (as
+    :func:`_quick_fit`).
+    """
+    fitted = copy.copy(template)
+    fitted._weight_exponent = 0  # unweighted: virtual trials of weight 1
+    pseudo_count = fitted._pseudo_count
+    in_train = np.zeros((len(folds), y_index.shape[0]), dtype=bool)
+    for j, (train, _) in enumerate(folds):
+        in_train[j, train] = True
+    probas = [np.empty((test.shape[0], n_classes)) for _, test in folds]
+    for k in range(n_classes):
+        order = np.argsort(ovr[:, k])
+        s_all, t_all = ovr[order, k], y_index[order] == k
+        for j, (_, test) in enumerate(folds):
+            rows = in_train[j, order]
+            s, t = s_all[rows], t_all[rows]
+            n_tar = float(np.count_nonzero(t))
+            n_non = s.shape[0] - n_tar
+            if n_tar == 0 or n_non == 0:
+                raise ValueError("a training fold holds one class only")
+            blocks = pav_finish(pav_points_sorted(s, t), pseudo_count)
+            blocks, knot_x, knot_v, _ = fitted._column_map(blocks, n_tar, n_non)
+            fitted.X_thresholds_, fitted.y_thresholds_ = [knot_x], [knot_v]
+            fitted.X_min_, fitted.X_max_ = blocks.lo[:1], blocks.hi[-1:]
+            llr = fitted._transform_column(0, ovr[test, k])
+            probas[j][:, k] = expit(llr + _logit(n_tar / (n_tar + n_non)))
+    return [
+        _multiclass_log_loss(normalize_one_vs_rest(proba), y_index[test])
+        for proba, (_, test) in zip(probas, folds, strict=True)
+    ]
 
 
 def _is_log_proba(X) -> bool:
@@ -606,12 +667,31 @@ class _SeparationTemperature(MulticlassAffineCalibrator):
             X, y_index, sample_weight
         ):
             return super().fit(X, y, sample_weight)
+        return super().fit(*self._smoothed(X, y_index, classes, sample_weight))
+
+    def _fit_validated(self, X, y_index, sample_weight, n_classes):
+        if (
+            X.shape[1] != n_classes
+            or not np.bincount(y_index, minlength=n_classes).all()
+        ):
+            return self.fit(X, y_index, sample_weight)  # which refuses it
+        if outscored_somewhere(X, y_index, sample_weight):
+            return super()._fit_validated(X, y_index, sample_weight, n_classes)
+        classes = np.arange(n_classes)
+        return super()._fit_validated(
+            *self._smoothed(X, y_index, classes, sample_weight), n_classes
+        )
+
+    @staticmethod
+    def _smoothed(X, y_index, classes, sample_weight):
+        """Each sample once per class, with its share of the smoothed
+        targets as weight: ``(X, y, sample_weight)``."""
         n, K = y_index.shape[0], classes.shape[0]
         weight = np.ones(n) if sample_weight is None else sample_weight
         e = SEPARABLE_SMOOTHING / (float(weight.sum()) + 2.0)
         share = np.full((n, K), e / (K - 1))
         share[np.arange(n), y_index] = 1.0 - e
-        return super().fit(
+        return (
             np.repeat(X, K, axis=0),
             np.tile(classes, n),
             (share * weight[:, None]).reshape(-1),
@@ -1334,8 +1414,11 @@ class AutoCalibrator(BaseCalibrator):
         ovr = self._ovr_scores(X)
         folds = self._folds(X, y_index, K, sample_weight)
 
-        def fit_one(cal, rows):
+        def fit_one(cal, rows, ts_start=None):
             w = None if sample_weight is None else sample_weight[rows]
+            if isinstance(cal, MulticlassAffineCalibrator):
+                start = {} if ts_start is None else {"ts_start": ts_start}
+                return clone(cal)._fit_validated(X[rows], y_index[rows], w, K, **start)
             if takes_all_classes(cal):
                 return clone(cal).fit(X[rows], y_index[rows], w)
             return OneVsRestCalibration.fit(cal, ovr[rows], y_index[rows], K, w)
@@ -1359,6 +1442,9 @@ class AutoCalibrator(BaseCalibrator):
                 # the K classes of a fold in one Newton iteration
                 losses = _platt_fold_losses(ovr, y_index, K, folds, sample_weight)
                 return None if losses is None else (None, losses)
+            if sample_weight is None and _is_default_pav_llr(cal):
+                # each class's scores sorted once for all the folds
+                return None, _pav_fold_losses(cal, ovr, y_index, K, folds)
             if not isinstance(cal, MulticlassAffineCalibrator):
                 return None
             if isinstance(cal, _SeparationTemperature):
@@ -1373,7 +1459,17 @@ class AutoCalibrator(BaseCalibrator):
                     return None
             elif n_samples < ONE_STEP_MIN_SAMPLES:
                 return None
-            full = fit_one(cal, slice(None))
+            # the ts-mix step of SMS started from the temperature candidate's
+            # fit on all the rows, where there is one
+            ts_start = next(
+                (
+                    f.coef_[0, 0]
+                    for f in self._full_fits.values()
+                    if isinstance(f, _SeparationTemperature)
+                ),
+                None,
+            )
+            full = fit_one(cal, slice(None), ts_start)
             refits = one_step_refits(
                 full, X, y_index, folds, sample_weight, losses=True
             )

@@ -194,22 +194,8 @@ class _BasePAVCalibrator(BaseCalibrator):
         x_min = np.empty(len(blocks))
         x_max = np.empty(len(blocks))
         for j, col_blocks in enumerate(blocks):
-            values = self._block_values(col_blocks, n_tar, n_non)
-            if self._pseudo_count:
-                # Blocks holding only the virtual points lie at +/-inf, outside
-                # every finite score: they carry no knot.
-                real = np.isfinite(col_blocks.lo) & np.isfinite(col_blocks.hi)
-                col_blocks = BlockSummary(*(a[real] for a in col_blocks))
-                values = values[real]
-            # Adjacent blocks with one value (clipped to the same bound by
-            # extremes='bound') are one flat step of the map: pooled, so that
-            # strict=True tilts the whole step and leaves no tie.
-            tied = values[1:] == values[:-1]
-            if tied.any():
-                starts = run_starts(~tied)
-                col_blocks, values = pool_blocks(col_blocks, starts), values[starts]
+            col_blocks, kx, kv, tilt = self._column_map(col_blocks, n_tar, n_non)
             self.blocks_.append(col_blocks)
-            kx, kv, tilt = self._knots(col_blocks, values)
             self.X_thresholds_.append(kx)
             self.y_thresholds_.append(kv)
             self._tilt.append(tilt)
@@ -217,6 +203,26 @@ class _BasePAVCalibrator(BaseCalibrator):
         self.X_min_ = x_min
         self.X_max_ = x_max
         return self
+
+    def _column_map(self, blocks: BlockSummary, n_tar: float, n_non: float):
+        """One column's map from its PAV blocks: the blocks kept (those
+        holding real scores, equal values pooled) and the knots of
+        :meth:`_knots`, ``(blocks, knot_x, knot_v, tilt)``."""
+        values = self._block_values(blocks, n_tar, n_non)
+        if self._pseudo_count:
+            # Blocks holding only the virtual points lie at +/-inf, outside
+            # every finite score: they carry no knot.
+            real = np.isfinite(blocks.lo) & np.isfinite(blocks.hi)
+            blocks = BlockSummary(*(a[real] for a in blocks))
+            values = values[real]
+        # Adjacent blocks with one value (clipped to the same bound by
+        # extremes='bound') are one flat step of the map: pooled, so that
+        # strict=True tilts the whole step and leaves no tie.
+        tied = values[1:] == values[:-1]
+        if tied.any():
+            starts = run_starts(~tied)
+            blocks, values = pool_blocks(blocks, starts), values[starts]
+        return (blocks, *self._knots(blocks, values))
 
     def _bounds(self, values):
         """Outer neighbours used to size the end tilts of ``strict=True``."""

@@ -570,6 +570,31 @@ def test_separation_temperature():
     assert_allclose(_SeparationTemperature().fit(X, y, w).coef_, free.coef_)
 
 
+@pytest.mark.parametrize("separable", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_separation_temperature_fit_validated_is_fit(separable, weighted):
+    """The fit on validated arrays (AutoCalibrator's candidates) is ``fit``,
+    on both of the candidate's objectives; a class absent: ``fit``'s error."""
+    from skcalib._auto import _SeparationTemperature
+
+    rng = np.random.default_rng(7)
+    y = np.repeat([0, 1, 2, 3], 10)
+    X = np.log(np.full((40, 4), 0.1))
+    X[np.arange(40), y] = np.log(0.7)
+    X += 0.3 * rng.normal(size=X.shape)
+    if not separable:
+        X[0, 1] = X[0, 0] + 0.5
+    w = rng.uniform(0.5, 2.0, 40) if weighted else None
+    ref = _SeparationTemperature().fit(X, y, w)
+    fitted = _SeparationTemperature()._fit_validated(X, y, w, 4)
+    assert_allclose(fitted.coef_, ref.coef_, rtol=0, atol=0)
+    assert_allclose(fitted.intercept_, ref.intercept_, rtol=0, atol=0)
+    assert fitted.n_features_in_ == 4
+    rows = y != 3
+    with pytest.raises(ValueError):
+        _SeparationTemperature()._fit_validated(X[rows], y[rows], None, 4)
+
+
 def test_temperature_prior_stops_sharpening_on_a_separable_set():
     """Forty separable samples: unpenalized temperature scaling sharpens
     without limit; the default candidate keeps every posterior of the
@@ -959,6 +984,45 @@ def test_platt_columns_leave_odd_columns_to_the_solver():
     flat = X.copy()
     flat[:, 2] = -1.0
     assert _platt_columns(flat, targets, None) is None
+
+
+@pytest.mark.parametrize(
+    "n, decimals, n_folds",
+    [(600, None, 5), (600, 1, 5), (4500, None, 2), (4500, 2, 2)],
+)
+def test_pav_fold_losses_are_those_of_pav_fits(n, decimals, n_folds):
+    """The one-vs-rest PAV folds from one sort per class: the out-of-fold
+    losses of PAVLLRCalibrator() fitted on each fold and class (ties, and
+    training folds above the kernel's small-input size, included)."""
+    from skcalib._auto import _pav_fold_losses
+
+    X, y = _multiclass(n, K=4, seed=5)
+    ovr = one_vs_rest_log_odds(X)
+    if decimals is not None:
+        ovr = ovr.round(decimals)
+    folds = _folds(X, y, n_folds)
+    losses = _pav_fold_losses(PAVLLRCalibrator(), ovr, y, 4, folds)
+    for loss, (train, test) in zip(losses, folds, strict=True):
+        proba = np.column_stack(
+            [
+                PAVLLRCalibrator()
+                .fit(ovr[train, k], (y[train] == k).astype(int))
+                .predict_proba(ovr[test, k])[:, 1]
+                for k in range(4)
+            ]
+        )
+        proba = normalize_one_vs_rest(proba)[np.arange(test.shape[0]), y[test]]
+        assert_allclose(loss, -np.log(proba), rtol=1e-12, atol=1e-14)
+
+
+def test_pav_fold_losses_refuse_a_fold_of_one_class():
+    from skcalib._auto import _pav_fold_losses
+
+    X, y = _multiclass(60, K=3, seed=6)
+    train = np.flatnonzero(y != 2)
+    folds = [(train, np.flatnonzero(y == 2))]
+    with pytest.raises(ValueError, match="one class only"):
+        _pav_fold_losses(PAVLLRCalibrator(), X, y, 3, folds)
 
 
 @pytest.mark.parametrize(

@@ -787,6 +787,46 @@ def test_one_step_refit_losses_are_those_of_the_refits(kind):
         np.testing.assert_allclose(loss, -np.log(proba), rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("kind", ["sms", "svs", "ts-mix", "matrix", "temperature"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_fit_validated_is_fit(kind, weighted):
+    """The fit on validated arrays with class indices is ``fit``'s, exactly;
+    a class of zero weight goes to ``fit``, which refuses it."""
+    X, y, _ = _one_step_problem()
+    w = np.random.default_rng(2).uniform(0.0, 2.0, y.shape[0]) if weighted else None
+    ref = MulticlassAffineCalibrator(kind=kind).fit(X, y, w)
+    fitted = MulticlassAffineCalibrator(kind=kind)._fit_validated(X, y, w, 4)
+    np.testing.assert_array_equal(fitted.coef_, ref.coef_)
+    np.testing.assert_array_equal(fitted.intercept_, ref.intercept_)
+    np.testing.assert_array_equal(fitted.classes_, ref.classes_)
+    np.testing.assert_array_equal(fitted.predict_proba(X), ref.predict_proba(X))
+    assert fitted.n_features_in_ == 4
+    zero = np.where(y == 2, 0.0, 1.0)
+    with pytest.raises(ValueError, match="zero total weight"):
+        MulticlassAffineCalibrator(kind=kind)._fit_validated(X, y, zero, 4)
+
+
+@pytest.mark.parametrize("kind", ["sms", "svs", "ts-mix"])
+@pytest.mark.parametrize("factor", [1.0, 0.2, 5.0])
+def test_ts_start_reaches_the_same_fit(kind, factor):
+    """The ts-mix step started from a given inverse temperature (near the
+    optimum, or far from it) reaches the fit started from 1."""
+    X, y, _ = _one_step_problem()
+    ref = MulticlassAffineCalibrator(kind=kind).fit(X, y)
+    start = (
+        factor
+        * MulticlassAffineCalibrator(kind="temperature", l2=0).fit(X, y).coef_[0, 0]
+    )
+    fitted = MulticlassAffineCalibrator(kind=kind)._fit_validated(
+        X, y, None, 4, ts_start=start
+    )
+    np.testing.assert_allclose(
+        fitted.inverse_temperature_, ref.inverse_temperature_, rtol=1e-9
+    )
+    np.testing.assert_allclose(fitted.coef_, ref.coef_, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(fitted.predict_proba(X), ref.predict_proba(X), atol=1e-9)
+
+
 def test_one_step_refits_decline_kinds_they_do_not_fit():
     from skcalib._multiclass_affine import one_step_refits
 

@@ -165,6 +165,36 @@ def test_newton_step_any_hessian():
         assert convex == (lam.min() > 0)
 
 
+@pytest.mark.parametrize("k", [3, 20, 99])
+def test_newton_step_many_parameters(k):
+    """More parameters: the saddle-free step of ``np.linalg.eigh`` (with
+    flat directions dropped), whether the Hessian is well conditioned
+    (solved by Cholesky), nearly singular, singular or indefinite (solved
+    by the eigen-decomposition)."""
+    rng = np.random.default_rng(k)
+    vec = np.linalg.qr(rng.normal(size=(k, k)))[0]
+    g = rng.normal(size=k)
+    spectra = {
+        "conditioned": np.geomspace(1e-3, 1e3, k),
+        "near singular": np.r_[1e-11, np.geomspace(1e-3, 1e3, k - 1)],
+        "singular": np.r_[0.0, np.geomspace(1e-3, 1e3, k - 1)],
+        "indefinite": np.r_[-0.5, np.geomspace(1e-3, 1e3, k - 1)],
+    }
+    for name, lam in spectra.items():
+        hess = (vec * lam) @ vec.T
+        hess = 0.5 * (hess + hess.T)
+        kept = np.abs(lam) > 1e-12 * np.abs(lam).max()
+        coef = np.where(kept, (vec.T @ g) / np.where(kept, np.abs(lam), 1.0), 0.0)
+        ref = -vec @ coef
+        step, convex = _direction(hess, g)
+        # a step solved to the conditioning of the kept directions
+        cond = np.abs(lam[kept]).max() / np.abs(lam[kept]).min()
+        np.testing.assert_allclose(
+            step, ref, rtol=0, atol=1e-13 * cond * np.abs(ref).max(), err_msg=name
+        )
+        assert convex == (name != "indefinite"), name
+
+
 # ---------------------------------------------------------------- fused pass
 
 
