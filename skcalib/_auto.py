@@ -41,7 +41,7 @@ from ._calibrations import (
 )
 from ._dask import any_dask_collection
 from ._data._training import ArrayTrainingData, TrainingData
-from ._kernel._pav import pav_finish, pav_points_sorted
+from ._kernel._pav import pav_finish, pav_points_presorted
 from ._kernel._solver import ArrayData
 from ._kernel._special import rule_cost
 from ._multiclass_affine import (
@@ -305,7 +305,7 @@ def _pav_fold_losses(template, ovr, y_index, n_classes, folds):
 
     Each class's column of ``ovr`` is sorted once for all the folds: a
     fold's training points are those rows of the sorted whole
-    (:func:`~skcalib._kernel._pav.pav_points_sorted`), then the
+    (:func:`~skcalib._kernel._pav.pav_points_presorted`), then the
     calibrator's own steps (PAV with its virtual trials, the column's map,
     its interpolation) give each test row's LLR, as
     :func:`_quick_one_vs_rest` does with one fit per class and fold.
@@ -329,7 +329,7 @@ def _pav_fold_losses(template, ovr, y_index, n_classes, folds):
             n_non = s.shape[0] - n_tar
             if n_tar == 0 or n_non == 0:
                 raise ValueError("a training fold holds one class only")
-            blocks = pav_finish(pav_points_sorted(s, t), pseudo_count)
+            blocks = pav_finish(pav_points_presorted(s, t), pseudo_count)
             blocks, knot_x, knot_v, _ = fitted._column_map(blocks, n_tar, n_non)
             fitted.X_thresholds_, fitted.y_thresholds_ = [knot_x], [knot_v]
             fitted.X_min_, fitted.X_max_ = blocks.lo[:1], blocks.hi[-1:]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logit
 
-from .._kernel._pav import pav_blocks, pav_merge, pav_points, pav_points_sorted
+from .._kernel._pav import pav_blocks, pav_merge, pav_points, pav_points_and_classes
 from .._kernel._special import cllr_sums, prior_weighted_objective
 from ..utils._stats import error_counts
 from ..utils._validation import check_metric_inputs, warn_if_probabilities
@@ -140,7 +140,8 @@ class ArrayTrials:
         if self._points is None:
             is_target, x, w = self.positive()
             if w is None:
-                self._points, *self._sorted_classes = pav_points_sorted(x, is_target)
+                points, *classes = pav_points_and_classes(x, is_target)
+                self._points, self._sorted_classes = points, classes
             else:
                 self._points = pav_points(x, is_target, w)
         return self._points

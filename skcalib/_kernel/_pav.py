@@ -49,7 +49,8 @@ from ._sort import (
 __all__ = [
     "BlockSummary",
     "pav_points",
-    "pav_points_sorted",
+    "pav_points_and_classes",
+    "pav_points_presorted",
     "pav_merge",
     "pav_finish",
     "pav_blocks",
@@ -373,10 +374,10 @@ def _points_small(scores: np.ndarray, is_target: np.ndarray) -> BlockSummary:
     operations instead of that function's dozens, which cost more than the
     sorts below about ``_SMALL_N`` scores (the two took the same time at
     3000 Gaussian scores, 10% targets; 10000 with ties)."""
-    return pav_points_sorted(*sorted_labelled(scores, is_target))
+    return pav_points_presorted(*sorted_labelled(scores, is_target))
 
 
-def pav_points_sorted(s: np.ndarray, t: np.ndarray) -> BlockSummary:
+def pav_points_presorted(s: np.ndarray, t: np.ndarray) -> BlockSummary:
     """:func:`pav_points` of unweighted scores already sorted: ``s``
     increasing, ``t`` the label of each (tied scores' labels in any order).
 
@@ -387,10 +388,10 @@ def pav_points_sorted(s: np.ndarray, t: np.ndarray) -> BlockSummary:
     Examples
     --------
     >>> import numpy as np
-    >>> from skcalib._kernel._pav import pav_points, pav_points_sorted
+    >>> from skcalib._kernel._pav import pav_points, pav_points_presorted
     >>> s = np.array([0.1, 0.2, 0.2, 0.3, 0.4])
     >>> t = np.array([False, True, False, True, True])
-    >>> p = pav_points_sorted(s, t)
+    >>> p = pav_points_presorted(s, t)
     >>> p.lo.tolist(), p.tar.tolist(), p.non.tolist()
     ([0.1, 0.2, 0.3], [0.0, 1.0, 2.0], [1.0, 1.0, 0.0])
     >>> q = pav_points(s[::-1], t[::-1])  # sorting first: the same points
@@ -508,7 +509,7 @@ def pav_points(
     return _compress_pure_runs(labelled_sort(scores, is_target, sample_weight))
 
 
-def pav_points_sorted(scores: np.ndarray, is_target: np.ndarray):
+def pav_points_and_classes(scores: np.ndarray, is_target: np.ndarray):
     """:func:`pav_points` of unweighted scores, and each class's scores sorted.
 
     The sorted classes are what the points are built from (no extra sort),
@@ -526,10 +527,10 @@ def pav_points_sorted(scores: np.ndarray, is_target: np.ndarray):
     Examples
     --------
     >>> import numpy as np
-    >>> from skcalib._kernel._pav import pav_points_sorted
+    >>> from skcalib._kernel._pav import pav_points_and_classes
     >>> rng = np.random.default_rng(0)
     >>> s, y = rng.normal(size=5000), rng.random(5000) < 0.3
-    >>> points, tar, non = pav_points_sorted(s, y)
+    >>> points, tar, non = pav_points_and_classes(s, y)
     >>> bool(np.array_equal(tar, np.sort(s[y])))
     True
     """

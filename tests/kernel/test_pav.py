@@ -16,7 +16,7 @@ from skcalib._kernel._pav import (
     pav_blocks,
     pav_merge,
     pav_points,
-    pav_points_sorted,
+    pav_points_and_classes,
     rocch_from_blocks,
 )
 
@@ -413,13 +413,13 @@ def test_public_isotonic_regression_fallback_gives_the_same_blocks(monkeypatch):
 
 @pytest.mark.parametrize("n", [50, 2001, 30_000])
 @pytest.mark.parametrize("target_share", [0.0, 0.3, 0.7])
-def test_pav_points_sorted_gives_the_points_and_the_sorted_classes(n, target_share):
+def test_pav_points_and_classes_gives_points_and_sorted_classes(n, target_share):
     rng = np.random.default_rng(n)
     s = np.round(rng.normal(size=n), 2)  # ties
     s[:5] = [np.inf, -np.inf, 0.0, -0.0, 1e300]
     y = rng.random(n) < target_share
     kept = s.copy(), y.copy()
-    points, tar, non = pav_points_sorted(s, y)
+    points, tar, non = pav_points_and_classes(s, y)
     for a, b in zip(points, pav_points(s, y), strict=True):
         np.testing.assert_array_equal(a, b)
     if n <= 2000:  # few scores: one labelled sort, no classes formed
