@@ -10,10 +10,10 @@ carries the weights along. The run helpers (:func:`run_edges`,
 :func:`run_starts`, :func:`run_ends`) cut a sorted array into its runs of
 equal values.
 
-:func:`order_statistics`, :func:`linear_quantiles` (``np.quantile``'s
-default, exactly) and :func:`weighted_quantiles` (inverted CDF) select a few
-order statistics without a sort: the values are counted in buckets of their
-bits, and only the buckets that hold an answer are searched further.
+:func:`order_statistics` and :func:`quantiles` (``np.quantile``'s default
+exactly, or the weighted inverted CDF) select a few order statistics without
+a sort: the values are counted in buckets of their bits, and only the
+buckets that hold an answer are searched further.
 
 The unweighted PAV kernel takes the labelled sort below a few thousand
 scores only; above, it sorts the two classes apart and locates the minority
@@ -33,13 +33,12 @@ __all__ = [
     "BlockSummary",
     "group_ties",
     "labelled_sort",
-    "linear_quantiles",
     "order_statistics",
+    "quantiles",
     "run_edges",
     "run_ends",
     "run_starts",
     "sorted_labelled",
-    "weighted_quantiles",
 ]
 
 
@@ -477,19 +476,29 @@ def order_statistics(x, ranks):
     return _float_of_keys(_select_ranks(keys, ranks), signed)
 
 
-def linear_quantiles(x, q):
-    """``np.quantile(x, q)`` (its default ``'linear'`` method), exactly.
+def quantiles(x, q, sample_weight=None):
+    """Quantiles of ``x`` at the probabilities ``q``, without a sort.
 
-    The order statistics next to each quantile from :func:`order_statistics`
-    (no sort), then numpy's own interpolation: the virtual index ``(n - 1)
-    q``, and ``a + (b - a) g`` or, for ``g >= 1/2``, ``b - (b - a) (1 - g)``.
+    Unweighted, ``np.quantile(x, q)`` (its default ``'linear'`` method)
+    exactly: the order statistics next to each quantile from
+    :func:`order_statistics`, then numpy's own interpolation, the virtual
+    index ``(n - 1) q`` and ``a + (b - a) g`` or, for ``g >= 1/2``,
+    ``b - (b - a) (1 - g)``. Weighted, the inverted CDF: for each ``q``, the
+    smallest value whose cumulative weight (the values in increasing order)
+    reaches ``q`` times the total weight (``np.quantile``'s
+    ``'inverted_cdf'`` method for unit weights); the cumulative weights are
+    summed per bucket of values (see :func:`_select`), so a level that meets
+    a cumulative weight to within rounding may take the neighbouring value
+    of the sum in sorted order.
 
     Parameters
     ----------
     x : ndarray of shape (n_samples,), float64
-        ``n_samples >= 1`` values; NaN not allowed.
+        ``n_samples >= 1`` values; +/-inf allowed, NaN not. Not modified.
     q : ndarray of shape (n_quantiles,)
         Probabilities in [0, 1].
+    sample_weight : ndarray of shape (n_samples,) or None, default=None
+        Non-negative weights with a positive sum.
 
     Returns
     -------
@@ -498,10 +507,17 @@ def linear_quantiles(x, q):
     Examples
     --------
     >>> import numpy as np
-    >>> from skcalib._kernel._sort import linear_quantiles
-    >>> linear_quantiles(np.array([4.0, 1.0, 3.0, 2.0]), np.array([0.0, 0.5, 0.9]))
+    >>> from skcalib._kernel._sort import quantiles
+    >>> quantiles(np.array([4.0, 1.0, 3.0, 2.0]), np.array([0.0, 0.5, 0.9]))
     array([1. , 2.5, 3.7])
+    >>> x, w = np.array([3.0, 1.0, 2.0, 4.0]), np.array([1.0, 1.0, 2.0, 0.0])
+    >>> quantiles(x, np.array([0.25, 0.5, 1.0]), w)
+    array([1., 2., 3.])
     """
+    if sample_weight is not None:
+        keys, signed = _ordered_keys(x)
+        w = np.asarray(sample_weight, dtype=np.float64)
+        return _float_of_keys(_select_weighted(keys, w, np.asarray(q, float)), signed)
     n = x.shape[0]
     q = np.asarray(q, dtype=np.float64)
     virtual = (n - 1) * q
@@ -520,39 +536,3 @@ def linear_quantiles(x, q):
     out = np.add(a, diff * gamma)
     np.subtract(b, diff * (1 - gamma), out=out, where=gamma >= 0.5)
     return out
-
-
-def weighted_quantiles(x, sample_weight, q):
-    """Inverted-CDF quantiles of ``x`` weighted by ``sample_weight``.
-
-    For each ``q``, the smallest value whose cumulative weight (the values
-    in increasing order) reaches ``q`` times the total weight:
-    ``np.quantile``'s ``'inverted_cdf'`` method for unit weights. Without a
-    sort (see :func:`_select`); the cumulative weights are summed per bucket
-    of values, so a level that meets a cumulative weight to within rounding
-    may take the neighbouring value of the sum in sorted order.
-
-    Parameters
-    ----------
-    x : ndarray of shape (n_samples,), float64
-        Values; +/-inf allowed, NaN not. Not modified.
-    sample_weight : ndarray of shape (n_samples,)
-        Non-negative weights with a positive sum.
-    q : ndarray of shape (n_quantiles,)
-        Probabilities in [0, 1].
-
-    Returns
-    -------
-    quantiles : ndarray of shape (n_quantiles,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skcalib._kernel._sort import weighted_quantiles
-    >>> x, w = np.array([3.0, 1.0, 2.0, 4.0]), np.array([1.0, 1.0, 2.0, 0.0])
-    >>> weighted_quantiles(x, w, np.array([0.25, 0.5, 1.0]))
-    array([1., 2., 3.])
-    """
-    keys, signed = _ordered_keys(x)
-    w = np.asarray(sample_weight, dtype=np.float64)
-    return _float_of_keys(_select_weighted(keys, w, np.asarray(q, float)), signed)

@@ -10,7 +10,7 @@ from numbers import Integral
 
 import numpy as np
 
-from .._kernel._sort import linear_quantiles, weighted_quantiles
+from .._kernel._sort import quantiles
 from ..utils._docstrings import fill_doc
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._stats import cumulative_quantiles, sorted_cumulative
@@ -182,10 +182,8 @@ def _bin_ids_from_edges(p, w, n_bins, strategy):
     q = np.linspace(0.0, 1.0, n_bins + 1)
     if strategy == "uniform":
         edges = q
-    elif w is None:  # calibration_curve's np.quantile, without its sort
-        edges = linear_quantiles(p, q)
-    else:
-        edges = weighted_quantiles(p, w, q)
+    else:  # unweighted, calibration_curve's np.quantile, without its sort
+        edges = quantiles(p, q, w)
     interior = edges[1:-1]
     if n_bins > _FEW_BINS:
         return np.searchsorted(interior, p)

@@ -9,11 +9,10 @@ from hypothesis import strategies as st
 from skcalib._kernel._sort import (
     SMALL_SORT,
     labelled_sort,
-    linear_quantiles,
     order_statistics,
+    quantiles,
     run_edges,
     sorted_labelled,
-    weighted_quantiles,
 )
 
 HYP = settings(derandomize=True, database=None, deadline=None, max_examples=80)
@@ -106,11 +105,11 @@ def test_order_statistics_equal_the_sorted_values(kind, n):
 
 @pytest.mark.parametrize("kind", [k for k in KINDS if k != "extreme"])
 @pytest.mark.parametrize("n", SIZES)
-def test_linear_quantiles_equal_numpys(kind, n):
+def test_unweighted_quantiles_equal_numpys(kind, n):
     rng = np.random.default_rng(n + 1)
     x = make_values(kind, n, rng)
     q = np.r_[np.linspace(0.0, 1.0, 11), rng.random(6)]
-    np.testing.assert_array_equal(linear_quantiles(x, q), np.quantile(x, q))
+    np.testing.assert_array_equal(quantiles(x, q), np.quantile(x, q))
 
 
 def _inverted_cdf(x, w, q):
@@ -132,10 +131,10 @@ def test_weighted_quantiles_equal_the_sorted_running_sum(kind, n):
     w = rng.integers(0, 3, n).astype(float)
     w[-1] = 1.0
     before = (x.copy(), w.copy())
-    np.testing.assert_array_equal(weighted_quantiles(x, w, q), _inverted_cdf(x, w, q))
+    np.testing.assert_array_equal(quantiles(x, q, w), _inverted_cdf(x, w, q))
     ones = np.ones(n)
     expected = np.quantile(x, q, method="inverted_cdf")
-    np.testing.assert_array_equal(weighted_quantiles(x, ones, q), expected)
+    np.testing.assert_array_equal(quantiles(x, q, ones), expected)
     np.testing.assert_array_equal(x, before[0])
     np.testing.assert_array_equal(w, before[1])
 
@@ -147,4 +146,4 @@ def test_weighted_quantiles_of_real_weights_are_within_rounding():
     x = rng.random(100_000)
     w = rng.uniform(0.1, 2.0, x.shape[0])
     q = np.linspace(0.0, 1.0, 21)
-    np.testing.assert_array_equal(weighted_quantiles(x, w, q), _inverted_cdf(x, w, q))
+    np.testing.assert_array_equal(quantiles(x, q, w), _inverted_cdf(x, w, q))
