@@ -277,8 +277,9 @@ def _platt_columns(U, T, sample_weight, start=None, max_iter=100):
 def _platt_fold_losses(ovr, y_index, n_classes, folds, sample_weight):
     """Out-of-fold log loss of ``PlattCalibrator()`` one-vs-rest, by
     :func:`_platt_columns` (the K classes of a fold at once, each fold
-    started from the previous one's fit), or None where a fold's fit is not
-    a plain problem."""
+    started from the previous one's fit), and the last fold's maps ``(a,
+    b)`` (a start for the fit on all the rows); None where a fold's fit is
+    not a plain problem."""
     classes = np.arange(n_classes)
     losses = []
     fit = (np.ones(n_classes), np.zeros(n_classes))
@@ -289,7 +290,29 @@ def _platt_fold_losses(ovr, y_index, n_classes, folds, sample_weight):
             return None
         proba = expit(ovr[test] * fit[0] + fit[1])
         losses.append(_multiclass_log_loss(normalize_one_vs_rest(proba), y_index[test]))
-    return losses
+    return losses, fit
+
+
+def _platt_one_vs_rest(template, ovr, y_index, n_classes, sample_weight, start):
+    """``OneVsRestCalibration`` of ``PlattCalibrator()`` on valid scores by
+    :func:`_platt_columns` (the K classes at once, from ``start``), each
+    class's calibrator as :func:`_quick_fit` leaves it; None where the fit
+    is not a plain problem (the caller fits the ordinary way)."""
+    targets = y_index[:, None] == np.arange(n_classes)
+    fit = _platt_columns(ovr, targets, sample_weight, start)
+    if fit is None:
+        return None
+    fitted = []
+    for k in range(n_classes):
+        cal = copy.copy(template)
+        cal._weight_exponent = 0
+        cal.n_features_in_ = 1
+        cal.coef_, cal.intercept_ = fit[0][k : k + 1], fit[1][k : k + 1]
+        cal.n_iter_ = 0  # not the solver's count: fitted with the others
+        cal._n_evals = cal._n_sub_evals = np.zeros(1, dtype=np.int64)
+        cal._set_classes(_BINARY_CLASSES, *class_totals(targets[:, k], sample_weight))
+        fitted.append(cal)
+    return OneVsRestCalibration(fitted)
 
 
 def _is_default_pav_llr(cal) -> bool:
@@ -1433,6 +1456,7 @@ class AutoCalibrator(BaseCalibrator):
             return _multiclass_log_loss(proba, y_index[test])
 
         beaten = None  # rows outscored on their own class
+        platt_start = {}  # the default Platt's last fold fit, by candidate
 
         def cross_fit(cal, folds):
             # one Newton step per fold from the fit on all the rows, for the
@@ -1440,8 +1464,11 @@ class AutoCalibrator(BaseCalibrator):
             nonlocal beaten
             if _is_default_platt(cal):
                 # the K classes of a fold in one Newton iteration
-                losses = _platt_fold_losses(ovr, y_index, K, folds, sample_weight)
-                return None if losses is None else (None, losses)
+                crossed = _platt_fold_losses(ovr, y_index, K, folds, sample_weight)
+                if crossed is None:
+                    return None
+                platt_start[id(cal)] = crossed[1]
+                return None, crossed[0]
             if sample_weight is None and _is_default_pav_llr(cal):
                 # each class's scores sorted once for all the folds
                 return None, _pav_fold_losses(cal, ovr, y_index, K, folds)
@@ -1487,6 +1514,13 @@ class AutoCalibrator(BaseCalibrator):
                 return fit_one(cal, slice(None))
             template = copy.copy(cal)
             template._validate_params()
+            if id(cal) in platt_start:
+                # the K classes at once, from the last fold's fit
+                fitted = _platt_one_vs_rest(
+                    template, ovr, y_index, K, sample_weight, platt_start[id(cal)]
+                )
+                if fitted is not None:
+                    return fitted
             return OneVsRestCalibration(
                 _quick_fit(template, ovr[:, k : k + 1], y_index == k, sample_weight)
                 for k in range(K)
