@@ -342,8 +342,10 @@ def _pav_fold_losses(template, ovr, y_index, n_classes, folds):
     for j, (train, _) in enumerate(folds):
         in_train[j, train] = True
     probas = [np.empty((test.shape[0], n_classes)) for _, test in folds]
+    orders = []
     for k in range(n_classes):
         order = np.argsort(ovr[:, k])
+        orders.append(order)
         s_all, t_all = ovr[order, k], y_index[order] == k
         for j, (_, test) in enumerate(folds):
             rows = in_train[j, order]
@@ -358,10 +360,33 @@ def _pav_fold_losses(template, ovr, y_index, n_classes, folds):
             fitted.X_min_, fitted.X_max_ = blocks.lo[:1], blocks.hi[-1:]
             llr = fitted._transform_column(0, ovr[test, k])
             probas[j][:, k] = expit(llr + _logit(n_tar / (n_tar + n_non)))
-    return [
+    losses = [
         _multiclass_log_loss(normalize_one_vs_rest(proba), y_index[test])
         for proba, (_, test) in zip(probas, folds, strict=True)
     ]
+    return losses, orders
+
+
+def _pav_one_vs_rest(template, ovr, y_index, n_classes, orders):
+    """``OneVsRestCalibration`` of ``PAVLLRCalibrator()`` on valid unweighted
+    scores, from each class's column sorted by ``orders`` (those of
+    :func:`_pav_fold_losses`): the steps of its fit, each class's calibrator
+    as :func:`_quick_fit` leaves it."""
+    fitted = []
+    for k, order in enumerate(orders):
+        s, t = ovr[order, k], y_index[order] == k
+        cal = copy.copy(template)
+        cal._weight_exponent = 0
+        n_tar, n_non = class_totals(t, None)
+        blocks = pav_finish(pav_points_presorted(s, t), cal._pseudo_count)
+        blocks, knot_x, knot_v, tilt = cal._column_map(blocks, n_tar, n_non)
+        cal.n_features_in_ = 1
+        cal.blocks_, cal._tilt = [blocks], [tilt]
+        cal.X_thresholds_, cal.y_thresholds_ = [knot_x], [knot_v]
+        cal.X_min_, cal.X_max_ = blocks.lo[:1].copy(), blocks.hi[-1:].copy()
+        cal._set_classes(_BINARY_CLASSES, n_tar, n_non)
+        fitted.append(cal)
+    return OneVsRestCalibration(fitted)
 
 
 def _is_log_proba(X) -> bool:
@@ -1457,6 +1482,7 @@ class AutoCalibrator(BaseCalibrator):
 
         beaten = None  # rows outscored on their own class
         platt_start = {}  # the default Platt's last fold fit, by candidate
+        pav_orders = {}  # the default PAV's sorted columns, by candidate
 
         def cross_fit(cal, folds):
             # one Newton step per fold from the fit on all the rows, for the
@@ -1471,7 +1497,10 @@ class AutoCalibrator(BaseCalibrator):
                 return None, crossed[0]
             if sample_weight is None and _is_default_pav_llr(cal):
                 # each class's scores sorted once for all the folds
-                return None, _pav_fold_losses(cal, ovr, y_index, K, folds)
+                losses, pav_orders[id(cal)] = _pav_fold_losses(
+                    cal, ovr, y_index, K, folds
+                )
+                return None, losses
             if not isinstance(cal, MulticlassAffineCalibrator):
                 return None
             if isinstance(cal, _SeparationTemperature):
@@ -1521,6 +1550,8 @@ class AutoCalibrator(BaseCalibrator):
                 )
                 if fitted is not None:
                     return fitted
+            if id(cal) in pav_orders:
+                return _pav_one_vs_rest(template, ovr, y_index, K, pav_orders[id(cal)])
             return OneVsRestCalibration(
                 _quick_fit(template, ovr[:, k : k + 1], y_index == k, sample_weight)
                 for k in range(K)
