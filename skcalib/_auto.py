@@ -323,7 +323,7 @@ def _is_default_pav_llr(cal) -> bool:
 _PAV_LLR_DEFAULTS = PAVLLRCalibrator().get_params()
 
 
-def _pav_fold_losses(template, ovr, y_index, n_classes, folds):
+def _pav_fold_losses(template, ovr, y_index, n_classes, folds, orders=None):
     """Out-of-fold log loss of ``PAVLLRCalibrator()`` one-vs-rest, unweighted.
 
     Each class's column of ``ovr`` is sorted once for all the folds: a
@@ -333,7 +333,8 @@ def _pav_fold_losses(template, ovr, y_index, n_classes, folds):
     its interpolation) give each test row's LLR, as
     :func:`_quick_one_vs_rest` does with one fit per class and fold.
     Raises ``ValueError`` where a training fold holds one class only (as
-    :func:`_quick_fit`).
+    :func:`_quick_fit`). ``orders``, a list where given, gets each class's
+    sort order (for :func:`_pav_one_vs_rest`).
     """
     fitted = copy.copy(template)
     fitted._weight_exponent = 0  # unweighted: virtual trials of weight 1
@@ -342,10 +343,10 @@ def _pav_fold_losses(template, ovr, y_index, n_classes, folds):
     for j, (train, _) in enumerate(folds):
         in_train[j, train] = True
     probas = [np.empty((test.shape[0], n_classes)) for _, test in folds]
-    orders = []
     for k in range(n_classes):
         order = np.argsort(ovr[:, k])
-        orders.append(order)
+        if orders is not None:
+            orders.append(order)
         s_all, t_all = ovr[order, k], y_index[order] == k
         for j, (_, test) in enumerate(folds):
             rows = in_train[j, order]
@@ -360,11 +361,10 @@ def _pav_fold_losses(template, ovr, y_index, n_classes, folds):
             fitted.X_min_, fitted.X_max_ = blocks.lo[:1], blocks.hi[-1:]
             llr = fitted._transform_column(0, ovr[test, k])
             probas[j][:, k] = expit(llr + _logit(n_tar / (n_tar + n_non)))
-    losses = [
+    return [
         _multiclass_log_loss(normalize_one_vs_rest(proba), y_index[test])
         for proba, (_, test) in zip(probas, folds, strict=True)
     ]
-    return losses, orders
 
 
 def _pav_one_vs_rest(template, ovr, y_index, n_classes, orders):
@@ -1497,10 +1497,8 @@ class AutoCalibrator(BaseCalibrator):
                 return None, crossed[0]
             if sample_weight is None and _is_default_pav_llr(cal):
                 # each class's scores sorted once for all the folds
-                losses, pav_orders[id(cal)] = _pav_fold_losses(
-                    cal, ovr, y_index, K, folds
-                )
-                return None, losses
+                orders = pav_orders[id(cal)] = []
+                return None, _pav_fold_losses(cal, ovr, y_index, K, folds, orders)
             if not isinstance(cal, MulticlassAffineCalibrator):
                 return None
             if isinstance(cal, _SeparationTemperature):
@@ -1550,7 +1548,7 @@ class AutoCalibrator(BaseCalibrator):
                 )
                 if fitted is not None:
                     return fitted
-            if id(cal) in pav_orders:
+            if len(pav_orders.get(id(cal), ())) == K:  # every class's folds ran
                 return _pav_one_vs_rest(template, ovr, y_index, K, pav_orders[id(cal)])
             return OneVsRestCalibration(
                 _quick_fit(template, ovr[:, k : k + 1], y_index == k, sample_weight)
