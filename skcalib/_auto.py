@@ -277,8 +277,9 @@ def _platt_columns(U, T, sample_weight, start=None, max_iter=100):
 def _platt_fold_losses(ovr, y_index, n_classes, folds, sample_weight):
     """Out-of-fold log loss of ``PlattCalibrator()`` one-vs-rest, by
     :func:`_platt_columns` (the K classes of a fold at once, each fold
-    started from the previous one's fit), or None where a fold's fit is not
-    a plain problem."""
+    started from the previous one's fit), and the last fold's maps ``(a,
+    b)`` (a start for the fit on all the rows); None where a fold's fit is
+    not a plain problem."""
     classes = np.arange(n_classes)
     losses = []
     fit = (np.ones(n_classes), np.zeros(n_classes))
@@ -289,7 +290,29 @@ def _platt_fold_losses(ovr, y_index, n_classes, folds, sample_weight):
             return None
         proba = expit(ovr[test] * fit[0] + fit[1])
         losses.append(_multiclass_log_loss(normalize_one_vs_rest(proba), y_index[test]))
-    return losses
+    return losses, fit
+
+
+def _platt_one_vs_rest(template, ovr, y_index, n_classes, sample_weight, start):
+    """``OneVsRestCalibration`` of ``PlattCalibrator()`` on valid scores by
+    :func:`_platt_columns` (the K classes at once, from ``start``), each
+    class's calibrator as :func:`_quick_fit` leaves it; None where the fit
+    is not a plain problem (the caller fits the ordinary way)."""
+    targets = y_index[:, None] == np.arange(n_classes)
+    fit = _platt_columns(ovr, targets, sample_weight, start)
+    if fit is None:
+        return None
+    fitted = []
+    for k in range(n_classes):
+        cal = copy.copy(template)
+        cal._weight_exponent = 0
+        cal.n_features_in_ = 1
+        cal.coef_, cal.intercept_ = fit[0][k : k + 1], fit[1][k : k + 1]
+        cal.n_iter_ = 0  # not the solver's count: fitted with the others
+        cal._n_evals = cal._n_sub_evals = np.zeros(1, dtype=np.int64)
+        cal._set_classes(_BINARY_CLASSES, *class_totals(targets[:, k], sample_weight))
+        fitted.append(cal)
+    return OneVsRestCalibration(fitted)
 
 
 def _is_default_pav_llr(cal) -> bool:
@@ -300,7 +323,7 @@ def _is_default_pav_llr(cal) -> bool:
 _PAV_LLR_DEFAULTS = PAVLLRCalibrator().get_params()
 
 
-def _pav_fold_losses(template, ovr, y_index, n_classes, folds):
+def _pav_fold_losses(template, ovr, y_index, n_classes, folds, orders=None):
     """Out-of-fold log loss of ``PAVLLRCalibrator()`` one-vs-rest, unweighted.
 
     Each class's column of ``ovr`` is sorted once for all the folds: a
@@ -310,7 +333,8 @@ def _pav_fold_losses(template, ovr, y_index, n_classes, folds):
     its interpolation) give each test row's LLR, as
     :func:`_quick_one_vs_rest` does with one fit per class and fold.
     Raises ``ValueError`` where a training fold holds one class only (as
-    :func:`_quick_fit`).
+    :func:`_quick_fit`). ``orders``, a list where given, gets each class's
+    sort order (for :func:`_pav_one_vs_rest`).
     """
     fitted = copy.copy(template)
     fitted._weight_exponent = 0  # unweighted: virtual trials of weight 1
@@ -321,6 +345,8 @@ def _pav_fold_losses(template, ovr, y_index, n_classes, folds):
     probas = [np.empty((test.shape[0], n_classes)) for _, test in folds]
     for k in range(n_classes):
         order = np.argsort(ovr[:, k])
+        if orders is not None:
+            orders.append(order)
         s_all, t_all = ovr[order, k], y_index[order] == k
         for j, (_, test) in enumerate(folds):
             rows = in_train[j, order]
@@ -339,6 +365,28 @@ def _pav_fold_losses(template, ovr, y_index, n_classes, folds):
         _multiclass_log_loss(normalize_one_vs_rest(proba), y_index[test])
         for proba, (_, test) in zip(probas, folds, strict=True)
     ]
+
+
+def _pav_one_vs_rest(template, ovr, y_index, n_classes, orders):
+    """``OneVsRestCalibration`` of ``PAVLLRCalibrator()`` on valid unweighted
+    scores, from each class's column sorted by ``orders`` (those of
+    :func:`_pav_fold_losses`): the steps of its fit, each class's calibrator
+    as :func:`_quick_fit` leaves it."""
+    fitted = []
+    for k, order in enumerate(orders):
+        s, t = ovr[order, k], y_index[order] == k
+        cal = copy.copy(template)
+        cal._weight_exponent = 0
+        n_tar, n_non = class_totals(t, None)
+        blocks = pav_finish(pav_points_presorted(s, t), cal._pseudo_count)
+        blocks, knot_x, knot_v, tilt = cal._column_map(blocks, n_tar, n_non)
+        cal.n_features_in_ = 1
+        cal.blocks_, cal._tilt = [blocks], [tilt]
+        cal.X_thresholds_, cal.y_thresholds_ = [knot_x], [knot_v]
+        cal.X_min_, cal.X_max_ = blocks.lo[:1].copy(), blocks.hi[-1:].copy()
+        cal._set_classes(_BINARY_CLASSES, n_tar, n_non)
+        fitted.append(cal)
+    return OneVsRestCalibration(fitted)
 
 
 def _is_log_proba(X) -> bool:
@@ -1433,6 +1481,8 @@ class AutoCalibrator(BaseCalibrator):
             return _multiclass_log_loss(proba, y_index[test])
 
         beaten = None  # rows outscored on their own class
+        platt_start = {}  # the default Platt's last fold fit, by candidate
+        pav_orders = {}  # the default PAV's sorted columns, by candidate
 
         def cross_fit(cal, folds):
             # one Newton step per fold from the fit on all the rows, for the
@@ -1440,11 +1490,15 @@ class AutoCalibrator(BaseCalibrator):
             nonlocal beaten
             if _is_default_platt(cal):
                 # the K classes of a fold in one Newton iteration
-                losses = _platt_fold_losses(ovr, y_index, K, folds, sample_weight)
-                return None if losses is None else (None, losses)
+                crossed = _platt_fold_losses(ovr, y_index, K, folds, sample_weight)
+                if crossed is None:
+                    return None
+                platt_start[id(cal)] = crossed[1]
+                return None, crossed[0]
             if sample_weight is None and _is_default_pav_llr(cal):
                 # each class's scores sorted once for all the folds
-                return None, _pav_fold_losses(cal, ovr, y_index, K, folds)
+                orders = pav_orders[id(cal)] = []
+                return None, _pav_fold_losses(cal, ovr, y_index, K, folds, orders)
             if not isinstance(cal, MulticlassAffineCalibrator):
                 return None
             if isinstance(cal, _SeparationTemperature):
@@ -1487,6 +1541,15 @@ class AutoCalibrator(BaseCalibrator):
                 return fit_one(cal, slice(None))
             template = copy.copy(cal)
             template._validate_params()
+            if id(cal) in platt_start:
+                # the K classes at once, from the last fold's fit
+                fitted = _platt_one_vs_rest(
+                    template, ovr, y_index, K, sample_weight, platt_start[id(cal)]
+                )
+                if fitted is not None:
+                    return fitted
+            if len(pav_orders.get(id(cal), ())) == K:  # every class's folds ran
+                return _pav_one_vs_rest(template, ovr, y_index, K, pav_orders[id(cal)])
             return OneVsRestCalibration(
                 _quick_fit(template, ovr[:, k : k + 1], y_index == k, sample_weight)
                 for k in range(K)

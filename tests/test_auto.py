@@ -1045,3 +1045,55 @@ def test_auto_folds_by_calibration_weight(K, n, weight, expected):
     w = None if weight is None else np.full(n, weight)
     assert len(AutoCalibrator()._folds(X, y, K, w)) == expected
     assert len(AutoCalibrator(n_folds=3)._folds(X, y, K, w)) == 3
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_platt_one_vs_rest_is_the_fits_of_each_class(weighted):
+    """The default Platt candidate's fit on all the rows, the K classes at
+    once from the last fold's fit: each class's calibrator as
+    PlattCalibrator().fit leaves it (its parameters to its tolerance, its
+    classes and priors exactly), and the same probabilities."""
+    from skcalib._auto import _platt_one_vs_rest
+
+    X, y = _multiclass(600, K=4, seed=6)
+    ovr = one_vs_rest_log_odds(X)
+    w = np.random.default_rng(2).uniform(0.0, 3.0, y.shape[0]) if weighted else None
+    start = (np.full(4, 0.8), np.full(4, 0.1))
+    fitted = _platt_one_vs_rest(PlattCalibrator(), ovr, y, 4, w, start)
+    for k, cal in enumerate(fitted.calibrators):
+        ref = PlattCalibrator().fit(ovr[:, k], (y == k).astype(int), w)
+        assert_allclose(cal.coef_, ref.coef_, rtol=1e-9)
+        assert_allclose(cal.intercept_, ref.intercept_, rtol=1e-9, atol=1e-12)
+        assert cal.calibration_prior_ == ref.calibration_prior_
+        assert cal.prior_ == ref.prior_
+        assert_allclose(
+            cal.predict_proba(ovr[:, k]), ref.predict_proba(ovr[:, k]), atol=1e-12
+        )
+    flat = ovr.copy()
+    flat[:, 1] = 0.5
+    assert _platt_one_vs_rest(PlattCalibrator(), flat, y, 4, w, start) is None
+
+
+@pytest.mark.parametrize("decimals", [None, 1])
+def test_pav_one_vs_rest_is_the_fits_of_each_class(decimals):
+    """The default PAV candidate's fit on all the rows from the sort orders of
+    its folds: each class's calibrator as PAVLLRCalibrator().fit leaves it
+    (ties included), and the same LLRs and probabilities."""
+    from skcalib._auto import _pav_fold_losses, _pav_one_vs_rest
+
+    X, y = _multiclass(600, K=4, seed=7)
+    ovr = one_vs_rest_log_odds(X)
+    if decimals is not None:
+        ovr = ovr.round(decimals)
+    orders = []
+    _pav_fold_losses(PAVLLRCalibrator(), ovr, y, 4, _folds(X, y), orders)
+    fitted = _pav_one_vs_rest(PAVLLRCalibrator(), ovr, y, 4, orders)
+    grid = np.linspace(ovr.min() - 1.0, ovr.max() + 1.0, 301)
+    for k, cal in enumerate(fitted.calibrators):
+        ref = PAVLLRCalibrator().fit(ovr[:, k], (y == k).astype(int))
+        for name in ("X_thresholds_", "y_thresholds_", "X_min_", "X_max_"):
+            ours, theirs = getattr(cal, name), getattr(ref, name)
+            assert_allclose(np.hstack(ours), np.hstack(theirs))
+        assert cal.calibration_prior_ == ref.calibration_prior_
+        assert_allclose(cal.decision_function(grid), ref.decision_function(grid))
+        assert_allclose(cal.predict_proba(grid), ref.predict_proba(grid))
