@@ -342,14 +342,17 @@ def _pav_fold_losses(template, ovr, y_index, n_classes, folds, orders=None):
     in_train = np.zeros((len(folds), y_index.shape[0]), dtype=bool)
     for j, (train, _) in enumerate(folds):
         in_train[j, train] = True
+    # each fold's test rows, columns in memory order (one slice per class)
+    tests = [np.asfortranarray(ovr[test]) for _, test in folds]
     probas = [np.empty((test.shape[0], n_classes)) for _, test in folds]
     for k in range(n_classes):
         order = np.argsort(ovr[:, k])
         if orders is not None:
             orders.append(order)
         s_all, t_all = ovr[order, k], y_index[order] == k
-        for j, (_, test) in enumerate(folds):
-            rows = in_train[j, order]
+        in_order = in_train[:, order]
+        for j in range(len(folds)):
+            rows = in_order[j]
             s, t = s_all[rows], t_all[rows]
             n_tar = float(np.count_nonzero(t))
             n_non = s.shape[0] - n_tar
@@ -359,8 +362,10 @@ def _pav_fold_losses(template, ovr, y_index, n_classes, folds, orders=None):
             blocks, knot_x, knot_v, _ = fitted._column_map(blocks, n_tar, n_non)
             fitted.X_thresholds_, fitted.y_thresholds_ = [knot_x], [knot_v]
             fitted.X_min_, fitted.X_max_ = blocks.lo[:1], blocks.hi[-1:]
-            llr = fitted._transform_column(0, ovr[test, k])
-            probas[j][:, k] = expit(llr + _logit(n_tar / (n_tar + n_non)))
+            llr = fitted._transform_column(0, tests[j][:, k])
+            probas[j][:, k] = llr + _logit(n_tar / (n_tar + n_non))
+    for proba in probas:
+        expit(proba, out=proba)
     return [
         _multiclass_log_loss(normalize_one_vs_rest(proba), y_index[test])
         for proba, (_, test) in zip(probas, folds, strict=True)

@@ -213,8 +213,9 @@ class _BasePAVCalibrator(BaseCalibrator):
             # Blocks holding only the virtual points lie at +/-inf, outside
             # every finite score: they carry no knot.
             real = np.isfinite(blocks.lo) & np.isfinite(blocks.hi)
-            blocks = BlockSummary(*(a[real] for a in blocks))
-            values = values[real]
+            if not real.all():
+                blocks = BlockSummary(*(a[real] for a in blocks))
+                values = values[real]
         # Adjacent blocks with one value (clipped to the same bound by
         # extremes='bound') are one flat step of the map: pooled, so that
         # strict=True tilts the whole step and leaves no tie.
