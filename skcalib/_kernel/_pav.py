@@ -653,12 +653,16 @@ def pav_finish(points: BlockSummary, pseudo_count: float = 0.0) -> BlockSummary:
     """
     if pseudo_count <= 0:
         return pav_merge(points)
-    c = np.array([float(pseudo_count)])
-    low = BlockSummary(np.array([-np.inf]), np.array([-np.inf]), c, c)
-    high = BlockSummary(np.array([np.inf]), np.array([np.inf]), c, c)
-    points = BlockSummary(
-        *(np.concatenate(parts) for parts in zip(low, points, high, strict=True))
-    )
+    # the real points between a virtual one at each end (-inf and +inf)
+    c = float(pseudo_count)
+    padded = []
+    for a, first, last in zip(
+        points, (-np.inf, -np.inf, c, c), (np.inf, np.inf, c, c), strict=True
+    ):
+        out = np.empty(a.shape[0] + 2)
+        out[0], out[1:-1], out[-1] = first, a, last
+        padded.append(out)
+    points = BlockSummary(*padded)
     blocks = pav_merge(points)
     # A block that absorbed a virtual point keeps its real score range.
     lo, hi = blocks.lo.copy(), blocks.hi.copy()
