@@ -33,7 +33,7 @@ structured ridge of ``'svs'`` and ``'sms'`` is in nats, on log-probabilities.
 from __future__ import annotations
 
 import copy
-from functools import partial
+from functools import lru_cache, partial
 from numbers import Real
 
 import numpy as np
@@ -176,6 +176,14 @@ def scale_variances(source, exponent, class_factors):
     if not pooled > 1e-300:
         pooled = float(np.mean(fallback))
     return column, float(pooled)
+
+
+@lru_cache(maxsize=16)
+def _strict_lower(k):
+    """Read-only mask of the entries below the diagonal of a k x k matrix."""
+    mask = np.tri(k, k, -1, dtype=bool)
+    mask.flags.writeable = False
+    return mask
 
 
 class MulticlassRidge:
@@ -445,8 +453,9 @@ class MulticlassObjective:
             return value
         if order == 1:
             return value, grad
-        upper = np.triu(gram)
-        return value, grad, diag - upper - np.triu(upper, 1).T
+        # the symmetric matrix of gram's upper triangle (its lower one is
+        # unset), one np.where on a cached mask (np.triu twice cost more)
+        return value, grad, diag - np.where(_strict_lower(k), gram.T, gram)
 
     def _matrix_hessian(self, P, S, v, gram, diag):
         """The ``'matrix'`` kind's Hessian terms of a block of rows, added
