@@ -10,14 +10,12 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from skcalib import PAVLLRCalibrator  # noqa: E402
+from skcalib import PAVLLRCalibrator, metrics  # noqa: E402
 from skcalib.datasets import make_gaussian_scores  # noqa: E402
 from skcalib.metrics import (  # noqa: E402
     BayesErrorDisplay,
-    CalibrationTransformDisplay,
     DETDisplay,
     ECEDisplay,
-    ReliabilityDisplay,
     ROCConvexHullDisplay,
     TippettDisplay,
 )
@@ -79,18 +77,11 @@ def test_from_estimator_is_from_predictions_of_its_scores(data, display, own):
     plt.close("all")
 
 
-@pytest.mark.parametrize(
-    "display",
-    [
-        BayesErrorDisplay,
-        CalibrationTransformDisplay,
-        DETDisplay,
-        ECEDisplay,
-        ReliabilityDisplay,
-        ROCConvexHullDisplay,
-        TippettDisplay,
-    ],
-)
+#: Every public display, from the package's own list.
+DISPLAYS = [getattr(metrics, n) for n in metrics.__all__ if n.endswith("Display")]
+
+
+@pytest.mark.parametrize("display", DISPLAYS, ids=lambda d: d.__name__)
 def test_constructor_stores_its_arguments(display):
     names = list(inspect.signature(display).parameters)
     disp = display(**{name: object() for name in names})
