@@ -388,6 +388,8 @@ _AUTO_VARIANTS = {
     "auto-m-sms2": (None, ["temperature", "ovr-sigmoid", "sms"]),
     "auto-m-svsms": (None, ["temperature", "ovr-sigmoid", "svs", "sms"]),
     "auto-m-tsmix": (None, ["temperature", "ovr-sigmoid", "ts-mix", "sms", "ovr-pav"]),
+    "auto-m+vec": (None, ["temperature", "ovr-sigmoid", "sms", "ovr-pav", "vector"]),
+    "auto-m+mat": (None, ["temperature", "ovr-sigmoid", "sms", "ovr-pav", "matrix"]),
 }
 
 
@@ -402,6 +404,8 @@ def _auto_variant(binary, multiclass):
         "sms": partial(skcalib.MulticlassAffineCalibrator, kind="sms"),
         "svs": partial(skcalib.MulticlassAffineCalibrator, kind="svs"),
         "ts-mix": partial(skcalib.MulticlassAffineCalibrator, kind="ts-mix"),
+        "vector": partial(skcalib.MulticlassAffineCalibrator, kind="vector"),
+        "matrix": partial(skcalib.MulticlassAffineCalibrator, kind="matrix"),
         "sigmoid-p": _auto._ProbabilitySigmoid,
         "ovr-sigmoid-p": _auto._ProbabilitySigmoid,
     }
