@@ -15,7 +15,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..utils._stats import cumulative_quantiles, drop_zero_weights, sorted_cumulative
+from .._kernel._sort import quantiles
+from ..utils._stats import drop_zero_weights
 from ..utils._validation import check_binary_target, distinct_labels, show_labels
 from ._detect import is_dask_collection
 
@@ -266,10 +267,9 @@ def _weighted_quantiles(samples, weights, n_ranges):
     w = np.concatenate(
         [np.full(v.shape[0], c) for v, c in zip(samples, weights, strict=True)]
     )
-    values, cum = sorted_cumulative(values, w)
-    cuts = cumulative_quantiles(values, cum, np.arange(1, n_ranges) / n_ranges)
+    cuts = quantiles(values, np.arange(1, n_ranges) / n_ranges, w)
     # The lowest value as a boundary would leave range 0 empty.
-    return np.unique(cuts[cuts > values[0]])
+    return np.unique(cuts[cuts > values.min()])
 
 
 #: ``pos_label`` for estimators: the larger of the two sorted labels.

@@ -13,7 +13,6 @@ import numpy as np
 from .._kernel._sort import quantiles
 from ..utils._docstrings import fill_doc
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
-from ..utils._stats import cumulative_quantiles, sorted_cumulative
 from ..utils._validation import check_metric_inputs, check_weights
 from ._multiclass import _validated
 from ._params import TRIALS_DOCS, classes_constraints, trials_constraints
@@ -214,7 +213,8 @@ def _bin_ids_by_bisection(p, w, n_bins, strategy):
     vectorized bisection over ``m`` finds it with ``log2(n_bins)`` evaluations
     of the edges at one index per sample. ``edge(m)`` is computed exactly as
     ``np.linspace(0, 1, n_bins + 1)[m]`` (``m * (1 / n_bins)``) and the
-    quantile of that level, so the bins equal those of the materialized edges.
+    quantile of that level by the same :func:`quantiles`, so the bins equal
+    those of the materialized edges.
     """
     step = 1.0 / n_bins
     if strategy == "uniform":
@@ -227,12 +227,9 @@ def _bin_ids_by_bisection(p, w, n_bins, strategy):
         lo = np.clip(guess - 2, 0, n_bins - 1).astype(np.int64)
         hi = np.clip(guess + 2, 0, n_bins - 1).astype(np.int64)
     else:
-        xs, cum = (np.sort(p), None) if w is None else sorted_cumulative(p, w)
 
         def edge(m):
-            if cum is None:
-                return np.quantile(xs, m * step)
-            return cumulative_quantiles(xs, cum, m * step)
+            return quantiles(p, m * step, w)
 
         lo = np.zeros(p.shape[0], dtype=np.int64)
         hi = np.full(p.shape[0], n_bins - 1, dtype=np.int64)

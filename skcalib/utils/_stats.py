@@ -15,10 +15,8 @@ import numpy as np
 
 __all__ = [
     "class_totals",
-    "cumulative_quantiles",
     "drop_zero_weights",
     "error_counts",
-    "sorted_cumulative",
 ]
 
 
@@ -138,19 +136,3 @@ def _error_counts_one(is_target, scores, sample_weight, threshold):
     miss = n_tar - np.add.reduce(sample_weight, where=tar_accepted)
     fa = np.add.reduce(sample_weight, where=non_accepted)
     return np.array([max(miss, 0.0)]), np.array([fa]), float(n_tar), float(n_non)
-
-
-def sorted_cumulative(x, sample_weight):
-    """``x`` sorted (stable) and the cumulative weights in that order."""
-    order = np.argsort(x, kind="stable")
-    return x[order], np.cumsum(sample_weight[order])
-
-
-def cumulative_quantiles(xs, cum, q):
-    """Inverted-CDF quantiles of sorted ``xs`` with cumulative weights ``cum``.
-
-    The smallest value whose cumulative weight reaches ``q`` times the total
-    weight (``np.quantile``'s ``'inverted_cdf'`` method for unit weights).
-    """
-    idx = np.searchsorted(cum, q * cum[-1], side="left")
-    return xs[np.clip(idx, 0, xs.shape[0] - 1)]
