@@ -158,62 +158,11 @@ def available_classifiers():
     return out
 
 
-# --------------------------------------------------------------------------
-# peers the leaderboard is led by, beside bench_quality's (same adapters'
-# pattern: they calibrate the classifier's probabilities)
-
-
-def _probmetrics_peer(name, only=None, **config):
-    """probmetrics' ``get_calibrator(name, **config)``; ``only``: 'binary' or
-    'multiclass' where CalArena runs it on one kind of task only."""
-
-    def run(ctx):
-        if only == "binary" and ctx.n_classes != 2:
-            raise bq.NotApplicable("binary only")
-        if only == "multiclass" and ctx.n_classes == 2:
-            raise bq.NotApplicable("multiclass only")
-        from probmetrics.calibrators import get_calibrator
-
-        cal = get_calibrator(name, **config)
-        cal.fit(ctx.probabilities("cal"), np.asarray(ctx.y_cal))
-        return np.asarray(cal.predict_proba(ctx.probabilities("test")), dtype=float)
-
-    return bq.Method(run, "peer")
-
-
-ARENA_PEERS = {
-    # CalArena's names: Quadratic, TS-mix (ts then the uniform mixture), SMS, SVS
-    "probmetrics_quadratic": (
-        "probmetrics",
-        _probmetrics_peer("quadratic-scaling", only="binary"),
-    ),
-    "probmetrics_ts_mix": ("probmetrics", _probmetrics_peer("ts-mix")),
-    "probmetrics_sms": (
-        "probmetrics",
-        _probmetrics_peer("sms", only="multiclass", sms_print_init_info=False),
-    ),
-    "probmetrics_svs": (
-        "probmetrics",
-        _probmetrics_peer("svs", only="multiclass", svs_print_init_info=False),
-    ),
-}
-
-
 def peer_registry():
-    """bench_quality's peers and the arena's (bench_quality's win a clash)."""
-    return {**ARENA_PEERS, **bq.PEERS}
-
-
-def available_peers():
-    import importlib.util
-
-    found, missing = {}, []
-    for name, (module, method) in peer_registry().items():
-        if importlib.util.find_spec(module) is None:
-            missing.append(name)
-        else:
-            found[name] = method
-    return found, missing
+    """The peers, bench_quality's: name -> (module to import, Method).
+    probmetrics' quadratic, ts-mix, SVS and SMS, which lead the published
+    leaderboard, are among them."""
+    return bq.PEERS
 
 
 # --------------------------------------------------------------------------
@@ -966,7 +915,7 @@ def main(argv=None):
     registry = bq.build_methods()
     peers = {}
     if args.peers:
-        peers, missing = available_peers()
+        peers, missing = bq.available_peers()
         if missing:
             print(
                 f"peers not installed (skipped): {', '.join(missing)}", file=sys.stderr
