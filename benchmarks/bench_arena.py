@@ -900,7 +900,9 @@ def main(argv=None):
         if args.namesakes:
             registry = {**bq.build_methods()}
             registry.update({k: v[1] for k, v in peer_registry().items()})
-            print_namesakes(cells, meta["methods"], registry)
+            # a run's cells are those of its --half; a saved run's are filtered
+            half = [c for c in cells if args.half in ("all", c["half"])]
+            print_namesakes(half, meta["methods"], registry)
         if args.update_docs:
             update_docs(root, allstats, meta)
             update_readme(root, allstats, meta)
