@@ -524,8 +524,9 @@ def _caption(h, g, block, repeats):
     )
 
 
-def print_table(block, out=sys.stdout):
+def print_table(block, out=None):
     """One (half, group) block as an aligned text table."""
+    out = sys.stdout if out is None else out
     header, rows = table_rows(block)
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
@@ -536,7 +537,8 @@ def print_table(block, out=sys.stdout):
         print("   " + "  ".join(cells), file=out)
 
 
-def print_report(allstats, repeats, out=sys.stdout):
+def print_report(allstats, repeats, out=None):
+    out = sys.stdout if out is None else out
     p = partial(print, file=out)
     for h, groups in allstats.items():
         for g, block in groups.items():
@@ -608,11 +610,12 @@ def namesake_ratios(cells, pairs):
     return out
 
 
-def print_namesakes(cells, method_names, registry, out=sys.stdout):
+def print_namesakes(cells, method_names, registry, out=None):
     """The namesake table: per pair and group the cells, the geometric mean
     of the ratios, the worst cell, and the acceptance verdict (scikit-learn:
     every cell <= 1.02x; a peer: the geometric mean <= 1.01x; no cell
     failed where the namesake ran)."""
+    out = sys.stdout if out is None else out
     p = partial(print, file=out)
     p("\n== skcalib methods / their namesakes (log-loss ratios per cell)")
     p(
@@ -901,8 +904,8 @@ def main(argv=None):
             registry = {**bq.build_methods()}
             registry.update({k: v[1] for k, v in peer_registry().items()})
             # a run's cells are those of its --half; a saved run's are filtered
-            half = [c for c in cells if args.half in ("all", c["half"])]
-            print_namesakes(half, meta["methods"], registry)
+            shown = [c for c in cells if args.half in ("all", c["half"])]
+            print_namesakes(shown, meta["methods"], registry)
         if args.update_docs:
             update_docs(root, allstats, meta)
             update_readme(root, allstats, meta)

@@ -376,6 +376,10 @@ _AUTO_VARIANTS = {
     "auto-b-beta": (["temperature", "sigmoid", "beta", "pav"], None),
     "auto-b-quad": (["temperature", "sigmoid", "quadratic", "pav"], None),
     "auto-b+qb": (["temperature", "sigmoid", "quadratic", "beta", "pav"], None),
+    "auto-b+beta": (
+        ["temperature", "sigmoid", "sigmoid-p", "pav", "quadratic", "beta"],
+        None,
+    ),
     "auto-m+sms": (
         None,
         ["temperature", "ovr-sigmoid", "ovr-sigmoid-p", "ovr-pav", "sms"],
@@ -774,7 +778,8 @@ def _fmt_status(entry):
     return {"refused": "refused", "error": "ERROR", "n/a": "n/a"}[entry["status"]]
 
 
-def print_report(cells, method_names, registry, pairs, rank_summary, out=sys.stdout):
+def print_report(cells, method_names, registry, pairs, rank_summary, out=None):
+    out = sys.stdout if out is None else out
     p = partial(print, file=out)
     for c in cells:
         p(

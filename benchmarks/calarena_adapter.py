@@ -181,8 +181,9 @@ def load_results(folder):
     return list(cells.values()), names
 
 
-def rank(folder, out=sys.stdout):
+def rank(folder, out=None):
     """Print the leaderboard of every calibrator with results in ``folder``."""
+    out = sys.stdout if out is None else out
     import bench_arena as ba
 
     cells, names = load_results(folder)

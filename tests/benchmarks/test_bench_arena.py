@@ -245,3 +245,22 @@ def test_namesake_ratios_worked_example():
     # scikit-learn's namesake: every cell within 1.02; a peer: the gm within 1.01
     assert "platt / sigmoid" in text and "beta / betacal" in text
     assert text.count(" yes") == 1 and "NO (1 failed)" in text
+
+
+def test_list_and_saved_run_namesakes_of_one_half(tmp_path, capfd):
+    import json
+
+    assert ba.main(["--list"]) == 0
+    listed = capfd.readouterr().out.splitlines()
+    assert {line.split()[1] for line in listed if line.split()} >= {"tune", "heldout"}
+    cells = [
+        dict(_cell(f"t{half}", temperature=0.5, temp=0.49), half=half)
+        for half in ("tune", "heldout")
+    ]
+    meta = {"methods": ["temperature", "temp"], "commit": "x", "repeats": 1}
+    saved = tmp_path / "run.json"
+    saved.write_text(json.dumps({"meta": meta, "cells": cells}))
+    assert ba.main(["--from-json", str(saved), "--half", "heldout", "--namesakes"]) == 0
+    namesakes = capfd.readouterr().out.split("namesakes", 1)[1]
+    row = next(line for line in namesakes.splitlines() if "temp / temperature" in line)
+    assert row.split()[4] == "1"  # cells: the held-out one only
