@@ -726,15 +726,18 @@ README_PEERS = 3
 
 def readme_table(allstats, half="heldout", table=None):
     """The README's markdown tables of one half (``table``: another
-    formatter of ``(header, rows)``): per group, the default, scikit-learn's
-    three and the best peers, with the all-method oracle."""
+    formatter of ``(header, rows)``): per group, the default, every method
+    of better mean rank, scikit-learn's three and the best peers, with the
+    all-method oracle."""
     peers = set(peer_registry())
     parts = []
     for g, block in allstats.get(half, {}).items():
         header, rows = table_rows(block)
         by_name = {r[0]: r for r in rows}
         best_peers = [r[0] for r in rows if r[0] in peers][:README_PEERS]
-        keep = ["default", *SK3, *best_peers]
+        names = [r[0] for r in rows]
+        ahead = names[: names.index("default")]  # in the order of mean rank
+        keep = ["default", *ahead, *SK3, *best_peers]
         picked = [r for r in rows if r[0] in keep]  # in the order of mean rank
         lo, med, hi = block["n_cal"]
         parts.append(
