@@ -359,6 +359,7 @@ def build_methods():
         methods[f"auto-f{k}"] = _skcalib(partial(skcalib.AutoCalibrator, n_folds=k))
     for short, (binary, multiclass) in _AUTO_VARIANTS.items():
         methods[short] = _skcalib(partial(_auto_variant, binary, multiclass))
+    methods["auto-stack"] = _skcalib(_auto_stack)
     return methods
 
 
@@ -395,6 +396,17 @@ _AUTO_VARIANTS = {
     "auto-m+vec": (None, ["temperature", "ovr-sigmoid", "sms", "ovr-pav", "vector"]),
     "auto-m+mat": (None, ["temperature", "ovr-sigmoid", "sms", "ovr-pav", "matrix"]),
 }
+
+
+def _auto_stack():
+    """The default's candidates, stacked wherever the weights say: without
+    the rule that keeps SMS alone unless the stack beats it."""
+
+    class Stack(skcalib.AutoCalibrator):
+        def _anchor(self, candidates):
+            return None
+
+    return Stack()
 
 
 def _auto_variant(binary, multiclass):
