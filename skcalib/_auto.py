@@ -913,11 +913,18 @@ def _temperature_l2(n_samples: float) -> float:
 #: the held-out half; on 44 wine samples its over-fitting, unseen by the
 #: out-of-fold losses, cost up to 1.9x the previous default's log loss
 #: (still below scikit-learn's best). Sizes between 44 and 223 are not
-#: measured. The binary SMS is a candidate at any size: with two classes it
-#: has 3 parameters (Beta calibration of the ts-mix probability), and on
-#: the small panel's 142 breast-cancer samples it took the default's log
-#: loss down by 1 to 5 % in each of the five cells.
+#: measured.
 SMS_MIN_SAMPLES = 200
+
+
+#: Least calibration weight at which the binary SMS is a default candidate
+#: (and the anchor of the stack, :data:`ANCHOR_Z`). On the small panel's
+#: 142 breast-cancer samples it took the default's log loss down by 1 to
+#: 5 % in each of the five cells, and the arena's tuning half starts at 142
+#: samples; on 37 samples (the held-out iris versicolor cells) SMS alone
+#: cost up to 1.10x the previous default. Any value from 38 to 142 gives the
+#: same results on both panels; sizes between are not measured.
+BINARY_SMS_MIN_SAMPLES = 100
 
 
 #: The standard errors by which the default binary candidates' stack must
@@ -943,8 +950,7 @@ def _default_binary_candidates(n_samples):
         ("sigmoid-p", _ProbabilitySigmoid()),
         ("pav", PAVLLRCalibrator()),
         ("quadratic", QuadraticCalibrator()),
-        ("sms", _BinarySMS()),
-    ]
+    ] + ([("sms", _BinarySMS())] if n_samples >= BINARY_SMS_MIN_SAMPLES else [])
 
 
 def _default_multiclass_candidates(n_samples):
@@ -1023,17 +1029,17 @@ class AutoCalibrator(BaseCalibrator):
     concave mixture likelihood by an active-set Newton method on the
     simplex); ``combine='select'`` keeps the one candidate of
     lowest out-of-fold log loss instead. With two classes the default
-    candidates include structured matrix scaling (SMS, Berta et al., 2025),
-    and their stack is kept only where its out-of-fold log loss is below
-    SMS's by two standard errors of the paired per-sample differences;
-    elsewhere SMS alone is used (stacking weights fitted to out-of-fold
-    losses also fit their noise: on the arena panel the binary stack was
-    worse than SMS as often as better). The candidates of non-zero weight are refitted on all the scores. They
-    fit in milliseconds, so the whole costs about ``n_folds + 1`` fits of
-    each; with K > 2 classes,
-    temperature scaling (and from 200 samples SMS) is fitted once on all
-    the scores and cross-validated by one Newton step per fold from that
-    fit (approximate leave-fold-out refits, Beirami et
+    candidates include structured matrix scaling (SMS, Berta et al., 2025)
+    from 100 calibration samples, and their stack is kept only where its
+    out-of-fold log loss is below SMS's by two standard errors of the
+    paired per-sample differences; elsewhere SMS alone is used (stacking
+    weights fitted to out-of-fold losses also fit their noise: on the arena
+    panel the binary stack was worse than SMS as often as better). The
+    candidates of non-zero weight are refitted on all the scores. They fit
+    in milliseconds, so the whole costs about ``n_folds + 1`` fits of
+    each; K-class temperature scaling, and SMS from 200 samples, are
+    fitted once on all the scores and cross-validated by one Newton step
+    per fold from that fit (approximate leave-fold-out refits, Beirami et
     al., 2017; Rad and Maleki, 2020), which costs one more pass over them.
 
     Binary ``y`` (scores of shape ``(n_samples,)``, or several columns each
@@ -1043,7 +1049,8 @@ class AutoCalibrator(BaseCalibrator):
     probability ``sigmoid(s)`` (scikit-learn's ``method='sigmoid'`` on a
     ``predict_proba`` classifier), PAV to LLRs (:class:`PAVLLRCalibrator`)
     and quadratic scaling (:class:`QuadraticCalibrator`, a leader of the
-    CalArena benchmark), and SMS of the two log-probabilities
+    CalArena benchmark), and from 100 samples SMS of the two
+    log-probabilities
     ``(log sigmoid(-s), log sigmoid(s))`` (Beta calibration of the ts-mix
     probability, ridge-penalized towards the identity). ``transform`` and
     ``decision_function`` give the LLRs of the mixed posteriors (at the
