@@ -44,23 +44,35 @@ def _multiclass(n=450, K=3, seed=0, scale=4.0):
 
 def _folds(X, y, cv=5, w=None):
     """Stratified folds, written out: per class, the distinct score rows in
-    ``RandomState(0)``'s order, each one's rows after one another (heaviest
-    first, stable, with weights), dealt round-robin, continuing from one
-    class to the next."""
+    ``RandomState(0)``'s order, dealt round-robin, continuing from one class
+    to the next; from 200 samples (total weight) row by row, each score
+    row's rows after one another (heaviest first, stable, with weights),
+    below it each score row whole (heaviest first by its summed weight)."""
     X = np.asarray(X, dtype=float).reshape(len(y), -1)
     weighted = w is not None
     w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float)
+    whole = w.sum() < 200
     keys = {}
     for i in np.flatnonzero(w > 0):
         keys.setdefault((y[i], tuple(X[i])), []).append(i)
     classes = np.unique(y[w > 0])
     per_class = {c: sorted(k for k in keys if k[0] == c) for c in classes}
-    n_splits = min(cv, min(int((y[w > 0] == c).sum()) for c in classes))
+    sizes = [
+        len(per_class[c]) if whole else int((y[w > 0] == c).sum()) for c in classes
+    ]
+    n_splits = min(cv, min(sizes))
     rng = np.random.RandomState(0)
     fold = np.full(len(y), -1)
     offset = 0
     for c in classes:
         pairs = [per_class[c][j] for j in rng.permutation(len(per_class[c]))]
+        if whole:
+            weights = [w[keys[p]].sum() for p in pairs]
+            order = np.argsort(-np.array(weights), kind="stable")
+            for rank, j in enumerate(order):
+                fold[keys[pairs[j]]] = (rank + offset) % n_splits
+            offset += len(pairs)
+            continue
         rows = [i for p in pairs for i in keys[p]]
         if weighted:
             rows = [rows[j] for j in np.argsort(-w[rows], kind="stable")]

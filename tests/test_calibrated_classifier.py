@@ -867,23 +867,8 @@ KNOT_ROUNDING = (
 OLD_NUMPY = np.lib.NumpyVersion(np.__version__) < "2.0.0"
 
 
-# The default calibrator, AutoCalibrator, cross-validates its candidates on
-# the out-of-fold scores: a row of weight 2 is one sample in one of its
-# folds, two repeated rows are two (tests/test_common.py).
-AUTO_FOLDS = (
-    "AutoCalibrator's folds deal rows: a row of weight 2 is in one fold, two "
-    "repeated rows are in two"
-)
-
-
 def _expected_failed(estimator):
     failed = {}
-    if estimator.calibrator is None or isinstance(estimator.calibrator, AutoCalibrator):
-        for name in (
-            "check_sample_weight_equivalence_on_dense_data",
-            "check_sample_weight_equivalence_on_sparse_data",
-        ):
-            failed[name] = AUTO_FOLDS
     if OLD_NUMPY and type(estimator.calibrator) is PAVCalibrator:
         failed["check_sample_weight_equivalence_on_sparse_data"] = KNOT_ROUNDING
     if isinstance(estimator.calibrator, PAVLLRCalibrator):
