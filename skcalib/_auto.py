@@ -1050,9 +1050,9 @@ class AutoCalibrator(BaseCalibrator):
     ``predict_proba`` classifier), PAV to LLRs (:class:`PAVLLRCalibrator`)
     and quadratic scaling (:class:`QuadraticCalibrator`, a leader of the
     CalArena benchmark), and from 100 samples SMS of the two
-    log-probabilities
-    ``(log sigmoid(-s), log sigmoid(s))`` (Beta calibration of the ts-mix
-    probability, ridge-penalized towards the identity). ``transform`` and
+    log-probabilities ``(log sigmoid(-s), log sigmoid(s))`` (Beta
+    calibration of the ts-mix probability, ridge-penalized towards the
+    identity). ``transform`` and
     ``decision_function`` give the LLRs of the mixed posteriors (at the
     calibration prior, mixed on the log scale: nothing overflows).
 
@@ -1123,13 +1123,13 @@ class AutoCalibrator(BaseCalibrator):
         for repeated rows). Lowered to the number of rows (distinct score
         rows below 200 samples) of the rarest class when that is smaller.
         With fewer than 2 distinct scores in a class there is nothing to
-        cross-validate, and the
-        fallback is used: Platt's sigmoid for the defaults (one-vs-rest
-        with K classes; it gives the class proportions on uninformative
-        scores), the first candidate for given ones; so too when every
-        candidate fails on the folds. Above 65,536 distinct
-        scores the folds hold a stratified subsample of about that many (the
-        weights need no more); the candidates used are refitted on all.
+        cross-validate, and the fallback is used: Platt's sigmoid for the
+        defaults (one-vs-rest with K classes; it gives the class
+        proportions on uninformative scores), the first candidate for given
+        ones; so too when every candidate fails on the folds. Above 65,536
+        distinct scores the folds hold a stratified subsample of about that
+        many (the weights need no more); the candidates used are refitted
+        on all.
     combine : {'stack', 'select'}, default='stack'
         ``'stack'``: mix the candidates' posteriors with the weights that
         minimize the out-of-fold log loss (weights below 0.001 are dropped).
