@@ -462,12 +462,14 @@ def simplex_mixture_weights(P, s, *, start=None, tol=1e-13, max_iter=500):
     coordinates: the Newton step of the objective restricted to ``sum w =
     1``, cut at the first bound it crosses (that coordinate is then fixed at
     0) and backtracked until the objective increases enough (the full step
-    once the Newton decrement is below rounding of the objective). When the
-    step is negligible the free coordinates are optimal on their face, and
-    the fixed coordinate whose gradient exceeds 1 the most (the optimality
-    condition off the support is ``g_j <= 1``: ``w . g = 1``) is freed, by a
-    step toward its vertex, until none is. Each iteration costs a few
-    ``O(n K)`` passes and one ``O(n K^2)`` product.
+    once the Newton decrement is below rounding of the objective, after
+    which the face counts as solved: the error left is of the order of the
+    step's square). When the step is negligible the free coordinates are
+    optimal on their face, and the fixed coordinate whose gradient exceeds 1
+    the most (the optimality condition off the support is ``g_j <= 1``:
+    ``w . g = 1``) is freed, by a step toward its vertex, until none is.
+    Each iteration costs a few ``O(n K)`` passes and one ``O(n K^2)``
+    product.
 
     Parameters
     ----------
@@ -520,7 +522,10 @@ def simplex_mixture_weights(P, s, *, start=None, tol=1e-13, max_iter=500):
             if trial is not None:
                 free &= trial > 0
                 w, value = trial, new
-                continue
+                if not (exact and t == 1.0):
+                    continue
+                # a full step of a Newton decrement below rounding: the
+                # error left is of its square, so the face is solved
         # optimal on the face: free the fixed coordinate that gains the most
         mixed = w @ P
         with np.errstate(over="ignore"):

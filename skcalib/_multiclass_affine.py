@@ -38,7 +38,6 @@ from numbers import Real
 
 import numpy as np
 from scipy.linalg.blas import dsyrk
-from scipy.special import log_softmax
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -51,6 +50,7 @@ from ._affine import ProperScoringAffineCalibrator
 from ._base import calibrator_tags, training_data
 from ._dask import blockwise
 from ._data._training import ArrayClassTrainingData, ClassTrainingData
+from ._kernel._rows import log_softmax_rows, row_max, row_sum
 from ._kernel._solver import (
     DEFAULT_L2,
     MAX_LLR_RANGE,
@@ -319,7 +319,9 @@ class MulticlassObjective:
     the class indices (int, ``0..K-1``) of shape ``(n,)``, float64 of shape
     ``(n,)`` or None. :meth:`prepare` divides column ``j`` of the scores by
     ``2**exponent[j]`` (exact), so ``theta`` holds ``W`` times those powers
-    of two, and ``b``.
+    of two, and ``b``; it also computes the ``v_i`` and the ``(n, K)`` array
+    of ``v_i`` at ``(i, y_i)`` (zero elsewhere), with which the true-class
+    terms are dense products instead of a gather per evaluation.
     """
 
     chunk_size = 1 << 12
@@ -340,12 +342,15 @@ class MulticlassObjective:
         self._penalty = None if penalty is None or penalty.is_zero else penalty
 
     def prepare(self, chunk):
-        """Scores scaled per column (exact), weights times factors."""
+        """Scores scaled per column (exact), weights times factors, and
+        those weights on each row's class (zero elsewhere)."""
         S, y, w = chunk[:3]
         v = self.class_factors[y]
         if w is not None:
             v = v * w
-        return _scaled(S, self.exponent), y, v
+        target = np.zeros((y.shape[0], self.n_classes))
+        target[np.arange(y.shape[0]), y] = v
+        return _scaled(S, self.exponent), v, target
 
     def penalty(self, theta, order):
         """The penalty's value and, up to ``order``, derivatives; None without one."""
@@ -416,7 +421,7 @@ class MulticlassObjective:
     # ------------------------------------------------------------ objective
     def terms(self, theta, chunk, order):
         """Sums over one prepared chunk: value and, up to ``order``, derivatives."""
-        S, y, v = chunk
+        S, v, target = chunk
         theta = np.asarray(theta, dtype=np.float64)
         k = self.n_params
         value = 0.0
@@ -427,18 +432,17 @@ class MulticlassObjective:
         # Blocks of rows keep every temporary in cache.
         for start in range(0, S.shape[0], self.chunk_size):
             rows = slice(start, start + self.chunk_size)
-            Sb, yb, vb = S[rows], y[rows], v[rows]
+            Sb, vb, Tb = S[rows], v[rows], target[rows]
             Z = self.logits(theta, Sb)
-            Z -= Z.max(axis=1, keepdims=True)
+            Z -= row_max(Z)[:, None]
             P = np.exp(Z)
-            total = P.sum(axis=1)
-            picked = np.take_along_axis(Z, yb[:, None], axis=1)[:, 0]
-            value += float(vb @ (np.log(total) - picked))
+            total = row_sum(P)
+            value += float(vb @ np.log(total)) - float(np.vdot(Z, Tb))
             if order == 0:
                 continue
             P /= total[:, None]
             G = P * vb[:, None]
-            G[np.arange(yb.shape[0]), yb] -= vb
+            G -= Tb
             grad += self._pull_sum(G, Sb)
             if order == 1:
                 continue
@@ -479,7 +483,9 @@ class MulticlassObjective:
         T = np.empty((m, n))
         T[:d] = S.T
         T[d] = 1.0
-        q = P[:, :-1].T * sv
+        # C order: a transposed q would make the product below transposed
+        # too, and the reshape a copy (25 times the product's cost)
+        q = np.multiply(P[:, :-1].T, sv, order="C")
         A = (q[:, None, :] * T[None, :, :]).reshape((K - 1) * m, n)
         gram = dsyrk(1.0, A.T, trans=1, beta=1.0, c=gram, overwrite_c=True)
         T *= sv
@@ -544,7 +550,7 @@ def _mix_uniform(log_p, weight):
 def _ts_mix_chunk(inverse_temperature, exponent, weight, chunk):
     """A chunk ``(S, y, w)`` as ``(log q, y, w)``: ``q`` the ts-mix posteriors."""
     S, y, w = chunk[:3]
-    L = log_softmax(_scaled(S, exponent) * inverse_temperature, axis=1)
+    L = log_softmax_rows(_scaled(S, exponent) * inverse_temperature)
     return _mix_uniform(L, weight), y, w
 
 
@@ -552,10 +558,10 @@ def _affine_log_softmax(X, W, b, exponent):
     """``log softmax(W u + b)`` for ``u = X / 2**exponent`` per column."""
     Z, e = scaled_affine(_scaled(X, exponent), W, b)
     with np.errstate(over="ignore"):  # differences past -1.8e308 are -inf
-        shifted = np.ldexp(Z - Z.max(axis=1, keepdims=True), e[:, None])
+        shifted = np.ldexp(Z - row_max(Z)[:, None], e[:, None])
     # scipy's log_softmax of rows whose largest entry is 0, without its
     # array-API dispatch (which cost ten times these three operations)
-    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    return shifted - np.log(row_sum(np.exp(shifted)))[:, None]
 
 
 def _identity_start(kind, d, K):
@@ -924,6 +930,7 @@ default='matrix'
             penalty = self._scale_penalty(kind, source, d, K, factors, exponent)
         else:
             penalty = self._structured_penalty(kind, d, K, exponent, structured)
+        self._ridge = penalty  # the map's (fitted last), for one_step_refits
         obj = MulticlassObjective(
             kind, d, K, class_factors=factors, exponent=exponent, penalty=penalty
         )
@@ -1085,24 +1092,25 @@ def one_step_refits(fitted, X, y_index, folds, sample_weight=None, *, losses=Fal
     that all the folds together cost one pass over the data and a solve per
     fold. The ts-mix step of ``'sms'`` and ``'svs'`` keeps the temperature
     and the mixture weight of the fit on all the rows; their ridge is that of
-    the training rows' total weight.
+    the training rows' total weight. The ``l2`` penalty of the other kinds is
+    that of the fit on all the rows (per standard deviation of all their
+    scores).
 
     ``X`` are validated scores, ``y_index`` the class indices (in
     ``fitted.classes_``), ``folds`` a list of ``(train, test)`` index arrays
     whose test sets partition the rows of positive weight that are
     trained on (rows of zero weight may be trained on only). Returns one
     fitted copy of ``fitted`` per fold, or None where the approximation does
-    not apply (kinds other than ``'sms'``, ``'svs'`` and unpenalized
-    ``'temperature'``, ``'vector'``, ``'matrix'``; a fit that did not
-    converge; a Hessian that cannot be solved). With ``losses=True``, also
-    the per-sample log loss of each refit on its fold's test rows
+    not apply (``kind='ts-mix'``; a fit that did not converge; a Hessian
+    that cannot be solved). With ``losses=True``, also the per-sample log
+    loss of each refit on its fold's test rows
     (``-log predict_proba`` of the true class, floored as probabilities at
     the smallest normal float), from the input of the map computed once
     for all the folds.
     """
     kind, map_kind = fitted.kind, getattr(fitted, "_map_kind", None)
     structured = kind in ("sms", "svs")
-    if map_kind is None or not (structured or (kind == map_kind and fitted.l2 == 0)):
+    if map_kind is None or not (structured or kind == map_kind):
         return None
     K, d = fitted.classes_.shape[0], X.shape[1]
     w = np.ones(y_index.shape[0]) if sample_weight is None else sample_weight
@@ -1140,6 +1148,8 @@ def one_step_refits(fitted, X, y_index, folds, sample_weight=None, *, losses=Fal
         _, unit_grad, unit_hess = fitted._structured_penalty(
             map_kind, d, K, fitted._exponent, 1.0
         )(theta, 2)
+    elif fitted._ridge is not None:
+        _, ridge_grad, ridge_hess = fitted._ridge(theta, 2)
     refits = []
     for j in range(n_folds):
         others = np.arange(n_folds) != j
@@ -1155,6 +1165,8 @@ def one_step_refits(fitted, X, y_index, folds, sample_weight=None, *, losses=Fal
         if structured:
             n = float(totals.sum())
             grad, hess = grad + unit_grad / n, hess + unit_hess / n
+        elif fitted._ridge is not None:
+            grad, hess = grad + ridge_grad, hess + ridge_hess
         try:
             step = np.linalg.solve(hess, grad)
         except np.linalg.LinAlgError:

@@ -20,6 +20,7 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skcalib import MulticlassAffineCalibrator
+from skcalib._kernel._solver import ArrayData
 from skcalib._multiclass_affine import MulticlassObjective, MulticlassRidge, unpack
 
 KINDS = ["temperature", "vector", "matrix"]
@@ -723,21 +724,33 @@ def _one_step_problem():
     return X, y, folds
 
 
-@pytest.mark.parametrize("kind", ["sms", "svs", "matrix", "temperature"])
+@pytest.mark.parametrize(
+    "kind, l2",
+    [
+        ("sms", 1e-5),
+        ("svs", 1e-5),
+        ("matrix", 0.0),
+        ("matrix", 1e-5),
+        ("matrix", 1e-3),
+        ("temperature", 0.0),
+        ("temperature", 1e-3),
+        ("vector", 1e-3),
+    ],
+)
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("p_classes", [None, [0.1, 0.2, 0.3, 0.4]])
 def test_one_step_refits_are_a_newton_step_on_the_training_rows(
-    kind, weighted, p_classes
+    kind, l2, weighted, p_classes
 ):
     """Each refit is one Newton step, from the fit on all the rows, of the
-    objective of the training rows alone (its own class weights, and for
-    SVS / SMS its own ridge), computed here on those rows directly; and it
-    is far closer to the exact refit than the fit on all the rows is."""
+    objective of the training rows alone (its own class weights, for SVS /
+    SMS its own ridge, for the other kinds the ``l2`` penalty of the fit on
+    all the rows), computed here on those rows directly; and it is far
+    closer to the exact refit than the fit on all the rows is."""
     from skcalib._multiclass_affine import _ts_mix_chunk, one_step_refits
 
     X, y, folds = _one_step_problem()
     w = np.random.default_rng(4).uniform(0.2, 2.0, y.shape[0]) if weighted else None
-    l2 = 0.0 if kind in ("matrix", "temperature") else 1e-5
     params = {"kind": kind, "l2": l2, "p_classes": p_classes}
     full = MulticlassAffineCalibrator(**params).fit(X, y, w)
     refits = one_step_refits(full, X, y, folds, w)
@@ -759,6 +772,17 @@ def test_one_step_refits_are_a_newton_step_on_the_training_rows(
         if kind in ("sms", "svs"):
             pen = full._structured_penalty(
                 full._map_kind, K, K, full._exponent, float(totals.sum())
+            )
+            _, gp, Hp = pen(full._theta, 2)
+            g, H = g + gp, H + Hp
+        elif l2 > 0:
+            pen = full._scale_penalty(
+                kind,
+                ArrayData(X, y, w),
+                K,
+                K,
+                full.p_classes_ / np.bincount(y, weights=w, minlength=K),
+                full._exponent,
             )
             _, gp, Hp = pen(full._theta, 2)
             g, H = g + gp, H + Hp
@@ -831,6 +855,5 @@ def test_one_step_refits_decline_kinds_they_do_not_fit():
     from skcalib._multiclass_affine import one_step_refits
 
     X, y, folds = _one_step_problem()
-    for kind in ("ts-mix", "vector"):  # vector: the default l2 > 0
-        full = MulticlassAffineCalibrator(kind=kind).fit(X, y)
-        assert one_step_refits(full, X, y, folds) is None
+    full = MulticlassAffineCalibrator(kind="ts-mix").fit(X, y)
+    assert one_step_refits(full, X, y, folds) is None
