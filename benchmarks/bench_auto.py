@@ -8,8 +8,9 @@ classifier):
   ``CalibratedClassifier``);
 - ``candidates``: the sum of one fit of each default candidate on all the
   data (binary: temperature, sigmoid of the score and of the probability,
-  PAV, quadratic scaling and SMS; K classes: temperature, SMS, and each
-  one-vs-rest candidate fitted on the K columns), what ``auto`` would cost
+  PAV, quadratic scaling and SMS; K classes: temperature, SMS, matrix
+  scaling, and each one-vs-rest candidate fitted on the K columns), what
+  ``auto`` would cost
   if it knew the weights;
 - ``temperature``: ``MulticlassAffineCalibrator(kind='temperature')`` (for
   binary scores on the two columns ``(-s/2, s/2)``) and scikit-learn's

@@ -449,7 +449,11 @@ def test_default_candidates_and_temperature_prior(multiclass):
     a prior of fixed strength: strong on 40 samples, negligible on
     thousands. With K classes the temperature is penalized only where its
     fit would not exist (test_separation_temperature)."""
-    from skcalib._auto import TEMPERATURE_PRIOR, _SeparationTemperature
+    from skcalib._auto import (
+        MATRIX_MIN_SAMPLES,
+        TEMPERATURE_PRIOR,
+        _SeparationTemperature,
+    )
 
     if multiclass:
         X, y = _multiclass(300, K=3, seed=1)
@@ -474,6 +478,17 @@ def test_default_candidates_and_temperature_prior(multiclass):
         fitted = clone(cal).fit(X, y, sample_weight=weight)
         assert fitted.candidate_names_ == names
     assert TEMPERATURE_PRIOR / 40 == pytest.approx(1e-3)
+    # K classes: matrix scaling (with its default l2) from 1,000 samples
+    below = cal._candidates(multiclass, MATRIX_MIN_SAMPLES - 1)
+    assert [name for name, _ in below] == names
+    large = cal._candidates(multiclass, MATRIX_MIN_SAMPLES)
+    if multiclass:
+        assert [name for name, _ in large] == [*names, "matrix"]
+        assert large[-1][1].get_params() == (
+            MulticlassAffineCalibrator(kind="matrix").get_params()
+        )
+    else:
+        assert [name for name, _ in large] == names
 
 
 @pytest.mark.parametrize("scale", [1e-3, 1.0, 1e5])
@@ -979,11 +994,12 @@ def test_multiclass_affine_candidates_cross_validated_by_one_step(monkeypatch):
             "ovr-sigmoid",
             "sms",
             "ovr-pav",
+            "matrix",
         ]
     )
     # the candidates not cross-fitted: the same losses; the affine ones: close
     for c, name in enumerate(names):
-        rtol = 1e-3 if name in ("temperature", "sms") else 1e-12
+        rtol = 1e-3 if name in ("temperature", "sms", "matrix") else 1e-12
         assert_allclose(approx.cv_log_loss_[0, c], exact.cv_log_loss_[0, c], rtol=rtol)
     assert_allclose(approx.weights_, exact.weights_, atol=0.02)
     assert_allclose(approx.predict_proba(X), exact.predict_proba(X), atol=2e-3)
