@@ -20,6 +20,16 @@ import numpy as np
 MAX_COLUMNS = 32
 
 
+def _reduce_rows(ufunc, a):
+    """``ufunc.reduce(a, axis=1)``, column by column below MAX_COLUMNS."""
+    if a.shape[1] >= MAX_COLUMNS:
+        return ufunc.reduce(a, axis=1)
+    out = a[:, 0].copy()
+    for k in range(1, a.shape[1]):
+        ufunc(out, a[:, k], out=out)
+    return out
+
+
 def row_max(a):
     """The largest entry of each row of a 2-D array (NaN where a row has one).
 
@@ -29,12 +39,7 @@ def row_max(a):
     >>> row_max(np.array([[1.0, 3.0], [2.0, -1.0]])).tolist()
     [3.0, 2.0]
     """
-    if a.shape[1] >= MAX_COLUMNS:
-        return a.max(axis=1)
-    out = a[:, 0].copy()
-    for k in range(1, a.shape[1]):
-        np.maximum(out, a[:, k], out=out)
-    return out
+    return _reduce_rows(np.maximum, a)
 
 
 def row_sum(a):
@@ -46,12 +51,7 @@ def row_sum(a):
     >>> row_sum(np.array([[1.0, 3.0], [2.0, -1.0]])).tolist()
     [4.0, 1.0]
     """
-    if a.shape[1] >= MAX_COLUMNS:
-        return a.sum(axis=1)
-    out = a[:, 0].copy()
-    for k in range(1, a.shape[1]):
-        np.add(out, a[:, k], out=out)
-    return out
+    return _reduce_rows(np.add, a)
 
 
 def log_softmax_rows(z):
