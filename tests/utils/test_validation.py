@@ -165,3 +165,25 @@ def test_check_metric_inputs_needs_each_class_with_positive_weight(w, missing):
     _, _, got = check_metric_inputs(y, s, w)
     np.testing.assert_array_equal(got, before)
     np.testing.assert_array_equal(w, before)
+
+
+def test_many_classes_warn_only_where_scikit_learn_would():
+    """The target check runs on the distinct labels; scikit-learn's warning
+    that more than half the samples have distinct labels is tested on ``y``
+    itself: none for 30 classes of 3,000 samples, as for scikit-learn's
+    check of the whole ``y``, and the same warning for 30 of 40."""
+    from sklearn.utils.multiclass import check_classification_targets
+
+    from skcalib.utils._validation import check_class_y
+
+    y = np.arange(3000) % 30
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_classification_targets(y)
+        _, classes, _ = check_class_y(y, owner="X")
+    assert classes.shape == (30,)
+    few = np.arange(40) % 30
+    with pytest.warns(UserWarning, match="unique classes is greater than 50%"):
+        check_classification_targets(few)
+    with pytest.warns(UserWarning, match="unique classes is greater than 50%"):
+        check_class_y(few, owner="X")
