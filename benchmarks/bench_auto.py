@@ -95,7 +95,7 @@ def _candidate_fits(X, y, multiclass):
     if multiclass:
         K = X.shape[1]
         ovr = one_vs_rest_log_odds(X)
-        for _, cal in _default_multiclass_candidates(X.shape[0]):
+        for _, cal in _default_multiclass_candidates(X.shape[0], K):
             if takes_all_classes(cal):
                 clone(cal).fit(X, y)
             else:

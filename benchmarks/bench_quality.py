@@ -433,9 +433,10 @@ def _auto_variant(binary, multiclass):
         return [(n, known[n] if n in known else extra[n]()) for n in names]
 
     class Variant(skcalib.AutoCalibrator):
-        def _candidates(self, multiclass_, n_samples):
+        def _candidates(self, multiclass_, n_samples, n_classes=2):
             if multiclass_:
-                return pick(_auto._default_multiclass_candidates(n_samples), multiclass)
+                defaults = _auto._default_multiclass_candidates(n_samples, n_classes)
+                return pick(defaults, multiclass)
             return pick(_auto._default_binary_candidates(n_samples), binary)
 
     return Variant()

@@ -545,6 +545,42 @@ def test_two_class_temperature_is_the_k_class_one_at_any_unit(scale):
         )
 
 
+def test_many_classes_trade_the_full_matrix_candidates_for_svs():
+    """A full K x K matrix costs O(n K^4) per Newton step: matrix scaling
+    joins up to 16 classes, SMS up to 32; beyond, SVS takes SMS's place
+    (2 K parameters), and a fit of 40 classes stays a fraction of a
+    second's work, without warnings."""
+    from skcalib._auto import (
+        MATRIX_CANDIDATE_CLASSES,
+        MAX_MATRIX_CLASSES,
+        _default_multiclass_candidates,
+    )
+
+    def names(n, K):
+        return [name for name, _ in _default_multiclass_candidates(n, K)]
+
+    base = ["temperature", "ovr-sigmoid", "sms", "ovr-pav"]
+    assert names(1000, MATRIX_CANDIDATE_CLASSES) == [*base, "matrix"]
+    assert names(1000, MATRIX_CANDIDATE_CLASSES + 1) == base
+    assert names(1000, MAX_MATRIX_CLASSES) == base
+    svs = ["temperature", "ovr-sigmoid", "svs", "ovr-pav"]
+    assert names(1000, MAX_MATRIX_CLASSES + 1) == svs
+    assert names(199, 100)[2] == "ovr-sigmoid-p"
+    kinds = _default_multiclass_candidates(1000, 40)[2][1].get_params()
+    assert kinds == MulticlassAffineCalibrator(kind="svs").get_params()
+
+    X, y = _multiclass(1200, K=40, seed=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cal = AutoCalibrator().fit(X, y)
+    assert cal.candidate_names_ == svs
+    proba = cal.predict_proba(X)
+    assert proba.shape == (1200, 40)
+    assert_allclose(proba.sum(axis=1), 1.0)
+    # SVS is cross-validated by one Newton step, as SMS is
+    assert np.isfinite(cal.cv_log_loss_).all()
+
+
 def _units_free_candidates(n, K):
     """The default candidates whose posteriors do not depend on the units
     of the scores: all but the probability sigmoid (of ``sigmoid(s)``), the
@@ -558,7 +594,7 @@ def _units_free_candidates(n, K):
     if K == 2:
         skip = ("sigmoid-p", "sms")
         return [c for c in _default_binary_candidates(n) if c[0] not in skip]
-    return [c for c in _default_multiclass_candidates(n) if "ovr" not in c[0]]
+    return [c for c in _default_multiclass_candidates(n, K) if "ovr" not in c[0]]
 
 
 @settings(max_examples=25, deadline=None)
@@ -1207,8 +1243,8 @@ def test_the_binary_stack_must_beat_sms_by_two_standard_errors(monkeypatch, mult
         expected = stack if large or multiclass else np.eye(len(names))[sms]
         assert_allclose(default.weights_[0], expected)
         outcomes.add(bool(large and stack[sms] < 1))
-        given = auto._default_multiclass_candidates if multiclass else None
-        given = (given or auto._default_binary_candidates)(y.shape[0])
+        n_classes = np.unique(y).shape[0]
+        given = AutoCalibrator()._candidates(multiclass, y.shape[0], n_classes)
         alone = AutoCalibrator(candidates=given, uninformative_weight=0).fit(X, y)
         assert_allclose(alone.weights_[0], stack)
     assert outcomes == {False, True}  # SMS better alone on one, not the other
