@@ -1,10 +1,10 @@
 """utils/_response.py: one-vs-rest log-odds of log-probability columns."""
 
+import warnings
+
 import numpy as np
 import pytest
-import scipy
 from scipy.special import logsumexp
-from sklearn.utils.fixes import parse_version
 
 from skcalib.utils._response import one_vs_rest_log_odds
 
@@ -18,36 +18,39 @@ def _by_scipy(log_proba):
     return out
 
 
-#: scipy 1.15 rewrote logsumexp (the largest entries apart, log1p of the
-#: rest): from there on the finite path is bitwise scipy's; before, equal to
-#: a few units in the last place.
-SCIPY_115 = parse_version(scipy.__version__) >= parse_version("1.15")
+def _assert_close(got, ref, K):
+    """Within ``K**2`` units in the last place of the larger of 1 and
+    the value; infinities where scipy has them."""
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(ref))
+    np.testing.assert_array_equal(got[np.isinf(ref)], ref[np.isinf(ref)])
+    fin = np.isfinite(ref)
+    scale = np.maximum(1.0, np.abs(ref[fin]))
+    assert (np.abs(got[fin] - ref[fin]) <= K * K * np.finfo(float).eps * scale).all()
 
 
-def _assert_scipys(a, b):
-    if SCIPY_115:
-        np.testing.assert_array_equal(a, b)
-    else:
-        scale = np.max(np.abs(b[np.isfinite(b)]), initial=1.0)
-        np.testing.assert_allclose(a, b, rtol=0, atol=8 * np.finfo(float).eps * scale)
-
-
-@pytest.mark.parametrize("K", [3, 4, 9, 16])
-def test_one_vs_rest_log_odds_is_scipys_logsumexp(K):
-    """Bitwise scipy's result (PAV ties near-equal scores: a last-digit
-    change moves its fits), ties of the largest entries included; with
-    infinite entries too (scipy's own path, bitwise with every version)."""
+@pytest.mark.parametrize("K", [3, 4, 9, 16, 100])
+def test_one_vs_rest_log_odds_equal_scipys_logsumexp(K):
+    """In O(n K), scipy's logsumexp of the other columns to rounding: ties
+    of the largest entries, rows of equal entries, large magnitudes, and
+    zero probabilities (-inf), including a row with one positive
+    probability only (+inf against an empty rest)."""
     rng = np.random.default_rng(K)
     X = np.log(rng.dirichlet(np.full(K, 0.3), 500))
     X[rng.random(500) < 0.1] = np.log(1.0 / K)  # rows of equal entries
     X[:50] = np.round(X[:50], 1)
-    _assert_scipys(one_vs_rest_log_odds(X), _by_scipy(X))
-    _assert_scipys(one_vs_rest_log_odds(1e3 * X), _by_scipy(1e3 * X))
+    _assert_close(one_vs_rest_log_odds(X), _by_scipy(X), K)
+    _assert_close(one_vs_rest_log_odds(1e3 * X), _by_scipy(1e3 * X), K)
     with np.errstate(divide="ignore"):
         P = np.exp(X)
         P[:5, 0] = 0.0
+        P[5, :] = 0.0
+        P[5, 1] = 1.0
         Y = np.log(P)
-    np.testing.assert_array_equal(one_vs_rest_log_odds(Y), _by_scipy(Y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = one_vs_rest_log_odds(Y)
+    _assert_close(got, _by_scipy(Y), K)
+    assert got[5, 1] == np.inf and (got[5, np.arange(K) != 1] == -np.inf).all()
 
 
 def test_one_vs_rest_log_odds_of_two_classes_is_the_log_odds():
