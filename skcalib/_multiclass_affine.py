@@ -721,6 +721,11 @@ default='matrix'
     of ``[W, b]`` fixed to zero for ``'matrix'`` and its offset for
     ``'vector'``, each penalty taken at its least value over the equivalent
     parameters); the reported ``coef_`` and ``intercept_`` are centred.
+    ``'matrix'`` and ``'sms'`` have about ``K**2`` parameters, so each
+    Newton step costs ``O(n K**4)`` time and ``O(K**4)`` memory: at 5,000
+    samples ``'sms'`` fits 16 classes in about 0.1 s, 32 in 1 s and 60 in
+    15 s. With many classes prefer ``'svs'`` or ``'vector'`` (``2 K``
+    parameters), as :class:`AutoCalibrator` does above 32 classes.
 
     No fit depends on the units of the scores: the scores are scaled by
     powers of two (one per column for ``'vector'`` and ``'matrix'``, one for
