@@ -50,7 +50,7 @@ from ._affine import ProperScoringAffineCalibrator
 from ._base import calibrator_tags, training_data
 from ._dask import blockwise
 from ._data._training import ArrayClassTrainingData, ClassTrainingData
-from ._kernel._rows import log_softmax_rows, row_max, row_sum
+from ._kernel._rows import log_normalize_rows, log_softmax_rows, row_max, row_sum
 from ._kernel._solver import (
     DEFAULT_L2,
     MAX_LLR_RANGE,
@@ -559,9 +559,7 @@ def _affine_log_softmax(X, W, b, exponent):
     Z, e = scaled_affine(_scaled(X, exponent), W, b)
     with np.errstate(over="ignore"):  # differences past -1.8e308 are -inf
         shifted = np.ldexp(Z - row_max(Z)[:, None], e[:, None])
-    # scipy's log_softmax of rows whose largest entry is 0, without its
-    # array-API dispatch (which cost ten times these three operations)
-    return shifted - np.log(row_sum(np.exp(shifted)))[:, None]
+    return log_normalize_rows(shifted)
 
 
 def _identity_start(kind, d, K):

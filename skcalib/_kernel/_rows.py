@@ -67,5 +67,18 @@ def log_softmax_rows(z):
     >>> bool(np.allclose(log_softmax_rows(z), log_softmax(z, axis=1)))
     True
     """
-    shifted = z - row_max(z)[:, None]
+    return log_normalize_rows(z - row_max(z)[:, None])
+
+
+def log_normalize_rows(shifted):
+    """Rows of log-scores whose largest entry is 0, minus their logsumexp:
+    the last step of :func:`log_softmax_rows`, for callers that shift (and
+    scale) the rows themselves.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> log_normalize_rows(np.array([[0.0, 0.0]])).round(6).tolist()
+    [[-0.693147, -0.693147]]
+    """
     return shifted - np.log(row_sum(np.exp(shifted)))[:, None]
