@@ -141,9 +141,10 @@ def _checked_labels(y, owner: str):
         assert_all_finite(y, input_name="y")
     classes = distinct_labels(y, "y")
     # The target type of a 1-D y is that of its distinct values: checking
-    # those is O(n_classes) instead of another O(n) pass over y. At most two
-    # distinct integers, booleans or strings are always a 'binary' target.
-    if classes.shape[0] > 2 or classes.dtype.kind not in "biuU":
+    # those is O(n_classes) instead of another O(n) pass over y. Distinct
+    # booleans, integers or strings are always a 'binary' or 'multiclass'
+    # target; floats (which may be continuous) and objects are checked.
+    if classes.dtype.kind not in "biuU":
         with warnings.catch_warnings():
             # it sees the distinct values only, all unique: its test of the
             # share of distinct values is made below on y itself
@@ -151,14 +152,14 @@ def _checked_labels(y, owner: str):
                 "ignore", "The number of unique classes", UserWarning
             )
             check_classification_targets(classes)
-        if y.shape[0] > 20 and classes.shape[0] > round(0.5 * y.shape[0]):
-            warnings.warn(
-                "The number of unique classes is greater than 50% of the number "
-                "of samples. `y` could represent a regression problem, not a "
-                "classification problem.",
-                UserWarning,
-                stacklevel=3,
-            )
+    if y.shape[0] > 20 and classes.shape[0] > round(0.5 * y.shape[0]):
+        warnings.warn(
+            "The number of unique classes is greater than 50% of the number "
+            "of samples. `y` could represent a regression problem, not a "
+            "classification problem.",
+            UserWarning,
+            stacklevel=3,
+        )
     if classes.shape[0] < 2:
         raise ValueError(
             f"{owner} needs samples of 2 classes in `y`; got 1 class "
