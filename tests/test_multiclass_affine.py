@@ -200,6 +200,72 @@ def test_objective_value_equals_brute_force(kind, structured):
     )
 
 
+@pytest.mark.parametrize("identity", [False, True])
+def test_matrix_ridge_product_equals_its_dense_hessian(identity):
+    # the matrix kind keeps per-column weights and forms A only on request;
+    # a column of zero weights (no penalty on it) included
+    K = 4
+    rng = np.random.default_rng(7)
+    weights = rng.uniform(0.1, 1.0, (K, K))
+    weights[:, 2] = 0.0
+    ridge = MulticlassRidge(
+        "matrix",
+        K,
+        K,
+        entry_weights=weights,
+        intercept_weight=0.7,
+        column_scale=rng.uniform(0.5, 2.0, K),
+        identity=identity,
+    )
+    theta = rng.normal(0, 0.5, K * K - 1)
+    value, grad = ridge(theta, 1)
+    A = ridge.hess
+    np.testing.assert_allclose(grad, A @ theta + ridge.linear, rtol=1e-13, atol=1e-15)
+    expected = 0.5 * theta @ A @ theta + ridge.linear @ theta + ridge.const
+    assert value == pytest.approx(expected, rel=1e-13)
+    np.testing.assert_array_equal(A[2::5], 0.0)  # rows of W's column 2
+    assert ridge(theta, 2)[2] is A
+
+
+def test_objective_terms_do_not_depend_on_the_block_rows():
+    # many classes: fewer rows per block (temporaries kept small)
+    K = 600
+    rng = np.random.default_rng(3)
+    S = rng.normal(0, 2.0, (700, K))
+    y = rng.integers(0, K, 700)
+    w = rng.uniform(0.1, 2.0, 700)
+    obj = MulticlassObjective("vector", K, K, class_factors=np.full(K, 1 / 700))
+    assert obj.chunk_size == 256
+    theta = rng.normal(1.0, 0.1, obj.n_params)
+    chunk = obj.prepare((S, y, w))
+    blocked = obj.terms(theta, chunk, 2)
+    obj.chunk_size = 1 << 12
+    whole = obj.terms(theta, chunk, 2)
+    for a, b in zip(blocked, whole, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("kind", ["matrix", "sms"])
+@pytest.mark.parametrize("weights", [False, True])
+def test_many_parameters_fit_by_quasi_newton_as_by_newton(monkeypatch, kind, weights):
+    # from QUASI_NEWTON_MIN_PARAMS parameters (45 classes for 'matrix' and
+    # 'sms') the solver is L-BFGS: the same fit, here on 5 classes
+    from skcalib._kernel import _solver
+
+    S, y, w = _scores(800, 5, weights=weights)
+    newton = MulticlassAffineCalibrator(kind=kind).fit(S, y, w)
+    monkeypatch.setattr(_solver, "QUASI_NEWTON_MIN_PARAMS", 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        quasi = MulticlassAffineCalibrator(kind=kind).fit(S, y, w)
+    assert quasi.n_iter_ > 2 * newton.n_iter_  # the L-BFGS path was taken
+    np.testing.assert_allclose(quasi.coef_, newton.coef_, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(quasi.intercept_, newton.intercept_, atol=1e-6)
+    np.testing.assert_allclose(
+        quasi.predict_proba(S), newton.predict_proba(S), rtol=0, atol=1e-7
+    )
+
+
 # ---------------------------------------------------------------- correctness
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("weights", [False, True])

@@ -6,6 +6,7 @@ import pytest
 from _scores import make_scores
 from scipy.special import logit
 
+from skcalib._kernel import _solver
 from skcalib._kernel._linear_rule import AffineRuleObjective, binary_summary
 from skcalib._kernel._solver import (
     ArrayData,
@@ -84,6 +85,50 @@ def test_minimize_any_number_of_parameters(k, n_chunks):
     )
     assert res.status == "converged"
     np.testing.assert_allclose(res.theta, w @ x / w.sum(), rtol=1e-12)
+
+
+class Logistic:
+    """Ridge-penalized logistic loss ``sum_i log(1 + exp(-y_i x_i theta)) +
+    0.05 |theta|^2`` (``y = +/-1``): strictly convex, and ill-conditioned
+    enough that limited-memory BFGS needs tens of iterations."""
+
+    def __init__(self, k):
+        self.n_params = k
+
+    def terms(self, theta, chunk, order):
+        x, y = chunk
+        m = y * (x @ theta)
+        f = float(np.logaddexp(0.0, -m).sum())
+        if order == 0:
+            return f
+        p = 1.0 / (1.0 + np.exp(m))  # sigmoid(-m)
+        g = -(x.T @ (y * p))
+        if order == 1:
+            return f, g
+        return f, g, (x.T * (p * (1.0 - p))) @ x
+
+    def penalty(self, theta, order):
+        out = (0.05 * float(theta @ theta), 0.1 * theta, 0.1 * np.eye(self.n_params))
+        return out[0] if order == 0 else out[: order + 1]
+
+
+@pytest.mark.parametrize("n_chunks", [1, 3])
+def test_quasi_newton_finds_the_newton_optimum(monkeypatch, n_chunks):
+    # from QUASI_NEWTON_MIN_PARAMS parameters on, L-BFGS replaces Newton
+    rng = np.random.default_rng(0)
+    k = 12
+    x = rng.normal(size=(300, k)) * np.geomspace(0.1, 10.0, k)
+    y = np.where(x @ rng.normal(size=k) + rng.normal(0, 3, 300) > 0, 1.0, -1.0)
+    data = ArrayData(x, y)
+    data = data if n_chunks == 1 else _split(data, n_chunks)
+    newton = minimize(Logistic(k), data, np.zeros(k))
+    monkeypatch.setattr(_solver, "QUASI_NEWTON_MIN_PARAMS", k)
+    quasi = minimize(Logistic(k), data, np.zeros(k))
+    assert newton.status == quasi.status == "converged"
+    assert newton.n_iter < 15 < quasi.n_iter  # the L-BFGS path was taken
+    np.testing.assert_allclose(quasi.theta, newton.theta, rtol=0, atol=1e-6)
+    monkeypatch.setattr(_solver, "QUASI_NEWTON_ITER_FACTOR", 0.05)  # 5 iterations
+    assert minimize(Logistic(k), data, np.zeros(k)).status == "max_iter"
 
 
 def test_chunked_source_equals_one_chunk():
