@@ -864,13 +864,16 @@ def test_one_step_refits_are_a_newton_step_on_the_training_rows(
 
 
 @pytest.mark.parametrize("kind", ["sms", "temperature"])
-def test_one_step_refit_losses_are_those_of_the_refits(kind):
+@pytest.mark.parametrize("p_classes", [None, [0.1, 0.2, 0.3, 0.4]])
+def test_one_step_refit_losses_are_those_of_the_refits(kind, p_classes):
     """``losses=True``: each fold's per-sample log loss of its refit's
-    ``predict_proba`` on the test rows."""
+    ``predict_proba`` on the test rows, in their order (the classes are
+    summed apart with ``p_classes``)."""
     from skcalib._multiclass_affine import one_step_refits
 
     X, y, folds = _one_step_problem()
-    full = MulticlassAffineCalibrator(kind=kind, l2=0.0).fit(X, y)
+    full = MulticlassAffineCalibrator(kind=kind, l2=0.0, p_classes=p_classes)
+    full.fit(X, y)
     refits, losses = one_step_refits(full, X, y, folds, losses=True)
     for refit, loss, (_, test) in zip(refits, losses, folds, strict=True):
         proba = refit.predict_proba(X[test])[np.arange(test.shape[0]), y[test]]
