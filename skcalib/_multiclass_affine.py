@@ -240,7 +240,7 @@ class MulticlassRidge:
             # column j of [W, b] (its last row the gauge's 0) has the form
             # 2 c_j^2 (diag(a_j) - a_j a_j^T / sum(a_j)): kept as the weights
             # a_j and factors 2 c_j^2, applied in O(K d) (a dense Hessian has
-            # K^2 (d + 1)^2 entries: 8 GB at 100 classes); A only on request
+            # K^2 (d + 1)^2 entries: 0.8 GB at 100 classes); A only on request
             weights = np.empty((d + 1, K))
             weights[:d] = a.T
             weights[d] = float(intercept_weight)
@@ -771,11 +771,11 @@ default='matrix'
     ``'vector'``, each penalty taken at its least value over the equivalent
     parameters); the reported ``coef_`` and ``intercept_`` are centred.
     ``'matrix'`` and ``'sms'`` have about ``K**2`` parameters, so each
-    Newton step costs ``O(n K**4)`` time and ``O(K**4)`` memory; from 2,000
-    parameters (45 classes) the solver is limited-memory BFGS instead
+    Newton step costs ``O(n K**4)`` time and ``O(K**4)`` memory; from 2,400
+    parameters (49 classes) the solver is limited-memory BFGS instead
     (Liu and Nocedal, 1989), each iteration one pass of value and gradient,
     ``O(n K**2)``, with ``O(K**2)`` memory. At 5,000 samples ``'sms'`` fits
-    16 classes in about 0.1 s, 32 in 1 s, 60 in 4 s and 100 in 4.4 s.
+    16 classes in about 0.1 s, 32 in 1 s, 60 in 3.6 s and 100 in 3.2 s.
     With many classes ``'svs'`` and ``'vector'`` (``2 K`` parameters) cost
     far less, and :class:`AutoCalibrator` uses SVS above 32 classes.
 

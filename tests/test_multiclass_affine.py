@@ -248,7 +248,7 @@ def test_objective_terms_do_not_depend_on_the_block_rows():
 @pytest.mark.parametrize("kind", ["matrix", "sms"])
 @pytest.mark.parametrize("weights", [False, True])
 def test_many_parameters_fit_by_quasi_newton_as_by_newton(monkeypatch, kind, weights):
-    # from QUASI_NEWTON_MIN_PARAMS parameters (45 classes for 'matrix' and
+    # from QUASI_NEWTON_MIN_PARAMS parameters (49 classes for 'matrix' and
     # 'sms') the solver is L-BFGS: the same fit, here on 5 classes
     from skcalib._kernel import _solver
 

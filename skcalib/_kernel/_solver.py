@@ -812,18 +812,25 @@ _ONE_THREAD_PARAMS = 32
 #: needs the ``k x k`` Hessian, ``O(n k^2)`` time per pass and ``O(k^2)``
 #: memory, where a pass of value and gradient costs ``O(n k)``: matrix
 #: scaling of ``K`` classes has ``k = K^2 - 1`` free parameters (a Hessian
-#: of 10^8 entries with 100 classes, of 10^12 with 1,000). At 5,000 samples
-#: Newton was the faster at 40 classes (``'sms'`` 2.6 s against 5.5 s),
-#: L-BFGS at 50 (5.2 s against 7.2 s) and 60 (4.2 s against 15 s): the
-#: switch is at 45 classes. The largest default candidate of
-#: :class:`~skcalib.AutoCalibrator` (SMS on 32 classes, 1,023 parameters)
-#: keeps its Newton fit.
-QUASI_NEWTON_MIN_PARAMS = 2000
+#: of 10^8 entries with 100 classes, of 10^12 with 1,000). Newton was the
+#: faster at 40 classes (5,000 samples: ``'sms'`` 2.6 s against 5.5 s) and
+#: 46 (3,000 samples: ``'matrix'`` 6.9 s against 10.4 s), L-BFGS at 50
+#: (5,000 samples: ``'sms'`` 5.2 s against 7.2 s, ``'matrix'`` 13.1 s
+#: against 14.0 s) and 60 (``'sms'`` 3.6 s against 15 s, ``'matrix'`` 15.5 s
+#: against 26 s): the switch is at 49 classes. The largest default candidate
+#: of :class:`~skcalib.AutoCalibrator` (SMS on 32 classes, 1,023
+#: parameters) keeps its Newton fit.
+QUASI_NEWTON_MIN_PARAMS = 2400
 
 #: Iterations of :func:`_quasi_newton` per Newton iteration of ``max_iter``:
 #: a quasi-Newton iteration is a pass of value and gradient, and it needs
 #: tens to hundreds of them where Newton needs a few.
 QUASI_NEWTON_ITER_FACTOR = 100
+
+#: The gradient pairs L-BFGS keeps (its ``maxcor``; memory ``2 m k``
+#: doubles): on matrix scaling of 46 classes 50 pairs ended within
+#: 1.3e-6 of Newton's coefficients, 20 within 7e-6, in the same time.
+QUASI_NEWTON_MEMORY = 50
 
 
 def _quasi_newton(fun, theta, *, span, tol, max_iter, cold=True, margin=None):
@@ -836,10 +843,10 @@ def _quasi_newton(fun, theta, *, span, tol, max_iter, cold=True, margin=None):
     be decreased further in floating point (its line search fails, or a
     step leaves it unchanged) while the quasi-Newton step, the method's
     estimate of the Newton step, is at most ``sqrt(tol)``: the value is then
-    at its minimum to rounding, and the parameters along the flattest
-    directions, which change it least, within about that estimate (1e-8 to
-    1e-6 on matrix scaling of 40 to 60 classes, whose gradients stop near
-    1e-9). Up to ``QUASI_NEWTON_ITER_FACTOR * max_iter`` iterations;
+    at its minimum to rounding, the parameters less accurate than Newton's
+    along the flattest directions, which change the value least (matrix
+    scaling of 46 classes: gradient 1e-9, coefficients within 1.3e-6 of
+    Newton's). Up to ``QUASI_NEWTON_ITER_FACTOR * max_iter`` iterations;
     ``cold`` and ``margin`` are :func:`_newton`'s, unused.
     """
     from scipy.optimize import minimize as scipy_minimize
@@ -862,7 +869,7 @@ def _quasi_newton(fun, theta, *, span, tol, max_iter, cold=True, margin=None):
             "maxfun": 2 * limit,
             "gtol": gtol,
             "ftol": 0.0,
-            "maxcor": 20,
+            "maxcor": QUASI_NEWTON_MEMORY,
         },
     )
     theta = res.x
