@@ -61,7 +61,7 @@ from .utils._sklearn_compat import (
     _VisualBlock,
     validate_data,
 )
-from .utils._stats import class_totals
+from .utils._stats import class_totals, significantly_positive
 from .utils._validation import check_class_y
 
 __all__ = [
@@ -581,18 +581,6 @@ def stacking_weights(proba_true, sample_weight=None, *, min_weight=MIN_STACKING_
         start /= start.sum()
     weights[used] = w
     return weights
-
-
-def _significant_gain(anchor_loss, mixture_proba, sample_weight, z):
-    """Whether the stack's out-of-fold log loss is below the anchor's by
-    ``z`` standard errors of their weighted mean paired difference (Kish's
-    effective number of samples)."""
-    gain = anchor_loss + np.log(np.maximum(mixture_proba, _TINY))
-    share = sample_weight / sample_weight.sum()
-    mean = float(gain @ share)
-    variance = float(((gain - mean) ** 2) @ share)
-    n_effective = sample_weight.sum() ** 2 / float(sample_weight @ sample_weight)
-    return mean > z * np.sqrt(variance / n_effective)
 
 
 #: Largest ``|a| max|s|`` of the two-class temperature (``a = 1 / T``):
@@ -1526,7 +1514,8 @@ class AutoCalibrator(BaseCalibrator):
         anchor = self._anchor(candidates)
         if anchor is not None and not failed[anchor] and weights[anchor] < 1:
             mixture = weights @ np.nan_to_num(proba_true)
-            if not _significant_gain(oof[anchor], mixture, w, ANCHOR_Z):
+            gain = oof[anchor] + np.log(np.maximum(mixture, _TINY))
+            if not significantly_positive(gain, w, ANCHOR_Z):
                 weights = np.zeros(len(candidates))
                 weights[anchor] = 1.0
         return losses, weights

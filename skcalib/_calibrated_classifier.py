@@ -51,6 +51,7 @@ from .utils._docstrings import fill_doc
 from .utils._response import (
     choose_proba_input,
     class_response,
+    fitting_scores,
     proba_floor,
     proba_inputs,
     resolve_response_method,
@@ -88,22 +89,21 @@ def _known_classes(estimator, classes):
     return np.isin(classes, own)
 
 
-def _training_loss(calibration, scores, y_index, sample_weight, rows):
-    """Total (weighted) log-loss of a fitted calibration on its training data."""
+def _training_losses(calibration, scores, y_index):
+    """Per-sample log-loss of a fitted calibration on its training data."""
     proba = calibration.predict_proba(scores)
     picked = proba[np.arange(y_index.shape[0]), y_index]
-    loss = -np.log(np.maximum(picked, np.finfo(np.float64).tiny))
-    return float(loss.sum() if sample_weight is None else sample_weight[rows] @ loss)
+    return -np.log(np.maximum(picked, np.finfo(np.float64).tiny))
 
 
 def _calibrate(calibrator, layout, raw, method, parts, y_index, sample_weight, classes):
     """The response the calibrations take, and one calibration per part.
 
     ``parts``: the (rows, known classes) of the out-of-fold ``raw`` output
-    of ``method`` that each calibration is fitted on. From ``predict_proba``
-    a binary (or one-vs-rest) calibrator with several possible inputs
-    (``proba_inputs``) is fitted on each, and the input of least training
-    log loss is kept.
+    of ``method`` that each calibration is fitted on (disjoint). From
+    ``predict_proba`` a binary (or one-vs-rest) calibrator with several
+    possible inputs (``proba_inputs``) is fitted on each, and the input is
+    chosen by the training log losses (``choose_proba_input``).
     """
     n_classes = classes.shape[0]
     default_prior = None
@@ -111,39 +111,45 @@ def _calibrate(calibrator, layout, raw, method, parts, y_index, sample_weight, c
         weight = np.ones(y_index.shape[0]) if sample_weight is None else sample_weight
         default_prior = weight[y_index == 1].sum() / weight.sum()
 
-    def calibrate(scores):
-        return [
+    def calibrate(scores, proba_input=None):
+        """The calibrations, and the scores each was fitted on."""
+        fitted = [fitting_scores(scores[rows], proba_input) for rows, _ in parts]
+        calibrations = [
             fit_calibration(
                 calibrator,
                 layout,
-                scores[rows],
+                part,
                 y_index[rows],
                 n_classes,
                 None if sample_weight is None else sample_weight[rows],
                 known=known,
                 default_prior=default_prior,
             )
-            for rows, known in parts
+            for part, (rows, known) in zip(fitted, parts, strict=True)
         ]
+        return calibrations, fitted
 
     if method != "predict_proba":
         response = Response(classes, method)
-        return response, calibrate(response.scores_of(raw, layout))
-    floor = proba_floor(raw[np.concatenate([rows for rows, _ in parts])])
+        return response, calibrate(response.scores_of(raw, layout))[0]
+    all_rows = np.concatenate([rows for rows, _ in parts])
+    floor = proba_floor(raw[all_rows])
     _warn_saturated(raw, parts, calibrator)
     candidates = proba_inputs(calibrator) if layout != "classes" else ()
     if len(candidates) <= 1:
         response = Response(classes, method, floor, (*candidates, None)[0])
-        return response, calibrate(response.scores_of(raw, layout))
+        scores = response.scores_of(raw, layout)
+        return response, calibrate(scores, response.proba_input)[0]
     fits, losses = {}, {}
     for candidate in candidates:
         scores = response_scores(raw, method, layout, floor, candidate)
-        fits[candidate] = calibrate(scores)
-        losses[candidate] = sum(
-            _training_loss(cal, scores[rows], y_index[rows], sample_weight, rows)
-            for cal, (rows, _) in zip(fits[candidate], parts, strict=True)
+        fits[candidate], fitted = calibrate(scores, candidate)
+        pairs = zip(fits[candidate], fitted, parts, strict=True)
+        losses[candidate] = np.concatenate(
+            [_training_losses(cal, s, y_index[rows]) for cal, s, (rows, _) in pairs]
         )
-    proba_input = choose_proba_input(losses)
+    weights = None if sample_weight is None else sample_weight[all_rows]
+    proba_input = choose_proba_input(losses, weights)
     return Response(classes, method, floor, proba_input), fits[proba_input]
 
 

@@ -55,8 +55,9 @@ class PlattCalibrator(AffineCalibrator):
     In :class:`CalibratedClassifier`, a classifier with only
     ``predict_proba`` gives this calibrator its probability (scikit-learn's
     sigmoid input) or the log-odds (floored at the classifier's
-    resolution), whichever fits the calibration data better by more than
-    one nat (user guide: :ref:`The score a calibrator sees <proba_inputs>`).
+    resolution): the log-odds only where they fit the calibration data
+    better by two standard errors of the per-sample gain (user guide:
+    :ref:`The score a calibrator sees <proba_inputs>`).
 
     The objective is the weighted cross-entropy with targets ``t_i``,
 

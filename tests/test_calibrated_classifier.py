@@ -38,7 +38,7 @@ from skcalib import (
     PlattCalibrator,
     ScoreTransformer,
 )
-from skcalib.utils._response import one_vs_rest_log_odds
+from skcalib.utils._response import fitting_scores, one_vs_rest_log_odds
 
 ONE_VS_REST = calibrator_classes("one_vs_rest")
 
@@ -289,8 +289,8 @@ def test_sample_weight_unsupported_by_classifier_warns_and_weights_calibration()
     proba = cross_val_predict(
         KNeighborsClassifier(), X, y, cv=cv, method="predict_proba"
     )
-    # PAV is given the probability, at scikit-learn's resolution (1e-15)
-    scores = np.floor(proba[:, 1] / 1e-15) * 1e-15
+    # PAV is fitted on the probability, tied at scikit-learn's resolution
+    scores = fitting_scores(proba[:, 1], "probability")
     ref = PAVCalibrator().fit(scores, y, sample_weight=w)
     assert_allclose(clf.calibrators_[0].transform(scores), ref.transform(scores))
 
@@ -945,6 +945,57 @@ def test_predict_proba_classifiers_no_worse_than_sklearn(method, estimator, n_cl
         assert loss == pytest.approx(ref_loss, rel=1e-3)
 
 
+@pytest.mark.filterwarnings("ignore:.*predict_proba of exactly 0 or 1")
+@pytest.mark.parametrize("n_classes", [2, 10])
+def test_pav_equals_isotonic_on_underflowing_naive_bayes(n_classes):
+    # Naive Bayes probabilities reach 1e-134 (two classes) and 1e-323 (ten):
+    # tied within 1e-15 at the smallest, and new ones interpolated from there,
+    # PAV gives scikit-learn's isotonic posteriors; where it gave a new
+    # probability just above the tie 0 instead of sklearn's 1e-10, one test
+    # sample cost 13 nats.
+    X_tr, y_tr, X_cal, y_cal, X_te, _ = _digits_split(n_classes)
+    frozen = FrozenEstimator(GaussianNB().fit(X_tr, y_tr))
+    ours = CalibratedClassifier(frozen, PAVCalibrator()).fit(X_cal, y_cal)
+    ref = CalibratedClassifierCV(frozen, method="isotonic").fit(X_cal, y_cal)
+    got, expected = ours.predict_proba(X_te), ref.predict_proba(X_te)
+    assert_allclose(got, expected, rtol=1e-12, atol=1e-300)
+
+
+class _FirstColumnProba(ClassifierMixin, BaseEstimator):
+    """A fitted classifier whose probability of class 1 is ``X[:, 0]``."""
+
+    def fit(self, X, y):
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def predict_proba(self, X):
+        p = np.asarray(X, dtype=float)[:, 0]
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X):
+        return (np.asarray(X, dtype=float)[:, 0] > 0.5).astype(int)
+
+
+@pytest.mark.filterwarnings("ignore:The least populated class")
+def test_pav_interpolates_above_a_tie_of_tiny_probabilities():
+    # The four smallest calibration probabilities are one tie at 1e-193 (as
+    # scikit-learn's isotonic regression has it), so a new 6.8e-20 is
+    # interpolated towards the next knot: 6.8e-20 / 4.4e-11 of its value,
+    # not the tie's 0 (which cost a test sample of a naive Bayes model 13
+    # nats against scikit-learn).
+    p = np.array([1e-193, 1e-108, 2e-20, 6.6e-20, 4.4e-11, 5.3e-11, 0.3, 0.6, 0.9])
+    y = np.array([0, 0, 0, 0, 1, 0, 0, 1, 1])
+    frozen = FrozenEstimator(_FirstColumnProba().fit(p[:, None], y))
+    ours = CalibratedClassifier(frozen, PAVCalibrator()).fit(p[:, None], y)
+    ref = CalibratedClassifierCV(frozen, method="isotonic").fit(p[:, None], y)
+    new = np.array([[6.8e-20], [1e-300], [3e-11], [0.45]])
+    got = ours.predict_proba(new)[:, 1]
+    assert_allclose(got, ref.predict_proba(new)[:, 1], rtol=1e-12)
+    block = 1.0 / 3.0  # 4.4e-11, 5.3e-11 and 0.3 pooled
+    assert_allclose(got[0], (6.8e-20 - 1e-193) / (4.4e-11 - 1e-193) * block)
+    assert got[1] == 0.0
+
+
 def test_proba_floor_follows_the_classifier_resolution():
     from skcalib.utils._response import MIN_PROBA_FLOOR, proba_floor
 
@@ -957,7 +1008,8 @@ def test_proba_floor_follows_the_classifier_resolution():
 
 def test_platt_takes_the_better_predict_proba_input():
     # a random forest's vote shares are best calibrated as probabilities
-    # (scikit-learn's input), naive Bayes' as log-odds: the fit decides.
+    # (scikit-learn's input), naive Bayes' as log-odds: the fit decides,
+    # the log-odds by a significant gain only.
     X_tr, y_tr, X_cal, y_cal, _, _ = _digits_split(2)
     rf = FrozenEstimator(RandomForestClassifier(50, random_state=0).fit(X_tr, y_tr))
     nb = FrozenEstimator(GaussianNB().fit(X_tr, y_tr))

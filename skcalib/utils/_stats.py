@@ -1,7 +1,8 @@
 """Weighted counts and quantiles shared by the metrics, estimators and Dask code.
 
 One place per idea: class totals, dropping zero-weight rows, the weighted
-error counts of threshold decisions, and weighted quantiles. The functions
+error counts of threshold decisions, weighted quantiles, and the
+significance of a weighted mean of paired per-sample differences. The functions
 take validated arrays
 (boolean ``is_target``, float64 scores, float64 weights or ``None`` for unit
 weights) and return raw weighted sums, so that the sums of the partitions of
@@ -17,6 +18,7 @@ __all__ = [
     "class_totals",
     "drop_zero_weights",
     "error_counts",
+    "significantly_positive",
 ]
 
 
@@ -32,6 +34,26 @@ def class_totals(is_target, sample_weight) -> tuple[float, float]:
         float(sample_weight[is_target].sum()),
         float(sample_weight[~is_target].sum()),
     )
+
+
+def significantly_positive(values, sample_weight, z) -> bool:
+    """Whether the weighted mean of paired differences ``values`` exceeds
+    ``z`` standard errors.
+
+    The standard error is that of a weighted mean with Kish's effective
+    number of samples, ``(sum w)**2 / sum w**2`` (``sample_weight=None``:
+    unit weights). The rule by which a method with more freedom must beat
+    the simpler one it would replace, on their per-sample losses.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if sample_weight is None:
+        sample_weight = np.ones(values.shape[0])
+    total = sample_weight.sum()
+    share = sample_weight / total
+    mean = float(values @ share)
+    variance = float(((values - mean) ** 2) @ share)
+    n_effective = total**2 / float(sample_weight @ sample_weight)
+    return mean > z * np.sqrt(variance / n_effective)
 
 
 def drop_zero_weights(sample_weight, *arrays):
