@@ -10,8 +10,27 @@ from __future__ import annotations
 import datetime
 import os
 import subprocess
+import sys
 import time
 import tracemalloc
+
+
+def run_script(main) -> None:
+    """Run a benchmark's ``main()`` as a script and exit with its status.
+
+    A standard output closed by its reader (``bench_x.py --list | head``)
+    ends the run quietly with status 141, as a program stopped by SIGPIPE,
+    instead of a traceback.
+    """
+    from skcalib._cli import _silence_stdout
+
+    try:
+        status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        status = 141
+    raise SystemExit(status)
 
 
 def git_commit(short: bool = False) -> str:

@@ -44,7 +44,7 @@ import time
 import warnings
 
 import numpy as np
-from _meta import git_commit, utc_now, write_json
+from _meta import git_commit, run_script, utc_now, write_json
 from scipy.optimize import minimize as scipy_minimize
 from scipy.special import logit
 from sklearn.calibration import _sigmoid_calibration
@@ -312,4 +312,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

@@ -95,7 +95,7 @@ if HERE not in sys.path:
 
 import bench_quality as bq  # noqa: E402
 from _arena_tasks import TASKS, describe, half, load  # noqa: E402
-from _meta import git_commit, utc_now, write_json  # noqa: E402
+from _meta import git_commit, run_script, utc_now, write_json  # noqa: E402
 from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
 from sklearn.ensemble import (  # noqa: E402
     ExtraTreesClassifier,
@@ -997,4 +997,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

@@ -38,6 +38,7 @@ import time
 import warnings
 
 import numpy as np
+from _meta import run_script
 from scipy.special import log_softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.calibration import CalibratedClassifierCV
@@ -186,4 +187,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -52,7 +52,7 @@ import tempfile
 import time
 
 import numpy as np
-from _meta import git_commit, peak_bytes, utc_now, write_json
+from _meta import git_commit, peak_bytes, run_script, utc_now, write_json
 
 from skcalib.metrics import bootstrap_ci, min_dcf
 
@@ -263,4 +263,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

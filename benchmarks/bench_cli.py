@@ -31,7 +31,7 @@ import tempfile
 import time
 
 import numpy as np
-from _meta import git_commit, utc_now, write_json
+from _meta import git_commit, run_script, utc_now, write_json
 
 _METRICS = """
 import sys, time
@@ -267,4 +267,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

@@ -27,6 +27,7 @@ import argparse
 import warnings
 
 import numpy as np
+from _meta import run_script
 from bench_quality import CLASSIFIERS, DATASET_GROUPS, DATASETS
 from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
@@ -101,4 +102,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -40,7 +40,7 @@ import time
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from _meta import git_commit, utc_now, write_json
+from _meta import git_commit, run_script, utc_now, write_json
 
 
 def make_scores(n, rng, decimals=None):
@@ -244,4 +244,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

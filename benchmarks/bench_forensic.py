@@ -34,7 +34,7 @@ import tracemalloc
 import warnings
 
 import numpy as np
-from _meta import git_commit, utc_now, write_json
+from _meta import git_commit, run_script, utc_now, write_json
 
 from skcalib.metrics import (
     cllr,
@@ -180,4 +180,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

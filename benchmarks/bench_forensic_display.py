@@ -32,7 +32,14 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from _meta import best_cpu_times, git_commit, peak_bytes, utc_now, write_json
+from _meta import (
+    best_cpu_times,
+    git_commit,
+    peak_bytes,
+    run_script,
+    utc_now,
+    write_json,
+)
 from scipy.special import expit
 
 from skcalib.metrics import empirical_cross_entropy, reliability_curve
@@ -152,4 +159,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -47,7 +47,7 @@ import time
 import warnings
 
 import numpy as np
-from _meta import git_commit, utc_now, write_json
+from _meta import git_commit, run_script, utc_now, write_json
 from scipy.special import expit
 from sklearn.calibration import _SigmoidCalibration
 from sklearn.isotonic import IsotonicRegression
@@ -239,4 +239,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

@@ -37,7 +37,7 @@ import time
 import tracemalloc
 
 import numpy as np
-from _meta import git_commit, utc_now, write_json
+from _meta import git_commit, run_script, utc_now, write_json
 from scipy.special import expit
 from sklearn.metrics import brier_score_loss, log_loss, roc_curve
 
@@ -236,4 +236,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

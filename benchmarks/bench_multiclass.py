@@ -59,7 +59,7 @@ import time
 import warnings
 
 import numpy as np
-from _meta import git_commit, utc_now, write_json
+from _meta import git_commit, run_script, utc_now, write_json
 from scipy.special import log_softmax
 from sklearn.linear_model import LogisticRegression
 
@@ -494,4 +494,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

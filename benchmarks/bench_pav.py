@@ -29,7 +29,14 @@ import argparse
 import time
 
 import numpy as np
-from _meta import best_cpu_times, git_commit, peak_bytes, utc_now, write_json
+from _meta import (
+    best_cpu_times,
+    git_commit,
+    peak_bytes,
+    run_script,
+    utc_now,
+    write_json,
+)
 from sklearn.isotonic import IsotonicRegression
 
 from skcalib import PAVCalibrator
@@ -180,4 +187,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

@@ -84,7 +84,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
-from _meta import git_commit, utc_now, write_json
+from _meta import git_commit, run_script, utc_now, write_json
 from joblib import Parallel, delayed
 from scipy.special import expit, softmax
 from sklearn.calibration import CalibratedClassifierCV
@@ -1210,4 +1210,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

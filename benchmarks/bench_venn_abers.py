@@ -36,7 +36,7 @@ import os
 import time
 
 import numpy as np
-from _meta import git_commit, peak_bytes, utc_now, write_json
+from _meta import git_commit, peak_bytes, run_script, utc_now, write_json
 from scipy.special import expit
 
 from skcalib import VennAbersCalibrator
@@ -233,4 +233,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

@@ -54,6 +54,7 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 import bench_quality as bq  # noqa: E402
+from _meta import run_script  # noqa: E402
 from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
 from sklearn.frozen import FrozenEstimator  # noqa: E402
 
@@ -293,4 +294,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

@@ -264,3 +264,19 @@ def test_list_and_saved_run_namesakes_of_one_half(tmp_path, capfd):
     namesakes = capfd.readouterr().out.split("namesakes", 1)[1]
     row = next(line for line in namesakes.splitlines() if "temp / temperature" in line)
     assert row.split()[4] == "1"  # cells: the held-out one only
+
+
+def test_a_closed_pipe_ends_a_benchmark_quietly():
+    # `bench_arena.py --list | head -1`: the reader is gone before the
+    # script writes; status 141 as after SIGPIPE, and no traceback
+    import subprocess
+
+    proc = subprocess.Popen(
+        [sys.executable, os.path.join(BENCH, "bench_arena.py"), "--list"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 141
+    assert err == b""
