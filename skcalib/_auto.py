@@ -52,6 +52,7 @@ from ._multiclass_affine import (
 from ._pav_calibrators import PAVLLRCalibrator
 from ._platt import PlattCalibrator
 from ._quadratic import QuadraticCalibrator
+from ._venn_abers import VennAbersCalibrator
 from .utils._docstrings import doc_blocks, fill_doc
 from .utils._response import one_vs_rest_log_odds
 from .utils._sklearn_compat import (
@@ -967,7 +968,7 @@ def _default_binary_candidates(n_samples):
         ("temperature", _TwoClassTemperature(l2=_temperature_l2(n_samples))),
         ("sigmoid", PlattCalibrator()),
         ("sigmoid-p", _ProbabilitySigmoid()),
-        ("pav", PAVLLRCalibrator()),
+        ("venn-abers", VennAbersCalibrator()),
         ("quadratic", QuadraticCalibrator()),
     ] + ([("sms", _BinarySMS())] if n_samples >= BINARY_SMS_MIN_SAMPLES else [])
 
@@ -1072,7 +1073,8 @@ class AutoCalibrator(BaseCalibrator):
     temperature scaling (posterior log-odds ``s / T``, one parameter),
     Platt's sigmoid (:class:`PlattCalibrator`) of ``s`` and of the
     probability ``sigmoid(s)`` (scikit-learn's ``method='sigmoid'`` on a
-    ``predict_proba`` classifier), PAV to LLRs (:class:`PAVLLRCalibrator`)
+    ``predict_proba`` classifier), inductive Venn-Abers calibration
+    (:class:`VennAbersCalibrator`, the merged probability of two PAV fits)
     and quadratic scaling (:class:`QuadraticCalibrator`, a leader of the
     CalArena benchmark), and from 100 samples SMS of the two
     log-probabilities ``(log sigmoid(-s), log sigmoid(s))`` (Beta
@@ -1251,9 +1253,9 @@ class AutoCalibrator(BaseCalibrator):
     >>> p = np.where(y == 1, rng.beta(4, 1, 1000), rng.beta(1, 2, 1000))
     >>> cal = AutoCalibrator().fit(logit(p), y)  # Beta-distributed scores
     >>> cal.candidate_names_
-    ['temperature', 'sigmoid', 'sigmoid-p', 'pav', 'quadratic', 'sms']
+    ['temperature', 'sigmoid', 'sigmoid-p', 'venn-abers', 'quadratic', 'sms']
     >>> cal.cv_log_loss_.round(3).tolist()
-    [[0.306, 0.281, 0.282, 0.283, 0.28, 0.28]]
+    [[0.306, 0.281, 0.282, 0.287, 0.28, 0.28]]
     >>> cal  # no stack beats SMS by two standard errors here: SMS alone
     AutoCalibrator()  # sms
     >>> cal.weights_.tolist()
