@@ -1,5 +1,6 @@
 """What the benchmarks share: what every ``--json`` records about its run
-(commit and date), and the CPU-time and peak-memory probes.
+(commit and date), the CPU-time and peak-memory probes, and how a script
+ends (:func:`run_script`).
 
 The benchmarks are run as scripts (``python benchmarks/bench_x.py``), so this
 module is imported from the script's own folder.

@@ -60,6 +60,7 @@ PROBA_RESOLUTION = 1e-15
 #: cell is within 1.002 times it, binary and multiclass, at a geometric mean
 #: of 0.995 and 0.981 of it (0.994 and 0.979 with the nat).
 PROBA_INPUT_Z = 2.0
+
 #: Rows per tile of :func:`batch_invariant_call`: a multiple of every BLAS
 #: kernel's row unrolling (4, 8 or 16 doubles on current processors).
 ROW_TILE = 64

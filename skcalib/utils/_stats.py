@@ -1,12 +1,12 @@
 """Weighted counts and quantiles shared by the metrics, estimators and Dask code.
 
 One place per idea: class totals, dropping zero-weight rows, the weighted
-error counts of threshold decisions, weighted quantiles, and the
-significance of a weighted mean of paired per-sample differences. The functions
-take validated arrays
-(boolean ``is_target``, float64 scores, float64 weights or ``None`` for unit
-weights) and return raw weighted sums, so that the sums of the partitions of
-a distributed collection add up to the sums of the whole. Design note:
+error counts of threshold decisions, weighted quantiles, and whether a
+weighted mean of paired per-sample differences is significant. The
+functions take validated arrays (boolean ``is_target``, float64 scores,
+float64 weights or ``None`` for unit weights); the sums are raw weighted
+sums, so that the sums of the partitions of a distributed collection add
+up to the sums of the whole. Design note:
 docs/design/shared_helpers.rst.
 """
 
